@@ -1,0 +1,68 @@
+package com.vertxcuda;
+
+import com.vertxcuda.impl.DeviceClientImpl;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceStats;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.MessageConsumer;
+
+/**
+ * A typed client for one device's memory, usable from any node of the event bus. Every method
+ * returns a {@link Future} that fails with a {@link CudaException} carrying a {@link FailureCode}.
+ *
+ * <p>Device bytes are little-endian elements of the buffer's {@link DType} (use
+ * {@code Buffer.appendFloatLE} and {@code getFloatLE}).
+ */
+public interface DeviceClient {
+
+  /** A client for device 0 of this node. */
+  static DeviceClient create(Vertx vertx) {
+    return create(vertx, new DeviceClientOptions());
+  }
+
+  static DeviceClient create(Vertx vertx, DeviceClientOptions options) {
+    return new DeviceClientImpl(vertx, options);
+  }
+
+  /** A client for a device found through {@link DeviceRegistry}. */
+  static DeviceClient create(Vertx vertx, DeviceInfo device) {
+    return create(vertx, new DeviceClientOptions().setNode(device.getNode()).setDevice(device.getDevice()));
+  }
+
+  /** The device's address. */
+  String address();
+
+  /** Allocates {@code count} elements of {@code dtype}. */
+  Future<BufferHandle> alloc(DType dtype, long count);
+
+  /** Frees a buffer; its memory returns after every use already sent has completed. */
+  Future<Void> free(BufferHandle buffer);
+
+  /** Writes {@code data} into a buffer or view; the lengths must match. */
+  Future<BufferHandle> upload(BufferHandle target, Buffer data);
+
+  /** Reads a buffer or view. */
+  Future<Buffer> download(BufferHandle source);
+
+  /** Copies device to device; same dtype and length. */
+  Future<BufferHandle> copy(BufferHandle source, BufferHandle target);
+
+  /** Sets every element of a buffer or view to {@code value}, converted to its dtype. */
+  Future<BufferHandle> fill(BufferHandle target, double value);
+
+  /** Sets every element to the integer {@code value} (exact for 64-bit types). */
+  Future<BufferHandle> fillInteger(BufferHandle target, long value);
+
+  /** The device's counters. */
+  Future<DeviceStats> stats();
+
+  /** What the device is and where it stands. */
+  Future<DeviceInfo> describe();
+
+  /** Subscribes to the device's lifecycle events (generation changed, lost, ready). */
+  MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler);
+}

@@ -1,0 +1,52 @@
+package com.vertxcuda;
+
+import io.vertx.codegen.annotations.DataObject;
+import io.vertx.codegen.json.annotations.JsonGen;
+import io.vertx.core.json.JsonObject;
+
+/** Which device a {@link DeviceClient} talks to, and how long it waits. */
+@DataObject
+@JsonGen(publicConverter = false)
+public class DeviceClientOptions {
+
+  /** Default device index: 0. */
+  public static final int DEFAULT_DEVICE = 0;
+  /** Default request timeout: 30 000 ms. */
+  public static final long DEFAULT_TIMEOUT = 30_000;
+
+  private String node;
+  private int device = DEFAULT_DEVICE;
+  private long timeout = DEFAULT_TIMEOUT;
+
+  public DeviceClientOptions() {
+  }
+
+  public DeviceClientOptions(DeviceClientOptions other) {
+    this.node = other.node;
+    this.device = other.device;
+    this.timeout = other.timeout;
+  }
+
+  public DeviceClientOptions(JsonObject json) {
+    this();
+    DeviceClientOptionsConverter.fromJson(json, this);
+  }
+
+  public JsonObject toJson() {
+    JsonObject json = new JsonObject();
+    DeviceClientOptionsConverter.toJson(this, json);
+    return json;
+  }
+
+  /** Node word of the device's address; {@code null} means this node. */
+  public String getNode() { return node; }
+  public DeviceClientOptions setNode(String node) { this.node = node; return this; }
+
+  /** Device index on that node. */
+  public int getDevice() { return device; }
+  public DeviceClientOptions setDevice(int device) { this.device = device; return this; }
+
+  /** Request timeout in milliseconds; a request with no reply by then fails with TIMEOUT. */
+  public long getTimeout() { return timeout; }
+  public DeviceClientOptions setTimeout(long timeout) { this.timeout = timeout; return this; }
+}

@@ -1,0 +1,81 @@
+package com.vertxcuda;
+
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+
+/**
+ * The one place that maps failures between {@link FailureCode}s, {@link ReplyException}s and
+ * {@link CudaException}s.
+ */
+public final class Failures {
+
+  private Failures() {
+  }
+
+  /** Answers {@code message} with a typed failure. */
+  public static void fail(Message<?> message, FailureCode code, String text) {
+    message.fail(code.code(), text);
+  }
+
+  /** Answers {@code message} with the failure that {@code cause} stands for. */
+  public static void fail(Message<?> message, Throwable cause) {
+    CudaException e = toCudaException(cause);
+    message.fail(e.code().code(), messageOf(e));
+  }
+
+  /** A failure as a {@link ReplyException} (for replying through futures). */
+  public static ReplyException replyException(FailureCode code, String text) {
+    return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, code.code(), text);
+  }
+
+  /** The failure code that {@code t} stands for. */
+  public static FailureCode codeOf(Throwable t) {
+    return toCudaException(t).code();
+  }
+
+  /**
+   * Turns any failure into a {@link CudaException}: our own codes come back as their enum,
+   * event-bus timeouts as TIMEOUT, a missing recipient as CONTEXT_LOST, and anything else as
+   * LIBRARY_ERROR.
+   */
+  public static CudaException toCudaException(Throwable t) {
+    if (t instanceof CudaException) {
+      return (CudaException) t;
+    }
+    if (t instanceof ReplyException) {
+      ReplyException re = (ReplyException) t;
+      switch (re.failureType()) {
+        case TIMEOUT:
+          return new CudaException(FailureCode.TIMEOUT, String.valueOf(re.getMessage()), re);
+        case NO_HANDLERS:
+          return new CudaException(FailureCode.CONTEXT_LOST,
+            "no device serves this address: " + re.getMessage(), re);
+        case ERROR:
+          return new CudaException(FailureCode.LIBRARY_ERROR, String.valueOf(re.getMessage()), re);
+        default:
+          FailureCode code = FailureCode.fromCode(re.failureCode());
+          if (code != null) {
+            return new CudaException(code, strip(code, re.getMessage()), re);
+          }
+          return new CudaException(FailureCode.LIBRARY_ERROR, String.valueOf(re.getMessage()), re);
+      }
+    }
+    if (t instanceof IllegalArgumentException) {
+      return new CudaException(FailureCode.BAD_REQUEST, String.valueOf(t.getMessage()), t);
+    }
+    return new CudaException(FailureCode.LIBRARY_ERROR, String.valueOf(t), t);
+  }
+
+  private static String messageOf(CudaException e) {
+    return strip(e.code(), e.getMessage());
+  }
+
+  private static String strip(FailureCode code, String text) {
+    String prefix = code + ": ";
+    if (text != null && text.startsWith(prefix)) {
+      return text.substring(prefix.length());
+    }
+    return String.valueOf(text);
+  }
+}

@@ -1,0 +1,108 @@
+package com.vertxcuda.codec;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import io.vertx.core.buffer.Buffer;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Reads the binary wire form of a message from a region of a {@link Buffer}. Every read checks its
+ * bounds, so malformed bytes give a {@link WireFormatException} naming the type and position.
+ */
+public final class WireIn {
+
+  private final Buffer buffer;
+  private final String type;
+  private final int end;
+  private int pos;
+
+  public WireIn(Buffer buffer, int pos, int end, String type) {
+    this.buffer = buffer;
+    this.pos = pos;
+    this.end = end;
+    this.type = type;
+  }
+
+  private int take(int n) {
+    if (n < 0 || pos + n > end) {
+      throw new WireFormatException("malformed " + type + " on the wire: needs " + n + " bytes at "
+        + pos + " but the message ends at " + end);
+    }
+    int at = pos;
+    pos += n;
+    return at;
+  }
+
+  public byte readByte() { return buffer.getByte(take(1)); }
+
+  public boolean readBoolean() {
+    byte b = readByte();
+    if (b != 0 && b != 1) {
+      throw new WireFormatException("malformed " + type + " on the wire: bad boolean " + b);
+    }
+    return b == 1;
+  }
+
+  public int readInt() { return buffer.getInt(take(4)); }
+  public long readLong() { return buffer.getLong(take(8)); }
+  public double readDouble() { return buffer.getDouble(take(8)); }
+
+  public String readString() {
+    int len = readInt();
+    if (len == -1) {
+      return null;
+    }
+    int at = take(len);
+    return new String(buffer.getBytes(at, at + len), StandardCharsets.UTF_8);
+  }
+
+  public Buffer readBuffer() {
+    int len = readInt();
+    if (len == -1) {
+      return null;
+    }
+    int at = take(len);
+    return buffer.getBuffer(at, at + len);
+  }
+
+  public <E extends Enum<E>> E readEnum(Class<E> cls) {
+    String name = readString();
+    if (name == null) {
+      return null;
+    }
+    try {
+      return Enum.valueOf(cls, name);
+    } catch (IllegalArgumentException e) {
+      throw new WireFormatException("malformed " + type + " on the wire: unknown "
+        + cls.getSimpleName() + " '" + name + "'");
+    }
+  }
+
+  public BufferHandle readHandle() {
+    if (!readBoolean()) {
+      return null;
+    }
+    String node = readString();
+    int device = readInt();
+    long generation = readLong();
+    long id = readLong();
+    DType dtype = readEnum(DType.class);
+    long count = readLong();
+    long hi = readLong();
+    long lo = readLong();
+    long offset = readLong();
+    long length = readLong();
+    if (node == null || dtype == null) {
+      throw new WireFormatException("malformed " + type + " on the wire: handle without node or dtype");
+    }
+    return new BufferHandle(node, device, generation, id, dtype, count, hi, lo, offset, length);
+  }
+
+  /** Fails unless every byte of the message was read. */
+  public void expectEnd() {
+    if (pos != end) {
+      throw new WireFormatException("malformed " + type + " on the wire: " + (end - pos) + " trailing bytes");
+    }
+  }
+}

@@ -1,0 +1,121 @@
+package com.vertxcuda.codec.impl;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.codec.WireFormatException;
+import com.vertxcuda.codec.WireType;
+import com.vertxcuda.message.AllocRequest;
+import com.vertxcuda.message.CopyRequest;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.message.DownloadReply;
+import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.FillRequest;
+import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.message.StatsRequest;
+import com.vertxcuda.message.UploadRequest;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Binary wire formats of the core message types. Bump a type's version when its layout changes. */
+public final class CoreWireTypes {
+
+  private CoreWireTypes() {
+  }
+
+  public static final WireType<BufferHandle> HANDLE = WireType.of(BufferHandle.class, 1,
+    (h, out) -> out.writeHandle(h),
+    in -> {
+      BufferHandle h = in.readHandle();
+      if (h == null) {
+        throw new WireFormatException("malformed BufferHandle on the wire: null");
+      }
+      return h;
+    });
+
+  public static final WireType<AllocRequest> ALLOC = WireType.of(AllocRequest.class, 1,
+    (r, out) -> out.writeEnum(r.getDtype()).writeLong(r.getCount()).writeString(r.getOwner()),
+    in -> new AllocRequest(in.readEnum(DType.class), in.readLong(), in.readString()));
+
+  public static final WireType<FreeRequest> FREE = WireType.of(FreeRequest.class, 1,
+    (r, out) -> out.writeHandle(r.getHandle()),
+    in -> new FreeRequest(in.readHandle()));
+
+  public static final WireType<UploadRequest> UPLOAD = WireType.of(UploadRequest.class, 1,
+    (r, out) -> out.writeHandle(r.getHandle()).writeBuffer(r.getData()),
+    in -> new UploadRequest(in.readHandle(), in.readBuffer()));
+
+  public static final WireType<DownloadRequest> DOWNLOAD = WireType.of(DownloadRequest.class, 1,
+    (r, out) -> out.writeHandle(r.getHandle()),
+    in -> new DownloadRequest(in.readHandle()));
+
+  public static final WireType<DownloadReply> DOWNLOAD_REPLY = WireType.of(DownloadReply.class, 1,
+    (r, out) -> out.writeHandle(r.getHandle()).writeBuffer(r.getData()),
+    in -> new DownloadReply(in.readHandle(), in.readBuffer()));
+
+  public static final WireType<CopyRequest> COPY = WireType.of(CopyRequest.class, 1,
+    (r, out) -> out.writeHandle(r.getSource()).writeHandle(r.getTarget()),
+    in -> new CopyRequest(in.readHandle(), in.readHandle()));
+
+  public static final WireType<FillRequest> FILL = WireType.of(FillRequest.class, 1,
+    (r, out) -> out.writeHandle(r.getHandle()).writeLong(r.getBits()),
+    in -> new FillRequest(in.readHandle(), in.readLong()));
+
+  public static final WireType<StatsRequest> STATS = WireType.of(StatsRequest.class, 1,
+    (r, out) -> { },
+    in -> new StatsRequest());
+
+  public static final WireType<DescribeRequest> DESCRIBE = WireType.of(DescribeRequest.class, 1,
+    (r, out) -> { },
+    in -> new DescribeRequest());
+
+  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 1,
+    (s, out) -> {
+      out.writeLong(s.getGeneration()).writeEnum(s.getState()).writeLong(s.getBytesAllocated())
+        .writeLong(s.getBuffersAllocated()).writeLong(s.getCachedBytes())
+        .writeLong(s.getBackendFreeBytes()).writeLong(s.getBackendTotalBytes())
+        .writeLong(s.getInFlight()).writeLong(s.getQueueDepth()).writeLong(s.getOperationsServed());
+      Map<String, Long> failures = s.getFailuresByCode() == null ? Map.of() : s.getFailuresByCode();
+      out.writeInt(failures.size());
+      failures.forEach((k, v) -> out.writeString(k).writeLong(v));
+    },
+    in -> {
+      DeviceStats s = new DeviceStats().setGeneration(in.readLong()).setState(in.readEnum(DeviceState.class))
+        .setBytesAllocated(in.readLong()).setBuffersAllocated(in.readLong()).setCachedBytes(in.readLong())
+        .setBackendFreeBytes(in.readLong()).setBackendTotalBytes(in.readLong())
+        .setInFlight(in.readLong()).setQueueDepth(in.readLong()).setOperationsServed(in.readLong());
+      int n = in.readInt();
+      if (n < 0 || n > 1024) {
+        throw new WireFormatException("malformed DeviceStats on the wire: " + n + " failure counters");
+      }
+      Map<String, Long> failures = new HashMap<>();
+      for (int i = 0; i < n; i++) {
+        failures.put(in.readString(), in.readLong());
+      }
+      return s.setFailuresByCode(failures);
+    });
+
+  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 1,
+    (d, out) -> out.writeString(d.getNode()).writeInt(d.getDevice()).writeString(d.getAddress())
+      .writeString(d.getName()).writeString(d.getBackend()).writeString(d.getIsolation())
+      .writeString(d.getComputeCapability()).writeLong(d.getTotalMemory()).writeLong(d.getGeneration())
+      .writeEnum(d.getState()).writeLong(d.getLoad()),
+    in -> new DeviceInfo().setNode(in.readString()).setDevice(in.readInt()).setAddress(in.readString())
+      .setName(in.readString()).setBackend(in.readString()).setIsolation(in.readString())
+      .setComputeCapability(in.readString()).setTotalMemory(in.readLong()).setGeneration(in.readLong())
+      .setState(in.readEnum(DeviceState.class)).setLoad(in.readLong()));
+
+  public static final WireType<DeviceEvent> DEVICE_EVENT = WireType.of(DeviceEvent.class, 1,
+    (e, out) -> out.writeEnum(e.getType()).writeString(e.getNode()).writeInt(e.getDevice())
+      .writeLong(e.getOldGeneration()).writeLong(e.getNewGeneration()).writeString(e.getReason()),
+    in -> new DeviceEvent(in.readEnum(DeviceEvent.Type.class), in.readString(), in.readInt(),
+      in.readLong(), in.readLong(), in.readString()));
+
+  public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
+    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT);
+}

@@ -1,0 +1,68 @@
+package com.vertxcuda.codec.impl;
+
+import com.vertxcuda.codec.WireFormatException;
+import com.vertxcuda.codec.WireIn;
+import com.vertxcuda.codec.WireOut;
+import com.vertxcuda.codec.WireType;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.MessageCodec;
+
+/**
+ * The message codec for one wire type. Wire form: {@code int length, byte version, payload}, where
+ * length counts the version byte and the payload. Local delivery hands over the same instance:
+ * messages are treated as immutable once sent.
+ */
+public final class WireCodec<T> implements MessageCodec<T, T> {
+
+  private final WireType<T> type;
+
+  public WireCodec(WireType<T> type) {
+    this.type = type;
+  }
+
+  @Override
+  public void encodeToWire(Buffer buffer, T value) {
+    int start = buffer.length();
+    buffer.appendInt(0).appendByte(type.version());
+    type.write(value, new WireOut(buffer));
+    buffer.setInt(start, buffer.length() - start - 4);
+  }
+
+  @Override
+  public T decodeFromWire(int pos, Buffer buffer) {
+    String what = type.type().getSimpleName();
+    if (pos < 0 || pos + 5 > buffer.length()) {
+      throw new WireFormatException("malformed " + what + " on the wire: " + (buffer.length() - pos)
+        + " bytes is too short for a header");
+    }
+    int length = buffer.getInt(pos);
+    if (length < 1 || pos + 4 + length > buffer.length()) {
+      throw new WireFormatException("malformed " + what + " on the wire: length " + length
+        + " does not fit in " + (buffer.length() - pos - 4) + " bytes");
+    }
+    byte version = buffer.getByte(pos + 4);
+    if (version != type.version()) {
+      throw new WireFormatException("unsupported " + what + " wire format version " + version
+        + " (this node reads version " + type.version() + ")");
+    }
+    WireIn in = new WireIn(buffer, pos + 5, pos + 4 + length, what);
+    T value = type.read(in);
+    in.expectEnd();
+    return value;
+  }
+
+  @Override
+  public T transform(T value) {
+    return value;
+  }
+
+  @Override
+  public String name() {
+    return type.name();
+  }
+
+  @Override
+  public byte systemCodecID() {
+    return -1;
+  }
+}

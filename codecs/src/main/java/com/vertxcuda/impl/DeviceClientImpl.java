@@ -1,0 +1,112 @@
+package com.vertxcuda.impl;
+
+import com.vertxcuda.Addresses;
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.Failures;
+import com.vertxcuda.Nodes;
+import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.message.AllocRequest;
+import com.vertxcuda.message.CopyRequest;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.message.DownloadReply;
+import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.FillRequest;
+import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.message.StatsRequest;
+import com.vertxcuda.message.UploadRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.MessageConsumer;
+
+public final class DeviceClientImpl implements DeviceClient {
+
+  private final RequestSender sender;
+  private final String node;
+  private final int device;
+  private final String self;
+
+  public DeviceClientImpl(Vertx vertx, DeviceClientOptions options) {
+    CudaCodecs.register(vertx.eventBus());
+    this.self = Nodes.self(vertx);
+    this.node = options.getNode() == null ? self : options.getNode();
+    this.device = options.getDevice();
+    this.sender = new RequestSender(vertx, Addresses.device(node, device), options.getTimeout());
+  }
+
+  @Override
+  public String address() {
+    return sender.address();
+  }
+
+  @Override
+  public Future<BufferHandle> alloc(DType dtype, long count) {
+    return sender.request(new AllocRequest(dtype, count, self));
+  }
+
+  @Override
+  public Future<Void> free(BufferHandle buffer) {
+    return sender.<BufferHandle>request(new FreeRequest(buffer)).mapEmpty();
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
+    return sender.request(new UploadRequest(target, data));
+  }
+
+  @Override
+  public Future<Buffer> download(BufferHandle source) {
+    return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
+  }
+
+  @Override
+  public Future<BufferHandle> copy(BufferHandle source, BufferHandle target) {
+    return sender.request(new CopyRequest(source, target));
+  }
+
+  @Override
+  public Future<BufferHandle> fill(BufferHandle target, double value) {
+    if (target == null) {
+      return Future.failedFuture(Failures.toCudaException(new IllegalArgumentException("handle is null")));
+    }
+    try {
+      return sender.request(FillRequest.of(target, value));
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(Failures.toCudaException(e));
+    }
+  }
+
+  @Override
+  public Future<BufferHandle> fillInteger(BufferHandle target, long value) {
+    if (target == null) {
+      return Future.failedFuture(Failures.toCudaException(new IllegalArgumentException("handle is null")));
+    }
+    try {
+      return sender.request(FillRequest.ofInteger(target, value));
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(Failures.toCudaException(e));
+    }
+  }
+
+  @Override
+  public Future<DeviceStats> stats() {
+    return sender.request(new StatsRequest());
+  }
+
+  @Override
+  public Future<DeviceInfo> describe() {
+    return sender.request(new DescribeRequest());
+  }
+
+  @Override
+  public MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler) {
+    return sender.vertx().eventBus().<DeviceEvent>consumer(Addresses.events(node, device), m -> handler.handle(m.body()));
+  }
+}

@@ -1,0 +1,83 @@
+package com.vertxcuda.message;
+
+import io.vertx.codegen.annotations.DataObject;
+import io.vertx.codegen.json.annotations.JsonGen;
+import io.vertx.core.json.JsonObject;
+
+/** What a device is and where it answers. */
+@DataObject
+@JsonGen(publicConverter = false)
+public class DeviceInfo {
+
+  private String node;
+  private int device;
+  private String address;
+  private String name;
+  private String backend;
+  private String isolation;
+  private String computeCapability;
+  private long totalMemory;
+  private long generation;
+  private DeviceState state;
+  private long load;
+
+  public DeviceInfo() {
+  }
+
+  public DeviceInfo(DeviceInfo other) {
+    this(other.toJson());
+  }
+
+  public DeviceInfo(JsonObject json) {
+    DeviceInfoConverter.fromJson(json, this);
+  }
+
+  public JsonObject toJson() {
+    JsonObject json = new JsonObject();
+    DeviceInfoConverter.toJson(this, json);
+    return json;
+  }
+
+  /** The node word of the device's address. */
+  public String getNode() { return node; }
+  public DeviceInfo setNode(String node) { this.node = node; return this; }
+
+  /** The device index on its node. */
+  public int getDevice() { return device; }
+  public DeviceInfo setDevice(int device) { this.device = device; return this; }
+
+  /** The device's stable event-bus address. */
+  public String getAddress() { return address; }
+  public DeviceInfo setAddress(String address) { this.address = address; return this; }
+
+  /** The device's name, e.g. "NVIDIA H200" or "host". */
+  public String getName() { return name; }
+  public DeviceInfo setName(String name) { this.name = name; return this; }
+
+  /** The backend in use: "cuda" or "host". */
+  public String getBackend() { return backend; }
+  public DeviceInfo setBackend(String backend) { this.backend = backend; return this; }
+
+  /** Where the context tier runs: "in-process" or "process". */
+  public String getIsolation() { return isolation; }
+  public DeviceInfo setIsolation(String isolation) { this.isolation = isolation; return this; }
+
+  /** Compute capability such as "9.0"; empty on the host backend. */
+  public String getComputeCapability() { return computeCapability; }
+  public DeviceInfo setComputeCapability(String v) { this.computeCapability = v; return this; }
+
+  /** Device memory in bytes (or the configured limit, if lower). */
+  public long getTotalMemory() { return totalMemory; }
+  public DeviceInfo setTotalMemory(long v) { this.totalMemory = v; return this; }
+
+  /** The current context generation. */
+  public long getGeneration() { return generation; }
+  public DeviceInfo setGeneration(long v) { this.generation = v; return this; }
+
+  public DeviceState getState() { return state; }
+  public DeviceInfo setState(DeviceState state) { this.state = state; return this; }
+
+  /** Requests in flight plus queued, for placement. */
+  public long getLoad() { return load; }
+  public DeviceInfo setLoad(long v) { this.load = v; return this; }
+}
