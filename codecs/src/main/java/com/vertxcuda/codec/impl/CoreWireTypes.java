@@ -13,6 +13,7 @@ import com.vertxcuda.message.DeviceState;
 import com.vertxcuda.message.DeviceStats;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.StatsRequest;
@@ -116,6 +117,10 @@ public final class CoreWireTypes {
     in -> new DeviceEvent(in.readEnum(DeviceEvent.Type.class), in.readString(), in.readInt(),
       in.readLong(), in.readLong(), in.readString()));
 
+  public static final WireType<FaultRequest> FAULT = WireType.of(FaultRequest.class, 1,
+    (f, out) -> out.writeEnum(f.getKind()),
+    in -> new FaultRequest(in.readEnum(FaultRequest.Kind.class)));
+
   public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
-    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT);
+    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT);
 }

@@ -1,0 +1,131 @@
+package com.vertxcuda.device;
+
+import com.vertxcuda.Library;
+import io.vertx.codegen.annotations.DataObject;
+import io.vertx.codegen.json.annotations.JsonGen;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** How a {@link DeviceVerticle} runs its device. */
+@DataObject
+@JsonGen(publicConverter = false)
+public class DeviceOptions {
+
+  public static final int DEFAULT_DEVICE = 0;
+  public static final BackendKind DEFAULT_BACKEND = BackendKind.AUTO;
+  public static final Isolation DEFAULT_ISOLATION = Isolation.IN_PROCESS;
+  public static final int DEFAULT_PENDING_QUEUE_CAPACITY = 1024;
+  public static final long DEFAULT_MEMORY_LIMIT = 0;
+  public static final long DEFAULT_REQUEST_TIMEOUT = 60_000;
+  public static final int DEFAULT_RESTART_LIMIT = 5;
+  public static final long DEFAULT_RESTART_WINDOW = 60_000;
+  public static final long DEFAULT_REGISTRY_REFRESH = 5_000;
+  public static final long DEFAULT_HOST_MEMORY = 1L << 30;
+
+  private int device = DEFAULT_DEVICE;
+  private String node;
+  private BackendKind backend = DEFAULT_BACKEND;
+  private Isolation isolation = DEFAULT_ISOLATION;
+  private int pendingQueueCapacity = DEFAULT_PENDING_QUEUE_CAPACITY;
+  private long memoryLimit = DEFAULT_MEMORY_LIMIT;
+  private List<Library> libraries = new ArrayList<>(Arrays.asList(Library.values()));
+  private String workerPoolName;
+  private long requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+  private int restartLimit = DEFAULT_RESTART_LIMIT;
+  private long restartWindow = DEFAULT_RESTART_WINDOW;
+  private long registryRefresh = DEFAULT_REGISTRY_REFRESH;
+  private long hostMemory = DEFAULT_HOST_MEMORY;
+  private boolean faultInjection;
+  private long hostStartDelay;
+  private String cudaLibraryPath;
+
+  public DeviceOptions() {
+  }
+
+  public DeviceOptions(DeviceOptions other) {
+    this(other.toJson());
+  }
+
+  public DeviceOptions(JsonObject json) {
+    this();
+    DeviceOptionsConverter.fromJson(json, this);
+  }
+
+  public JsonObject toJson() {
+    JsonObject json = new JsonObject();
+    DeviceOptionsConverter.toJson(this, json);
+    return json;
+  }
+
+  /** Device index (CUDA ordinal) this verticle serves. */
+  public int getDevice() { return device; }
+  public DeviceOptions setDevice(int device) { this.device = device; return this; }
+
+  /** Node word of the addresses; {@code null} means the cluster node id, or "local" unclustered. */
+  public String getNode() { return node; }
+  public DeviceOptions setNode(String node) { this.node = node; return this; }
+
+  /** Backend: auto (cuda where a GPU is usable), cuda or host. */
+  public BackendKind getBackend() { return backend; }
+  public DeviceOptions setBackend(BackendKind backend) { this.backend = backend; return this; }
+
+  /** Where the context tier runs: in-process or in a supervised device-host process. */
+  public Isolation getIsolation() { return isolation; }
+  public DeviceOptions setIsolation(Isolation isolation) { this.isolation = isolation; return this; }
+
+  /** Requests held while the context is (re)built; past this they fail at once with QUEUE_FULL. */
+  public int getPendingQueueCapacity() { return pendingQueueCapacity; }
+  public DeviceOptions setPendingQueueCapacity(int v) { this.pendingQueueCapacity = v; return this; }
+
+  /** Most bytes of live buffers, in bytes; 0 means the device's memory. Past it, OUT_OF_MEMORY. */
+  public long getMemoryLimit() { return memoryLimit; }
+  public DeviceOptions setMemoryLimit(long v) { this.memoryLimit = v; return this; }
+
+  /** Library verticles deployed with each context. */
+  public List<Library> getLibraries() { return libraries; }
+  public DeviceOptions setLibraries(List<Library> libraries) { this.libraries = libraries; return this; }
+
+  /** Name of the single-thread worker pool of the context; default {@code vertx-cuda-<device>}. */
+  public String getWorkerPoolName() { return workerPoolName; }
+  public DeviceOptions setWorkerPoolName(String v) { this.workerPoolName = v; return this; }
+
+  /** How long the device tier waits for the context tier to answer one request, in ms. */
+  public long getRequestTimeout() { return requestTimeout; }
+  public DeviceOptions setRequestTimeout(long v) { this.requestTimeout = v; return this; }
+
+  /** Context rebuilds allowed within {@link #getRestartWindow()}; past it the device is LOST. */
+  public int getRestartLimit() { return restartLimit; }
+  public DeviceOptions setRestartLimit(int v) { this.restartLimit = v; return this; }
+
+  /** The window of the restart budget, in ms. */
+  public long getRestartWindow() { return restartWindow; }
+  public DeviceOptions setRestartWindow(long v) { this.restartWindow = v; return this; }
+
+  /** How often the device refreshes its registry entry, in ms (entries expire after 3 periods). */
+  public long getRegistryRefresh() { return registryRefresh; }
+  public DeviceOptions setRegistryRefresh(long v) { this.registryRefresh = v; return this; }
+
+  /** Device memory the host backend pretends to have, in bytes. */
+  public long getHostMemory() { return hostMemory; }
+  public DeviceOptions setHostMemory(long v) { this.hostMemory = v; return this; }
+
+  /** Accept fault-injection requests (host backend only; for tests and drills). */
+  public boolean isFaultInjection() { return faultInjection; }
+  public DeviceOptions setFaultInjection(boolean v) { this.faultInjection = v; return this; }
+
+  /** Time the host backend takes to open its context, in ms, mimicking cuInit (for tests of the pending queue). */
+  public long getHostStartDelay() { return hostStartDelay; }
+  public DeviceOptions setHostStartDelay(long v) { this.hostStartDelay = v; return this; }
+
+  /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
+  public String getCudaLibraryPath() { return cudaLibraryPath; }
+  public DeviceOptions setCudaLibraryPath(String v) { this.cudaLibraryPath = v; return this; }
+
+  /** The worker pool name in effect. */
+  public String workerPoolNameOrDefault() {
+    return workerPoolName != null ? workerPoolName : "vertx-cuda-" + device;
+  }
+}

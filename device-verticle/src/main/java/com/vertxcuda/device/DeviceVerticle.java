@@ -1,0 +1,326 @@
+package com.vertxcuda.device;
+
+import com.vertxcuda.Addresses;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DeviceRegistry;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
+import com.vertxcuda.Library;
+import com.vertxcuda.Nodes;
+import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.message.DeviceStats;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The outer tier of one GPU: a stable address that outlives any number of context incarnations and
+ * owns the generation. It deploys the context tier, queues requests (bounded) while there is no
+ * ready context, forwards them to the current generation's context and library verticles, and
+ * supervises: a poisoned or dead context is replaced, the generation goes up, and subscribers hear
+ * of it on the events address. Every request it accepts gets exactly one reply.
+ *
+ * <p>All of its state lives on its event loop; it never blocks.
+ */
+public class DeviceVerticle extends VerticleBase {
+
+  private static final System.Logger LOG = System.getLogger(DeviceVerticle.class.getName());
+
+  private DeviceOptions options;
+  private String node;
+  private int device;
+  private String address;
+  private DeliveryOptions forwardOptions;
+
+  private DeviceState state = DeviceState.STARTING;
+  private long generation = 1;
+  private String lostReason;
+  private ContextTier context;
+  private final ArrayDeque<Request> pending = new ArrayDeque<>();
+  private final Map<Long, Request> inFlight = new LinkedHashMap<>();
+  private long nextRequestId;
+  private final ArrayDeque<Long> restarts = new ArrayDeque<>();
+  private long served;
+  private final Map<String, Long> failures = new HashMap<>();
+  private final List<MessageConsumer<?>> consumers = new ArrayList<>();
+  private long registryTimer = -1;
+
+  /** A device configured by the deployment's config (DeviceOptions JSON). */
+  public DeviceVerticle() {
+  }
+
+  public DeviceVerticle(DeviceOptions options) {
+    this.options = new DeviceOptions(options);
+  }
+
+  /** One accepted request: the message to answer and the library it is for (null: the device). */
+  private static final class Request {
+    final Message<Object> message;
+    final Library library;
+
+    Request(Message<Object> message, Library library) {
+      this.message = message;
+      this.library = library;
+    }
+  }
+
+  @Override
+  public Future<?> start() {
+    if (options == null) {
+      options = new DeviceOptions(config());
+    }
+    CudaCodecs.register(vertx.eventBus());
+    node = options.getNode() != null ? options.getNode() : Nodes.self(vertx);
+    device = options.getDevice();
+    address = Addresses.device(node, device);
+    forwardOptions = new DeliveryOptions().setSendTimeout(options.getRequestTimeout());
+    consumers.add(vertx.eventBus().consumer(address, m -> accept(m, null)));
+    for (Library library : options.getLibraries()) {
+      consumers.add(vertx.eventBus().consumer(Addresses.library(node, device, library), m -> accept(m, library)));
+    }
+    consumers.add(vertx.eventBus().<JsonObject>consumer(Addresses.supervisor(node, device), this::onContextReport));
+    return launch(generation)
+      .onSuccess(tier -> {
+        ready(tier);
+        publish(DeviceEvent.Type.READY, generation, generation, "started");
+        registryTimer = vertx.setPeriodic(options.getRegistryRefresh(), id -> register());
+      })
+      .recover(t -> {
+        consumers.forEach(MessageConsumer::unregister);
+        failAll("the device failed to start: " + t.getMessage());
+        return Future.failedFuture(t);
+      });
+  }
+
+  @Override
+  public Future<?> stop() {
+    state = DeviceState.STOPPED;
+    failAll("the device was undeployed");
+    if (registryTimer >= 0) {
+      vertx.cancelTimer(registryTimer);
+    }
+    List<Future<?>> done = new ArrayList<>();
+    consumers.forEach(c -> done.add(c.unregister()));
+    done.add(DeviceRegistry.remove(vertx, address).otherwiseEmpty());
+    if (context != null) {
+      done.add(context.stop().otherwiseEmpty());
+      context = null;
+    }
+    return Future.join(done);
+  }
+
+  /** The device's stable address. */
+  public String address() {
+    return address;
+  }
+
+  private Future<ContextTier> launch(long gen) {
+    return InProcessContextTier.launch(vertx, options, node, gen);
+  }
+
+  private void ready(ContextTier tier) {
+    context = tier;
+    state = DeviceState.READY;
+    register();
+    while (state == DeviceState.READY && !pending.isEmpty()) {
+      forward(pending.poll());
+    }
+  }
+
+  private void accept(Message<Object> message, Library library) {
+    Request r = new Request(message, library);
+    if (library == null && message.body() instanceof DescribeRequest) {
+      succeed(r, info());
+      return;
+    }
+    switch (state) {
+      case READY:
+        forward(r);
+        break;
+      case STARTING:
+      case REBUILDING:
+        if (pending.size() >= options.getPendingQueueCapacity()) {
+          fail(r, FailureCode.QUEUE_FULL, "the device's pending queue holds " + pending.size()
+            + " requests while the context is " + (state == DeviceState.STARTING ? "starting" : "rebuilt"));
+        } else {
+          pending.add(r);
+        }
+        break;
+      case LOST:
+        fail(r, FailureCode.CONTEXT_LOST, lostReason);
+        break;
+      default:
+        fail(r, FailureCode.CONTEXT_LOST, "the device was undeployed");
+    }
+  }
+
+  private void forward(Request r) {
+    long id = nextRequestId++;
+    long gen = generation;
+    inFlight.put(id, r);
+    String target = r.library == null
+      ? Addresses.context(node, device, gen)
+      : Addresses.contextLibrary(node, device, gen, r.library);
+    vertx.eventBus().request(target, r.message.body(), forwardOptions).onComplete(ar -> {
+      if (inFlight.remove(id) == null) {
+        return; // already answered when its context was lost
+      }
+      if (ar.succeeded()) {
+        Object body = ar.result().body();
+        if (body instanceof DeviceStats) {
+          body = augment((DeviceStats) body);
+        }
+        succeed(r, body);
+      } else {
+        forwardFailed(r, ar.cause());
+      }
+    });
+  }
+
+  private void forwardFailed(Request r, Throwable t) {
+    if (t instanceof ReplyException && ((ReplyException) t).failureType() == ReplyFailure.NO_HANDLERS) {
+      if (r.library != null) {
+        fail(r, FailureCode.UNSUPPORTED, "the " + r.library.suffix() + " library is not deployed on this device");
+      } else {
+        fail(r, FailureCode.CONTEXT_LOST, "the context of generation " + generation + " is gone");
+      }
+      return;
+    }
+    CudaException e = Failures.toCudaException(t);
+    fail(r, e.code(), e.getMessage().substring(e.code().name().length() + 2));
+  }
+
+  private void onContextReport(Message<JsonObject> m) {
+    long gen = m.body().getLong("generation", -1L);
+    if (gen != generation || state != DeviceState.READY) {
+      return; // a report from an incarnation already replaced
+    }
+    contextLost(m.body().getString("reason", "unknown"));
+  }
+
+  /** Replaces a lost context: fail what was in flight, bump the generation, rebuild, publish, drain. */
+  private void contextLost(String reason) {
+    LOG.log(System.Logger.Level.WARNING, address + ": context generation " + generation + " lost: " + reason);
+    failInFlight("context generation " + generation + " was lost: " + reason);
+    ContextTier old = context;
+    context = null;
+    if (old != null) {
+      old.stop().onFailure(t -> LOG.log(System.Logger.Level.WARNING, "stopping a lost context failed: " + t));
+    }
+    if (!recoversInProcess(old)) {
+      lost("a sticky CUDA error (" + reason + ") poisoned the in-process context; recovery needs process "
+        + "isolation or a restart of the application");
+      return;
+    }
+    long now = System.currentTimeMillis();
+    while (!restarts.isEmpty() && now - restarts.peekFirst() > options.getRestartWindow()) {
+      restarts.pollFirst();
+    }
+    if (restarts.size() >= options.getRestartLimit()) {
+      lost("restart budget spent: " + restarts.size() + " rebuilds within " + options.getRestartWindow()
+        + " ms; last cause: " + reason);
+      return;
+    }
+    restarts.addLast(now);
+    long oldGeneration = generation;
+    generation++;
+    state = DeviceState.REBUILDING;
+    register();
+    launch(generation).onComplete(ar -> {
+      if (state != DeviceState.REBUILDING) {
+        if (ar.succeeded()) {
+          ar.result().stop();
+        }
+        return;
+      }
+      if (ar.failed()) {
+        lost("rebuilding the context failed: " + ar.cause().getMessage());
+        return;
+      }
+      publish(DeviceEvent.Type.GENERATION_CHANGED, oldGeneration, generation, reason);
+      ready(ar.result());
+    });
+  }
+
+  // The host backend's contexts really are rebuilt in-process; a CUDA context poisoned by a sticky
+  // error takes the whole process's use of the GPU with it (measured on the H200), so in-process
+  // the device is LOST instead.
+  private boolean recoversInProcess(ContextTier old) {
+    return old == null || !"cuda".equals(old.info().getBackend());
+  }
+
+  private void lost(String reason) {
+    state = DeviceState.LOST;
+    lostReason = reason;
+    LOG.log(System.Logger.Level.ERROR, address + " is LOST: " + reason);
+    failAll(reason);
+    publish(DeviceEvent.Type.LOST, generation, generation, reason);
+    register();
+  }
+
+  private void failAll(String reason) {
+    failInFlight(reason);
+    while (!pending.isEmpty()) {
+      fail(pending.poll(), FailureCode.CONTEXT_LOST, reason);
+    }
+  }
+
+  private void failInFlight(String reason) {
+    List<Request> lostRequests = new ArrayList<>(inFlight.values());
+    inFlight.clear();
+    lostRequests.forEach(r -> fail(r, FailureCode.CONTEXT_LOST, reason));
+  }
+
+  private void succeed(Request r, Object body) {
+    served++;
+    r.message.reply(body);
+  }
+
+  private void fail(Request r, FailureCode code, String text) {
+    failures.merge(code.name(), 1L, Long::sum);
+    Failures.fail(r.message, code, text);
+  }
+
+  private DeviceStats augment(DeviceStats s) {
+    return s.setGeneration(generation).setState(state).setInFlight(inFlight.size())
+      .setQueueDepth(pending.size()).setOperationsServed(served).setFailuresByCode(new HashMap<>(failures));
+  }
+
+  private DeviceInfo info() {
+    DeviceInfo info = context != null ? new DeviceInfo(context.info()) : new DeviceInfo();
+    return info.setNode(node).setDevice(device).setAddress(address).setGeneration(generation).setState(state)
+      .setIsolation(options.getIsolation() == Isolation.PROCESS ? "process" : "in-process")
+      .setLoad(inFlight.size() + pending.size());
+  }
+
+  private void publish(DeviceEvent.Type type, long oldGeneration, long newGeneration, String reason) {
+    vertx.eventBus().publish(Addresses.events(node, device),
+      new DeviceEvent(type, node, device, oldGeneration, newGeneration, reason));
+  }
+
+  private void register() {
+    if (state == DeviceState.STOPPED) {
+      return;
+    }
+    DeviceRegistry.put(vertx, info(), 3 * options.getRegistryRefresh())
+      .onFailure(t -> LOG.log(System.Logger.Level.DEBUG, "registry update failed: " + t));
+  }
+}

@@ -1,0 +1,45 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.device.spi.GpuEvent;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One live buffer of a context: its memory, the handle that names it, its owner, and the events
+ * that order its uses across streams (guarded by this object's monitor, see {@link StreamOrdering}).
+ */
+public final class Allocation {
+
+  private final BufferHandle handle;
+  private final DeviceMemory memory;
+  private final String owner;
+  GpuEvent lastWrite;
+  final List<GpuEvent> readsSinceWrite = new ArrayList<>();
+
+  Allocation(BufferHandle handle, DeviceMemory memory, String owner) {
+    this.handle = handle;
+    this.memory = memory;
+    this.owner = owner;
+  }
+
+  /** The handle of the whole buffer. */
+  public BufferHandle handle() {
+    return handle;
+  }
+
+  public DeviceMemory memory() {
+    return memory;
+  }
+
+  /** The node that allocated it. */
+  public String owner() {
+    return owner;
+  }
+
+  public long bytes() {
+    return handle.dtype().bytes(handle.count());
+  }
+}

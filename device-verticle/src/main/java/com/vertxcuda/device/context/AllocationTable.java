@@ -1,0 +1,166 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.spi.DeviceMemory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The live buffers of one context, and the one place where handles are validated. Thread-safe: the
+ * context and every library verticle resolve handles through it.
+ */
+public final class AllocationTable {
+
+  private final String node;
+  private final int device;
+  private final long generation;
+  private final long memoryLimit;
+  private final Map<Long, Allocation> live = new ConcurrentHashMap<>();
+  private final AtomicLong nextId = new AtomicLong(1);
+  private long reservedBytes;
+  private long liveBytes;
+
+  public AllocationTable(String node, int device, long generation, long memoryLimit) {
+    this.node = node;
+    this.device = device;
+    this.generation = generation;
+    this.memoryLimit = memoryLimit;
+  }
+
+  public long generation() {
+    return generation;
+  }
+
+  /** Checks an allocation request's fields and returns its size in bytes. */
+  public long checkAllocation(DType dtype, long count) {
+    if (dtype == null) {
+      throw bad("dtype is missing");
+    }
+    if (count <= 0) {
+      throw bad("count must be > 0, got " + count);
+    }
+    try {
+      return dtype.bytes(count);
+    } catch (ArithmeticException e) {
+      throw bad("count " + count + " of " + dtype + " overflows");
+    }
+  }
+
+  /** Reserves {@code bytes} against the memory limit; OUT_OF_MEMORY past it. */
+  public synchronized void reserve(long bytes) {
+    if (memoryLimit > 0 && reservedBytes + bytes > memoryLimit) {
+      throw new CudaException(FailureCode.OUT_OF_MEMORY, bytes + " bytes do not fit: "
+        + reservedBytes + " of the " + memoryLimit + "-byte memory limit are in use");
+    }
+    reservedBytes += bytes;
+  }
+
+  /** Returns a reservation once its memory is back. */
+  public synchronized void unreserve(long bytes) {
+    reservedBytes -= bytes;
+  }
+
+  /** Records a new buffer and issues its handle. */
+  public Allocation register(DType dtype, long count, String owner, DeviceMemory memory) {
+    BufferHandle handle = BufferHandle.issue(node, device, generation, nextId.getAndIncrement(), dtype, count);
+    Allocation a = new Allocation(handle, memory, owner);
+    live.put(handle.id(), a);
+    synchronized (this) {
+      liveBytes += a.bytes();
+    }
+    return a;
+  }
+
+  /**
+   * Validates a handle and returns its allocation. Each problem gets its own code: missing or
+   * foreign handle or bad range BAD_REQUEST, older generation STALE_HANDLE, unknown or freed id
+   * NOT_FOUND, wrong token FORBIDDEN.
+   */
+  public Allocation resolve(BufferHandle h, String field) {
+    if (h == null) {
+      throw bad(field + " is missing");
+    }
+    if (!node.equals(h.node()) || device != h.device()) {
+      throw bad(field + " belongs to device " + h.node() + "/" + h.device() + ", not " + node + "/" + device);
+    }
+    if (h.generation() != generation) {
+      throw new CudaException(FailureCode.STALE_HANDLE, field + " was issued by generation "
+        + h.generation() + "; the device is at generation " + generation);
+    }
+    Allocation a = live.get(h.id());
+    if (a == null) {
+      throw new CudaException(FailureCode.NOT_FOUND, field + " names buffer #" + h.id()
+        + ", which does not exist or was freed");
+    }
+    BufferHandle whole = a.handle();
+    if (whole.tokenHigh() != h.tokenHigh() || whole.tokenLow() != h.tokenLow()) {
+      throw new CudaException(FailureCode.FORBIDDEN, field + " does not carry buffer #" + h.id() + "'s token");
+    }
+    if (whole.dtype() != h.dtype()) {
+      throw bad(field + " says dtype " + h.dtype() + " but buffer #" + h.id() + " holds " + whole.dtype());
+    }
+    if (whole.count() != h.count()) {
+      throw bad(field + " says " + h.count() + " elements but buffer #" + h.id() + " has " + whole.count());
+    }
+    if (h.offset() < 0 || h.length() < 0 || h.offset() > whole.count() || h.length() > whole.count() - h.offset()) {
+      throw bad(field + " range [" + h.offset() + ", +" + h.length() + ") is outside buffer #" + h.id()
+        + " of " + whole.count() + " elements");
+    }
+    return a;
+  }
+
+  /** Validates a handle of one of {@code dtypes}. */
+  public Allocation resolve(BufferHandle h, String field, DType... dtypes) {
+    Allocation a = resolve(h, field);
+    for (DType t : dtypes) {
+      if (t == h.dtype()) {
+        return a;
+      }
+    }
+    throw bad(field + " has dtype " + h.dtype() + "; expected one of " + java.util.Arrays.toString(dtypes));
+  }
+
+  /** Validates and removes a whole buffer (for free). Later uses of its handles get NOT_FOUND. */
+  public Allocation remove(BufferHandle h) {
+    Allocation a = resolve(h, "handle");
+    if (h.isView()) {
+      throw bad("free takes the whole buffer, not a view");
+    }
+    if (live.remove(h.id(), a)) {
+      synchronized (this) {
+        liveBytes -= a.bytes();
+      }
+      return a;
+    }
+    throw new CudaException(FailureCode.NOT_FOUND, "buffer #" + h.id() + " was freed");
+  }
+
+  /** Removes every buffer (when the context closes). */
+  public List<Allocation> drain() {
+    List<Allocation> all = new ArrayList<>(live.values());
+    live.clear();
+    synchronized (this) {
+      liveBytes = 0;
+    }
+    return all;
+  }
+
+  public synchronized long liveBytes() {
+    return liveBytes;
+  }
+
+  public long liveBuffers() {
+    return live.size();
+  }
+
+  private static CudaException bad(String message) {
+    return new CudaException(FailureCode.BAD_REQUEST, message);
+  }
+}

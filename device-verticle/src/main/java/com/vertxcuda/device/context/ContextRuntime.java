@@ -1,0 +1,107 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.Addresses;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.GpuEvent;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.json.JsonObject;
+
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * What one context incarnation shares with its library verticles: the device context, the
+ * allocation table, the stream ordering, and the one place that answers failures and reports a
+ * poisoned context to the device tier.
+ */
+public final class ContextRuntime {
+
+  private final Vertx vertx;
+  private final DeviceOptions options;
+  private final String node;
+  private final long generation;
+  private final String backend;
+  private final DeviceContext device;
+  private final AllocationTable allocations;
+  private final StreamOrdering ordering;
+  private final AtomicReference<String> poisonedBy = new AtomicReference<>();
+
+  public ContextRuntime(Vertx vertx, DeviceOptions options, String node, long generation, String backend,
+                        DeviceContext device, AllocationTable allocations) {
+    this.vertx = vertx;
+    this.options = options;
+    this.node = node;
+    this.generation = generation;
+    this.backend = backend;
+    this.device = device;
+    this.allocations = allocations;
+    this.ordering = new StreamOrdering(device);
+  }
+
+  public Vertx vertx() { return vertx; }
+  public DeviceOptions options() { return options; }
+  public String node() { return node; }
+  public int deviceIndex() { return options.getDevice(); }
+  public long generation() { return generation; }
+  /** "cuda" or "host". */
+  public String backend() { return backend; }
+  public DeviceContext device() { return device; }
+  public AllocationTable allocations() { return allocations; }
+  public StreamOrdering ordering() { return ordering; }
+
+  public boolean isPoisoned() {
+    return poisonedBy.get() != null;
+  }
+
+  /** The failure every request gets once the context is poisoned. */
+  public CudaException lostFailure() {
+    return new CudaException(FailureCode.CONTEXT_LOST, "context generation " + generation
+      + " was poisoned by " + poisonedBy.get() + "; it is never touched again");
+  }
+
+  /**
+   * Marks the context poisoned (first caller wins) and tells the device tier, which replaces or
+   * gives up the context. After this no call reaches the device.
+   */
+  public void poison(String reason) {
+    if (poisonedBy.compareAndSet(null, reason)) {
+      vertx.eventBus().send(Addresses.supervisor(node, options.getDevice()),
+        new JsonObject().put("generation", generation).put("reason", reason));
+    }
+  }
+
+  /** Replies with {@code reply.get()} once {@code event} is reached, then releases the event. */
+  public <T> void replyWhenDone(Message<?> message, GpuEvent event, Supplier<T> reply) {
+    device.whenComplete(event).whenComplete((v, err) -> {
+      event.release();
+      if (err != null) {
+        fail(message, err);
+      } else {
+        message.reply(reply.get());
+      }
+    });
+  }
+
+  /** Answers a failure; a sticky backend error poisons the context and answers CONTEXT_LOST. */
+  public void fail(Message<?> message, Throwable t) {
+    Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    if (cause instanceof BackendException) {
+      BackendException be = (BackendException) cause;
+      if (be.isSticky()) {
+        poison(be.getMessage());
+        Failures.fail(message, lostFailure());
+        return;
+      }
+      Failures.fail(message, be.code(), be.getMessage());
+      return;
+    }
+    Failures.fail(message, cause);
+  }
+}

@@ -1,0 +1,253 @@
+package com.vertxcuda.device.host;
+
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.device.spi.FaultInjection;
+import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A host "device": memory is direct byte buffers, streams are single-thread executors. */
+final class HostContext implements DeviceContext, FaultInjection {
+
+  static final String POISON_REASON = "CUDA_ERROR_ILLEGAL_ADDRESS (injected by the host backend)";
+
+  private final int device;
+  private final long totalMemory;
+  private final AtomicLong used = new AtomicLong();
+  private final List<HostStream> streams = new CopyOnWriteArrayList<>();
+  private volatile boolean poisoned;
+  private volatile boolean failNextAllocation;
+
+  HostContext(int device, long totalMemory) {
+    this.device = device;
+    this.totalMemory = totalMemory;
+  }
+
+  @Override
+  public String deviceName() {
+    return "host";
+  }
+
+  @Override
+  public String computeCapability() {
+    return "";
+  }
+
+  @Override
+  public long[] memoryInfo() throws BackendException {
+    checkAlive();
+    return new long[] {totalMemory - used.get(), totalMemory};
+  }
+
+  @Override
+  public void bindCurrentThread() throws BackendException {
+    checkAlive();
+  }
+
+  @Override
+  public DeviceMemory allocate(long bytes) throws BackendException {
+    checkAlive();
+    if (failNextAllocation) {
+      failNextAllocation = false;
+      throw BackendException.of(FailureCode.OUT_OF_MEMORY, "out of memory (injected by the host backend)");
+    }
+    if (bytes > Integer.MAX_VALUE) {
+      throw BackendException.of(FailureCode.OUT_OF_MEMORY, "the host backend holds at most 2 GiB per buffer, asked " + bytes);
+    }
+    if (used.addAndGet(bytes) > totalMemory) {
+      used.addAndGet(-bytes);
+      throw BackendException.of(FailureCode.OUT_OF_MEMORY, bytes + " bytes do not fit: "
+        + (totalMemory - used.get()) + " of " + totalMemory + " free");
+    }
+    try {
+      return new HostMemory(ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.LITTLE_ENDIAN));
+    } catch (OutOfMemoryError e) {
+      used.addAndGet(-bytes);
+      throw BackendException.of(FailureCode.OUT_OF_MEMORY, "the JVM has no direct memory for " + bytes + " bytes");
+    }
+  }
+
+  @Override
+  public void release(DeviceMemory memory) {
+    used.addAndGet(-memory.size());
+  }
+
+  @Override
+  public long cachedBytes() {
+    return 0;
+  }
+
+  @Override
+  public GpuStream createStream(String name) throws BackendException {
+    checkAlive();
+    HostStream s = new HostStream("vertx-cuda-host-" + device + "-" + name);
+    streams.add(s);
+    return s;
+  }
+
+  @Override
+  public GpuEvent record(GpuStream stream) throws BackendException {
+    checkAlive();
+    HostEvent e = new HostEvent(stream);
+    ((HostStream) stream).executor.execute(() -> e.done.complete(null));
+    return e;
+  }
+
+  @Override
+  public void await(GpuStream stream, GpuEvent event) throws BackendException {
+    checkAlive();
+    CompletableFuture<Void> done = ((HostEvent) event).done;
+    ((HostStream) stream).executor.execute(done::join);
+  }
+
+  @Override
+  public CompletableFuture<Void> whenComplete(GpuEvent event) {
+    return ((HostEvent) event).done.thenCompose(v -> poisoned
+      ? CompletableFuture.failedFuture(BackendException.sticky(POISON_REASON))
+      : CompletableFuture.completedFuture(null));
+  }
+
+  @Override
+  public void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException {
+    ByteBuffer from = src.duplicate();
+    enqueue(stream, () -> slice(dst, dstOffset, from.remaining()).put(from));
+  }
+
+  @Override
+  public void copyDeviceToHost(GpuStream stream, DeviceMemory src, long srcOffset, ByteBuffer dst) throws BackendException {
+    ByteBuffer to = dst.duplicate();
+    enqueue(stream, () -> to.put(slice(src, srcOffset, to.remaining())));
+  }
+
+  @Override
+  public void copyDeviceToDevice(GpuStream stream, DeviceMemory src, long srcOffset, DeviceMemory dst, long dstOffset,
+                                 long bytes) throws BackendException {
+    enqueue(stream, () -> slice(dst, dstOffset, bytes).put(slice(src, srcOffset, bytes)));
+  }
+
+  @Override
+  public void fill(GpuStream stream, DeviceMemory dst, long byteOffset, long count, int elementSize, long bits)
+    throws BackendException {
+    enqueue(stream, () -> {
+      ByteBuffer b = slice(dst, byteOffset, count * elementSize);
+      for (long i = 0; i < count; i++) {
+        switch (elementSize) {
+          case 1: b.put((byte) bits); break;
+          case 2: b.putShort((short) bits); break;
+          case 4: b.putInt((int) bits); break;
+          default: b.putLong(bits); break;
+        }
+      }
+    });
+  }
+
+  @Override
+  public void poison(GpuStream stream) throws BackendException {
+    enqueue(stream, () -> poisoned = true);
+  }
+
+  @Override
+  public void failNextAllocation() {
+    failNextAllocation = true;
+  }
+
+  @Override
+  public void close(boolean poisoned) {
+    streams.forEach(s -> s.executor.shutdownNow());
+    streams.clear();
+  }
+
+  /** Direct access for the host library engines, which compute on the stream's thread. */
+  static ByteBuffer slice(DeviceMemory memory, long byteOffset, long bytes) {
+    ByteBuffer b = ((HostMemory) memory).buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    b.position((int) byteOffset).limit((int) (byteOffset + bytes));
+    return b.slice().order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** Queues {@code work} on a stream; a poisoned stream skips it, as a GPU would after a sticky error. */
+  void enqueue(GpuStream stream, Runnable work) throws BackendException {
+    checkAlive();
+    ((HostStream) stream).executor.execute(() -> {
+      if (!poisoned) {
+        work.run();
+      }
+    });
+  }
+
+  private void checkAlive() throws BackendException {
+    if (poisoned) {
+      throw BackendException.sticky(POISON_REASON);
+    }
+  }
+
+  static final class HostStream implements GpuStream {
+    final String name;
+    final ExecutorService executor;
+
+    HostStream(String name) {
+      this.name = name;
+      this.executor = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+      });
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+  }
+
+  static final class HostEvent implements GpuEvent {
+    final GpuStream stream;
+    final CompletableFuture<Void> done = new CompletableFuture<>();
+
+    HostEvent(GpuStream stream) {
+      this.stream = stream;
+    }
+
+    @Override
+    public GpuStream stream() {
+      return stream;
+    }
+
+    @Override
+    public boolean isComplete() {
+      return done.isDone();
+    }
+
+    @Override
+    public GpuEvent retain() {
+      return this;
+    }
+
+    @Override
+    public void release() {
+    }
+  }
+
+  static final class HostMemory implements DeviceMemory {
+    final ByteBuffer buffer;
+
+    HostMemory(ByteBuffer buffer) {
+      this.buffer = buffer;
+    }
+
+    @Override
+    public long size() {
+      return buffer.capacity();
+    }
+  }
+}

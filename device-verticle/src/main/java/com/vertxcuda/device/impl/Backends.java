@@ -1,0 +1,56 @@
+package com.vertxcuda.device.impl;
+
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.cuda.CudaBackend;
+import com.vertxcuda.device.cuda.CudaUnavailableException;
+import com.vertxcuda.device.host.HostBackend;
+import com.vertxcuda.device.spi.Backend;
+
+/** The one place that decides which backend a device uses. */
+public final class Backends {
+
+  private static final System.Logger LOG = System.getLogger(Backends.class.getName());
+
+  private Backends() {
+  }
+
+  /**
+   * host for {@code host}; cuda for {@code cuda} (failing with what was searched when no GPU can be
+   * used); for {@code auto}, cuda where usable, otherwise host with one log line saying why.
+   */
+  public static Backend select(DeviceOptions options) throws CudaUnavailableException {
+    switch (options.getBackend()) {
+      case HOST:
+        return host(options);
+      case CUDA:
+        return CudaBackend.load(options);
+      default:
+        try {
+          return CudaBackend.load(options);
+        } catch (CudaUnavailableException e) {
+          LOG.log(System.Logger.Level.INFO, "vertx-cuda: no usable GPU, device " + options.getDevice()
+            + " runs on the host backend (" + e.getMessage() + ")");
+          return host(options);
+        }
+    }
+  }
+
+  /** The backend kind {@link #select} would settle on, without opening anything. */
+  public static BackendKind resolve(DeviceOptions options) {
+    if (options.getBackend() != BackendKind.AUTO) {
+      return options.getBackend();
+    }
+    try {
+      CudaBackend.load(options);
+      return BackendKind.CUDA;
+    } catch (CudaUnavailableException e) {
+      return BackendKind.HOST;
+    }
+  }
+
+  private static Backend host(DeviceOptions options) {
+    long memory = options.getMemoryLimit() > 0 ? options.getMemoryLimit() : options.getHostMemory();
+    return new HostBackend(memory, options.getHostStartDelay());
+  }
+}

@@ -1,0 +1,66 @@
+package com.vertxcuda.device.spi;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One device context. Methods run on the thread that opened the context or on a thread bound with
+ * {@link #bindCurrentThread()}; completion futures complete on a backend thread.
+ *
+ * <p>Any method can throw a {@link BackendException}; a sticky one (or a completion failing with
+ * one) poisons the context, which the caller must then never touch again.
+ */
+public interface DeviceContext {
+
+  /** Device name, e.g. "NVIDIA H200" or "host". */
+  String deviceName();
+
+  /** Compute capability such as "9.0"; empty where it does not apply. */
+  String computeCapability();
+
+  /** Free and total device memory in bytes, as the backend sees them. */
+  long[] memoryInfo() throws BackendException;
+
+  /** Makes this context current on the calling thread (each library verticle calls it once). */
+  void bindCurrentThread() throws BackendException;
+
+  /** Device memory of at least {@code bytes}; OUT_OF_MEMORY when it cannot be had. */
+  DeviceMemory allocate(long bytes) throws BackendException;
+
+  /** Returns memory; the caller guarantees every use of it has completed. */
+  void release(DeviceMemory memory) throws BackendException;
+
+  /** Bytes held for reuse by a caching allocator (0 without one). */
+  long cachedBytes();
+
+  /** A new stream for the calling thread's work. */
+  GpuStream createStream(String name) throws BackendException;
+
+  /** Records an event after the work queued on {@code stream} so far. */
+  GpuEvent record(GpuStream stream) throws BackendException;
+
+  /** Makes later work on {@code stream} wait for {@code event}. */
+  void await(GpuStream stream, GpuEvent event) throws BackendException;
+
+  /**
+   * Completes when {@code event} is reached; fails with a sticky {@link BackendException} if the
+   * context was poisoned meanwhile. Never blocks the caller. The future holds its own reference.
+   */
+  CompletableFuture<Void> whenComplete(GpuEvent event);
+
+  /** Queues a copy of {@code src}'s remaining bytes into {@code dst} at {@code dstOffset}. */
+  void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException;
+
+  /** Queues a copy into {@code dst}'s remaining bytes from {@code src} at {@code srcOffset}. */
+  void copyDeviceToHost(GpuStream stream, DeviceMemory src, long srcOffset, ByteBuffer dst) throws BackendException;
+
+  void copyDeviceToDevice(GpuStream stream, DeviceMemory src, long srcOffset, DeviceMemory dst, long dstOffset,
+                          long bytes) throws BackendException;
+
+  /** Queues a fill of {@code count} elements of {@code elementSize} bytes with the bit pattern {@code bits}. */
+  void fill(GpuStream stream, DeviceMemory dst, long byteOffset, long count, int elementSize, long bits)
+    throws BackendException;
+
+  /** Releases everything; after a sticky error this must not call into the device. */
+  void close(boolean poisoned);
+}
