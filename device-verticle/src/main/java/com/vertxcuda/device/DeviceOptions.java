@@ -24,6 +24,8 @@ public class DeviceOptions {
   public static final long DEFAULT_RESTART_WINDOW = 60_000;
   public static final long DEFAULT_REGISTRY_REFRESH = 5_000;
   public static final long DEFAULT_HOST_MEMORY = 1L << 30;
+  public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
+  public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;
 
   private int device = DEFAULT_DEVICE;
   private String node;
@@ -40,6 +42,8 @@ public class DeviceOptions {
   private long hostMemory = DEFAULT_HOST_MEMORY;
   private boolean faultInjection;
   private long hostStartDelay;
+  private long heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+  private long heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
   private String cudaLibraryPath;
 
   public DeviceOptions() {
@@ -119,6 +123,14 @@ public class DeviceOptions {
   /** Time the host backend takes to open its context, in ms, mimicking cuInit (for tests of the pending queue). */
   public long getHostStartDelay() { return hostStartDelay; }
   public DeviceOptions setHostStartDelay(long v) { this.hostStartDelay = v; return this; }
+
+  /** How often the device tier checks that its context still answers, in ms. */
+  public long getHeartbeatInterval() { return heartbeatInterval; }
+  public DeviceOptions setHeartbeatInterval(long v) { this.heartbeatInterval = v; return this; }
+
+  /** A context that has not answered a heartbeat within this many ms is treated as lost. */
+  public long getHeartbeatTimeout() { return heartbeatTimeout; }
+  public DeviceOptions setHeartbeatTimeout(long v) { this.heartbeatTimeout = v; return this; }
 
   /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
   public String getCudaLibraryPath() { return cudaLibraryPath; }

@@ -62,6 +62,8 @@ public class DeviceVerticle extends VerticleBase {
   private final Map<String, Long> failures = new HashMap<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private long registryTimer = -1;
+  private long heartbeatTimer = -1;
+  private boolean heartbeatOutstanding;
 
   /** A device configured by the deployment's config (DeviceOptions JSON). */
   public DeviceVerticle() {
@@ -102,6 +104,7 @@ public class DeviceVerticle extends VerticleBase {
         ready(tier);
         publish(DeviceEvent.Type.READY, generation, generation, "started");
         registryTimer = vertx.setPeriodic(options.getRegistryRefresh(), id -> register());
+        heartbeatTimer = vertx.setPeriodic(options.getHeartbeatInterval(), id -> heartbeat());
       })
       .recover(t -> {
         consumers.forEach(MessageConsumer::unregister);
@@ -114,9 +117,8 @@ public class DeviceVerticle extends VerticleBase {
   public Future<?> stop() {
     state = DeviceState.STOPPED;
     failAll("the device was undeployed");
-    if (registryTimer >= 0) {
-      vertx.cancelTimer(registryTimer);
-    }
+    vertx.cancelTimer(registryTimer);
+    vertx.cancelTimer(heartbeatTimer);
     List<Future<?>> done = new ArrayList<>();
     consumers.forEach(c -> done.add(c.unregister()));
     done.add(DeviceRegistry.remove(vertx, address).otherwiseEmpty());
@@ -214,6 +216,23 @@ public class DeviceVerticle extends VerticleBase {
       return; // a report from an incarnation already replaced
     }
     contextLost(m.body().getString("reason", "unknown"));
+  }
+
+  // A context that stops answering (hung thread, stalled device host) is as lost as a poisoned one.
+  private void heartbeat() {
+    if (state != DeviceState.READY || heartbeatOutstanding) {
+      return;
+    }
+    heartbeatOutstanding = true;
+    long gen = generation;
+    vertx.eventBus().request(Addresses.context(node, device, gen), new DescribeRequest(),
+        new DeliveryOptions().setSendTimeout(options.getHeartbeatTimeout()))
+      .onComplete(ar -> {
+        heartbeatOutstanding = false;
+        if (ar.failed() && gen == generation && state == DeviceState.READY) {
+          contextLost("heartbeat missed: " + Failures.toCudaException(ar.cause()).getMessage());
+        }
+      });
   }
 
   /** Replaces a lost context: fail what was in flight, bump the generation, rebuild, publish, drain. */

@@ -1,0 +1,55 @@
+package com.vertxcuda.device;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+
+/**
+ * What the device-tier tests run against. The backend comes from {@code -Dvertxcuda.test.backend}
+ * (host by default; the GPU bundle sets cuda) and the isolation from
+ * {@code -Dvertxcuda.test.isolation} (in-process by default), so the same classes run everywhere.
+ */
+public final class TestDevices {
+
+  private TestDevices() {
+  }
+
+  public static BackendKind backend() {
+    return BackendKind.valueOf(System.getProperty("vertxcuda.test.backend", "host").toUpperCase());
+  }
+
+  public static Isolation isolation() {
+    return Isolation.valueOf(System.getProperty("vertxcuda.test.isolation", "in_process").toUpperCase().replace('-', '_'));
+  }
+
+  /** Whether faults can be injected (the host backend only). */
+  public static boolean faultsInjectable() {
+    return backend() == BackendKind.HOST;
+  }
+
+  public static DeviceOptions options() {
+    return new DeviceOptions().setBackend(backend()).setIsolation(isolation())
+      .setFaultInjection(faultsInjectable()).setHeartbeatInterval(500).setHeartbeatTimeout(5_000);
+  }
+
+  public static Future<String> deploy(Vertx vertx, DeviceOptions options) {
+    return vertx.deployVerticle(new DeviceVerticle(options));
+  }
+
+  /** Little-endian F32 bytes. */
+  public static Buffer floats(float... values) {
+    Buffer b = Buffer.buffer(values.length * 4);
+    for (float v : values) {
+      b.appendFloatLE(v);
+    }
+    return b;
+  }
+
+  public static float[] floats(Buffer b) {
+    float[] out = new float[b.length() / 4];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = b.getFloatLE(i * 4);
+    }
+    return out;
+  }
+}
