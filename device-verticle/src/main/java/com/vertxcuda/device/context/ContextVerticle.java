@@ -29,17 +29,16 @@ import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -212,10 +211,12 @@ public class ContextVerticle extends VerticleBase {
     if (h.byteLength() > Integer.MAX_VALUE) {
       throw new CudaException(FailureCode.BAD_REQUEST, "a download is at most 2 GiB; take a view");
     }
-    ByteBuffer dst = ByteBuffer.allocateDirect((int) h.byteLength()).order(ByteOrder.LITTLE_ENDIAN);
+    int bytes = (int) h.byteLength();
+    Buffer out = device.hostBuffer(bytes);
+    ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
     GpuEvent done = runtime.ordering().run(stream, List.of(a), List.of(),
       () -> device.copyDeviceToHost(stream, a.memory(), h.byteOffset(), dst));
-    runtime.replyWhenDone(m, done, () -> new DownloadReply(h, BufferInternal.buffer(Unpooled.wrappedBuffer(dst))));
+    runtime.replyWhenDone(m, done, () -> new DownloadReply(h, out));
   }
 
   private void copy(Message<Object> m, CopyRequest r) throws BackendException {

@@ -1,6 +1,11 @@
 package com.vertxcuda.device.spi;
 
+import io.netty.buffer.Unpooled;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -47,6 +52,14 @@ public interface DeviceContext {
    * context was poisoned meanwhile. Never blocks the caller. The future holds its own reference.
    */
   CompletableFuture<Void> whenComplete(GpuEvent event);
+
+  /**
+   * A full host Buffer of {@code bytes} that device-to-host copies reach fastest: pinned memory on
+   * cuda, direct memory on the host backend. Downloads land in one.
+   */
+  default Buffer hostBuffer(int bytes) throws BackendException {
+    return BufferInternal.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN)));
+  }
 
   /** Queues a copy of {@code src}'s remaining bytes into {@code dst} at {@code dstOffset}. */
   void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException;
