@@ -25,6 +25,18 @@ public final class CudaBackend implements Backend {
     return new CudaBackend(new DeviceOptions(options));
   }
 
+  /** Prints whether the cuda backend is usable here (exit 0) or why not (exit 1); the GPU bundle's run.sh asks. */
+  public static void main(String[] args) {
+    try {
+      load(new DeviceOptions().setCudaLibraryPath(args.length > 0 ? args[0] : null));
+      System.out.println("cuda");
+      System.exit(0);
+    } catch (CudaUnavailableException e) {
+      System.out.println("host: " + e.getMessage());
+      System.exit(1);
+    }
+  }
+
   @Override
   public String name() {
     return "cuda";

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs on the GPU host (no JVM, no Maven needed): the device-tier suite against the cuda backend,
+# the GPU-only tests, then the benchmark. Everything lands in the output folder given.
+#
+# usage: bash run.sh <output dir>
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:-$here/out}"
+mkdir -p "$out"
+java="$here/runtime/bin/java"
+cp=""
+for j in "$here"/lib/*.jar; do cp="$cp${cp:+:}$j"; done
+launcher=(org.junit.platform.console.ConsoleLauncher --disable-banner --details=tree --disable-ansi-colors)
+
+{
+  echo "commit: $(cat "$here/COMMIT" | tr '\n' ' ')"
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  uname -a
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || echo "nvidia-smi: not available"
+  "$java" -version 2>&1
+} > "$out/host.txt"
+cat "$out/host.txt"
+
+# The suite runs against cuda where a GPU is usable; elsewhere on host, with the GPU tests skipped.
+probe="$("$java" -cp "$cp" com.vertxcuda.device.cuda.CudaBackend 2>&1)"
+if [ "$probe" = cuda ]; then backend=cuda; else backend=host; fi
+echo "backend: $backend ($probe)" | tee "$out/summary.txt"
+
+echo "== (a) device-tier suite, backend $backend"
+"$java" -Xmx6g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
+  --select-package com.vertxcuda.device --exclude-tag gpu --fail-if-no-tests --reports-dir "$out/suite-cuda" \
+  > "$out/suite-cuda.txt" 2>&1
+echo "suite rc=$?" | tee -a "$out/summary.txt"
+tail -n 25 "$out/suite-cuda.txt"
+
+echo "== (b) GPU-only tests"
+"$java" -Xmx8g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
+  --select-package com.vertxcuda.device --include-tag gpu --reports-dir "$out/gpu-tests" \
+  > "$out/gpu-tests.txt" 2>&1
+echo "gpu tests rc=$?" | tee -a "$out/summary.txt"
+tail -n 25 "$out/gpu-tests.txt"
+
+echo "== (c) benchmark"
+"$java" -Xmx4g -cp "$cp" com.vertxcuda.samples.bench.DeviceBench "$out/bench" > "$out/bench.txt" 2>&1
+echo "bench rc=$?" | tee -a "$out/summary.txt"
+cat "$out/bench.txt"
