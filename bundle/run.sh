@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU host (no JVM, no Maven needed): the device-tier suite against the cuda backend,
-# the GPU-only tests, then the benchmark. Everything lands in the output folder given.
+# the GPU-only tests, a check of each CUDA library through native loading, then the benchmark. Everything lands in the output folder given.
 #
 # usage: bash run.sh <output dir>
 set -u
@@ -10,6 +10,8 @@ mkdir -p "$out"
 java="$here/runtime/bin/java"
 cp=""
 for j in "$here"/lib/*.jar; do cp="$cp${cp:+:}$j"; done
+# Each stage has a time limit; past it the JVM prints its threads (SIGQUIT), then is killed.
+limit() { timeout --signal=QUIT --kill-after=10 "$@"; }
 launcher=(org.junit.platform.console.ConsoleLauncher --disable-banner --details=tree --disable-ansi-colors)
 
 {
@@ -27,20 +29,25 @@ if [ "$probe" = cuda ]; then backend=cuda; else backend=host; fi
 echo "backend: $backend ($probe)" | tee "$out/summary.txt"
 
 echo "== (a) device-tier suite, backend $backend"
-"$java" -Xmx6g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
+limit 200 "$java" -Xmx6g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
   --select-package com.vertxcuda.device --exclude-tag gpu --fail-if-no-tests --reports-dir "$out/suite-cuda" \
   > "$out/suite-cuda.txt" 2>&1
 echo "suite rc=$?" | tee -a "$out/summary.txt"
 tail -n 25 "$out/suite-cuda.txt"
 
 echo "== (b) GPU-only tests"
-"$java" -Xmx8g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
+limit 150 "$java" -Xmx8g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
   --select-package com.vertxcuda.device --include-tag gpu --reports-dir "$out/gpu-tests" \
   > "$out/gpu-tests.txt" 2>&1
 echo "gpu tests rc=$?" | tee -a "$out/summary.txt"
 tail -n 25 "$out/gpu-tests.txt"
 
-echo "== (c) benchmark"
-"$java" -Xmx4g -cp "$cp" com.vertxcuda.samples.bench.DeviceBench "$out/bench" > "$out/bench.txt" 2>&1
+echo "== (c) native libraries through NativeLoading (forwarders where needed)"
+limit 60 "$java" -Xmx1g -cp "$cp" com.vertxcuda.samples.bench.NativeLibrariesCheck "$out/bench" > "$out/native-libraries.txt" 2>&1
+echo "native libraries rc=$?" | tee -a "$out/summary.txt"
+cat "$out/native-libraries.txt"
+
+echo "== (d) benchmark"
+limit 150 "$java" -Xmx4g -cp "$cp" com.vertxcuda.samples.bench.DeviceBench "$out/bench" > "$out/bench.txt" 2>&1
 echo "bench rc=$?" | tee -a "$out/summary.txt"
 cat "$out/bench.txt"
