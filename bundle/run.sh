@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU host (no JVM, no Maven needed): the device-tier suite against the cuda backend,
-# the GPU-only tests, a check of each CUDA library through native loading, then the benchmark. Everything lands in the output folder given.
+# the GPU-only tests, a check of each CUDA library through native loading, the benchmark, then a
+# deliberate sticky error in a JVM of its own. Everything lands in the output folder given.
 #
 # usage: bash run.sh <output dir>
 set -u
@@ -51,3 +52,8 @@ echo "== (d) benchmark"
 limit 150 "$java" -Xmx4g -cp "$cp" com.vertxcuda.samples.bench.DeviceBench "$out/bench" > "$out/bench.txt" 2>&1
 echo "bench rc=$?" | tee -a "$out/summary.txt"
 cat "$out/bench.txt"
+
+echo "== (e) a sticky error, on purpose, in a process of its own"
+limit 60 "$java" -Xmx1g -cp "$cp" com.vertxcuda.samples.bench.StickyErrorCheck "$out/bench" > "$out/sticky-error.txt" 2>&1
+echo "sticky error rc=$?" | tee -a "$out/summary.txt"
+cat "$out/sticky-error.txt"

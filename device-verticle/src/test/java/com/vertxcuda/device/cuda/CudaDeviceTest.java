@@ -128,8 +128,10 @@ class CudaDeviceTest {
       // Pinned source, pageable direct destination.
       device.fill(s, memory, 0, n, 1, 0);
       Buffer pinnedIn = device.pinnedBuffer(n);
-      ByteBuffer src = ((BufferInternal) pinnedIn).getByteBuf().nioBuffer(0, n);
-      patterned(src);
+      pinnedIn.appendBytes(patterned(ByteBuffer.allocate(n)).array());
+      assertTrue(PinnedMemory.isPinned(pinnedIn));
+      ByteBuffer src = ((BufferInternal) pinnedIn).getByteBuf().nioBuffer();
+      assertTrue(src.isDirect());
       device.copyHostToDevice(s, src, memory, 0);
       ByteBuffer directDst = ByteBuffer.allocateDirect(n);
       device.copyDeviceToHost(s, memory, 0, directDst);

@@ -164,6 +164,39 @@ public final class DeviceBench {
     }
     latency("completion.pollingThread", polled);
     device.release(memory);
+
+    // The same 256 MiB pinned copy through the context alone (no event bus), completion by the poller.
+    var big = device.allocate(BIG);
+    Buffer pinned = device.pinnedBuffer(BIG);
+    pinned.appendBytes(new byte[BIG]);
+    java.nio.ByteBuffer src = ((io.vertx.core.internal.buffer.BufferInternal) pinned).getByteBuf().nioBuffer();
+    long[] h2d = new long[BIG_ITERS];
+    for (int i = -3; i < BIG_ITERS; i++) {
+      long t0 = System.nanoTime();
+      device.copyHostToDevice(stream, src.duplicate(), big, 0);
+      GpuEvent e = device.record(stream);
+      CompletableFuture<Void> done = device.whenComplete(e);
+      while (!done.isDone()) {
+        Thread.onSpinWait();
+      }
+      long t1 = System.nanoTime();
+      e.release();
+      if (i >= 0) {
+        h2d[i] = t1 - t0;
+      }
+    }
+    bandwidth("context.h2dPinned256MiB", h2d);
+    PinnedMemory.release(pinned);
+    device.release(big);
+
+    // How long a 50 µs timed park really takes here (why the poller yields rather than parks).
+    long[] parks = new long[2_000];
+    for (int i = 0; i < parks.length; i++) {
+      long t0 = System.nanoTime();
+      java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+      parks[i] = System.nanoTime() - t0;
+    }
+    latency("diagnostic.parkNanos50us", parks);
   }
 
   // ---- the verticles ----
