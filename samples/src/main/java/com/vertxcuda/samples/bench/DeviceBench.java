@@ -220,6 +220,17 @@ public final class DeviceBench {
         }
       }
       bandwidth("verticle.h2dPinnedBuffer256MiB", h2d);
+      // The same with the caller spinning on the reply instead of parking, as cuStreamSynchronize spins
+      // in the raw run: tells a sleeping caller's wake-up apart from the verticles' own cost.
+      long[] h2dSpin = new long[BIG_ITERS];
+      for (int i = -3; i < BIG_ITERS; i++) {
+        long t0 = System.nanoTime();
+        spin(client.upload(big, pinned));
+        if (i >= 0) {
+          h2dSpin[i] = System.nanoTime() - t0;
+        }
+      }
+      bandwidth("verticle.h2dPinnedBuffer256MiB.callerSpins", h2dSpin);
       PinnedMemory.release(pinned);
 
       long[] d2h = new long[BIG_ITERS];
@@ -331,6 +342,13 @@ public final class DeviceBench {
     if (r != 0) {
       throw new IllegalStateException(jcuda.driver.CUresult.stringFor(r));
     }
+  }
+
+  private static <T> T spin(Future<T> f) throws Exception {
+    while (!f.isComplete()) {
+      Thread.onSpinWait();
+    }
+    return await(f);
   }
 
   private static <T> T await(Future<T> f) throws Exception {
