@@ -1,7 +1,12 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.message.DeviceInfo;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+
+import java.nio.ByteBuffer;
 
 /**
  * One running incarnation of the context tier, seen from the device tier. The device tier talks
@@ -15,4 +20,17 @@ public interface ContextTier {
 
   /** Stops the incarnation (undeploys it or ends its process). */
   Future<Void> stop();
+
+  /**
+   * An empty buffer with room for {@code bytes} that uploads without a host copy (in process
+   * isolation it lies in the shared region); fill it with the append methods.
+   */
+  default Buffer allocateTransferBuffer(int bytes) {
+    return BufferInternal.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(bytes)).writerIndex(0));
+  }
+
+  /** Returns a transfer buffer (or a downloaded one) to its pool at once; false if it has none. */
+  default boolean releaseTransferBuffer(Buffer buffer) {
+    return false;
+  }
 }
