@@ -179,9 +179,7 @@ public final class ProcessContextTier implements ContextTier {
     if (offset < 0) {
       throw new CudaException(FailureCode.OUT_OF_MEMORY, "the shared region has no free " + bytes + "-byte slot");
     }
-    Buffer b = region.buffer(offset, bytes);
-    ((BufferInternal) b).getByteBuf().writerIndex(0);
-    return b;
+    return region.buffer(offset, bytes, 0);
   }
 
   @Override
@@ -283,7 +281,7 @@ public final class ProcessContextTier implements ContextTier {
     if (length <= region.largestSlot()) {
       long slot = slot(length);
       return relay(address, new SharedTransfer(h, slot, length, false))
-        .map(x -> new DownloadReply(h, region.buffer(slot, length)))
+        .map(x -> new DownloadReply(h, region.buffer(slot, length, length)))
         .onFailure(t -> region.release(slot, length));
     }
     Buffer out = Buffer.buffer(length);

@@ -134,10 +134,10 @@ final class SharedRegion {
    * A Vert.x buffer over a slot; the slot returns to the region when the buffer becomes
    * unreachable (or at once through {@link #releaseBuffer}).
    */
-  Buffer buffer(long offset, int length) {
-    ByteBuf buf = Unpooled.wrappedBuffer(slice(offset, length)).writerIndex(length);
+  Buffer buffer(long offset, int capacity, int length) {
+    ByteBuf buf = Unpooled.wrappedBuffer(slice(offset, capacity)).writerIndex(length);
     Buffer b = BufferInternal.buffer(buf);
-    lent.put(offset, CLEANER.register(b, new SlotReturn(this, offset, length)));
+    lent.put(offset, CLEANER.register(b, new SlotReturn(this, offset, capacity)));
     return b;
   }
 
