@@ -56,7 +56,8 @@ public class DeviceVerticle extends VerticleBase {
   private DeviceState state = DeviceState.STARTING;
   private long generation = 1;
   private String lostReason;
-  private ContextTier context;
+  // Volatile: the transfer-buffer methods may be called from any thread.
+  private volatile ContextTier context;
   private final ArrayDeque<Request> pending = new ArrayDeque<>();
   private final Map<Long, Request> inFlight = new LinkedHashMap<>();
   private long nextRequestId;
@@ -155,7 +156,7 @@ public class DeviceVerticle extends VerticleBase {
   /**
    * An empty buffer with room for {@code bytes} that uploads without a host copy: in process
    * isolation it lies in the shared-memory region. Fill it with the append methods; release it with
-   * {@link #releaseTransferBuffer} (or let it become unreachable). Call on this verticle's context.
+   * {@link #releaseTransferBuffer} (or let it become unreachable). Thread-safe.
    */
   public Buffer allocateTransferBuffer(int bytes) {
     if (context == null) {

@@ -9,6 +9,7 @@ import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.impl.Backends;
+import com.vertxcuda.device.impl.HostBufferPool;
 import com.vertxcuda.device.spi.Backend;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
@@ -29,7 +30,6 @@ import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
@@ -39,7 +39,6 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -205,8 +204,16 @@ public class ContextVerticle extends VerticleBase {
     BufferHandle h = r.getHandle();
     runtime.allocations().resolve(h, "handle");
     Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
-    ByteBuffer dst = ByteBuffer.allocateDirect((int) h.byteLength()).order(ByteOrder.LITTLE_ENDIAN);
-    toHost(h, dst).onReply(m, () -> new DownloadReply(h, BufferInternal.buffer(Unpooled.wrappedBuffer(dst))));
+    HostBufferPool pool = HostBufferPool.shared();
+    ByteBuffer dst = pool.take((int) h.byteLength());
+    Queued queued;
+    try {
+      queued = toHost(h, dst);
+    } catch (BackendException | RuntimeException e) {
+      pool.give(dst);
+      throw e;
+    }
+    queued.onReply(m, () -> new DownloadReply(h, pool.lease(dst, (int) h.byteLength())));
   }
 
   private void transfer(Message<Object> m, TransferRequest r) throws BackendException {

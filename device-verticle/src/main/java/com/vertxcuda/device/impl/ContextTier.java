@@ -1,12 +1,8 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.message.DeviceInfo;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
-
-import java.nio.ByteBuffer;
 
 /**
  * One running incarnation of the context tier, seen from the device tier. The device tier talks
@@ -26,11 +22,11 @@ public interface ContextTier {
    * isolation it lies in the shared region); fill it with the append methods.
    */
   default Buffer allocateTransferBuffer(int bytes) {
-    return BufferInternal.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(bytes)).writerIndex(0));
+    return HostBufferPool.shared().lease(bytes);
   }
 
   /** Returns a transfer buffer (or a downloaded one) to its pool at once; false if it has none. */
   default boolean releaseTransferBuffer(Buffer buffer) {
-    return false;
+    return HostBufferPool.shared().release(buffer);
   }
 }

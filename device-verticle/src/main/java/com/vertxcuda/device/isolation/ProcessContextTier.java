@@ -52,6 +52,7 @@ import java.util.concurrent.TimeUnit;
 public final class ProcessContextTier implements ContextTier {
 
   private static final System.Logger LOG = System.getLogger(ProcessContextTier.class.getName());
+  private static final java.util.concurrent.atomic.AtomicLong SEQUENCE = new java.util.concurrent.atomic.AtomicLong();
 
   private final Vertx vertx;
   private final Context context;
@@ -68,6 +69,7 @@ public final class ProcessContextTier implements ContextTier {
   private Link link;
   private DeviceInfo info;
   private long nextId;
+  private final String baseName;
   private boolean stopping;
   private boolean reported;
 
@@ -78,6 +80,9 @@ public final class ProcessContextTier implements ContextTier {
     this.node = node;
     this.generation = generation;
     this.lost = lost;
+    // Unique per launch: a stopping predecessor must never delete a successor's files.
+    this.baseName = "vertx-cuda-" + ProcessHandle.current().pid() + "-" + options.getDevice() + "-g" + generation
+      + "-" + SEQUENCE.incrementAndGet();
   }
 
   /**
@@ -90,14 +95,10 @@ public final class ProcessContextTier implements ContextTier {
     return tier.start().map(v -> (ContextTier) tier).recover(t -> tier.stop().transform(x -> Future.failedFuture(t)));
   }
 
-  private String baseName() {
-    return "vertx-cuda-" + ProcessHandle.current().pid() + "-" + options.getDevice() + "-g" + generation;
-  }
-
   private Future<Void> start() {
     Path shm = Path.of("/dev/shm");
     Path dir = Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
-    region = SharedRegion.create(dir.resolve(baseName()), options.getSharedMemorySize());
+    region = SharedRegion.create(dir.resolve(baseName), options.getSharedMemorySize());
     Promise<Void> hello = Promise.promise();
     server = vertx.createNetServer().connectHandler(socket -> {
       if (link != null) {
@@ -112,7 +113,7 @@ public final class ProcessContextTier implements ContextTier {
     });
     SocketAddress address;
     if (vertx.isNativeTransportEnabled()) {
-      socketPath = Path.of(System.getProperty("java.io.tmpdir"), baseName() + ".sock");
+      socketPath = Path.of(System.getProperty("java.io.tmpdir"), baseName + ".sock");
       address = SocketAddress.domainSocketAddress(socketPath.toString());
     } else {
       address = SocketAddress.inetSocketAddress(0, "127.0.0.1");
@@ -157,10 +158,21 @@ public final class ProcessContextTier implements ContextTier {
     cmd.add(linkArg);
     cmd.add(region.path().toString());
     cmd.add(Base64.getEncoder().encodeToString(config.encode().getBytes(StandardCharsets.UTF_8)));
-    return new ProcessBuilder(cmd)
-      .redirectOutput(ProcessBuilder.Redirect.INHERIT)
-      .redirectError(ProcessBuilder.Redirect.INHERIT)
-      .start();
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    // The device host's output joins this process's standard error, line by line, with its pid.
+    Thread echo = new Thread(() -> {
+      try (java.io.BufferedReader r = new java.io.BufferedReader(
+        new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line = r.readLine(); line != null; line = r.readLine()) {
+          System.err.println("[device host " + p.pid() + "] " + line);
+        }
+      } catch (IOException ignored) {
+        // the device host is gone
+      }
+    }, "vertx-cuda-device-host-output-" + p.pid());
+    echo.setDaemon(true);
+    echo.start();
+    return p;
   }
 
   @Override
