@@ -17,6 +17,7 @@ import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.FaultInjection;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.HostMemoryRegistration;
 import com.vertxcuda.device.spi.LibraryProvider;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
@@ -218,7 +219,13 @@ public class ContextVerticle extends VerticleBase {
 
   private void transfer(Message<Object> m, TransferRequest r) throws BackendException {
     BufferHandle h = r.handle();
-    if (r.direction() == TransferRequest.Direction.TO_DEVICE) {
+    if (r.direction() == TransferRequest.Direction.REGISTER) {
+      boolean pinned = device instanceof HostMemoryRegistration;
+      if (pinned) {
+        ((HostMemoryRegistration) device).registerHostMemory(r.host());
+      }
+      m.reply(pinned);
+    } else if (r.direction() == TransferRequest.Direction.TO_DEVICE) {
       toDevice(h, r.host()).onReply(m, () -> h);
     } else {
       toHost(h, r.host()).onReply(m, () -> h);

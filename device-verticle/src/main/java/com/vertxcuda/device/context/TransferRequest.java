@@ -11,8 +11,8 @@ import java.nio.ByteBuffer;
  */
 public final class TransferRequest {
 
-  /** Which way the bytes go. */
-  public enum Direction { TO_DEVICE, TO_HOST }
+  /** Which way the bytes go; REGISTER only page-locks {@code host} for later transfers. */
+  public enum Direction { TO_DEVICE, TO_HOST, REGISTER }
 
   private final BufferHandle handle;
   private final ByteBuffer host;

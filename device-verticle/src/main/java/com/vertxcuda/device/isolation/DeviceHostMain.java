@@ -78,8 +78,13 @@ public final class DeviceHostMain {
         // Give the frame a moment to leave, then end the process: its use of the GPU is over.
         vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
       });
+      String contextAddress = Addresses.context(node, options.getDevice(), generation);
       InProcessContextTier.launch(vertx, options, node, generation)
-        .onSuccess(tier -> self[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(), "ready")))
+        // Page-lock the whole shared region once (cuda), so every transfer through it is a pinned copy.
+        .compose(tier -> vertx.eventBus().request(contextAddress,
+          new TransferRequest(null, region.slice(0, region.size()), TransferRequest.Direction.REGISTER)))
+        .onSuccess(pinned -> self[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(),
+          "ready, shared region " + (Boolean.TRUE.equals(pinned.body()) ? "pinned" : "pageable"))))
         .onFailure(t -> {
           self[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, String.valueOf(t.getMessage())));
           vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));

@@ -48,6 +48,9 @@ final class SharedRegion {
 
   /** Creates (or truncates) the region file and maps it. */
   static SharedRegion create(Path path, long size) {
+    if (size < 1 << 16 || size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("the shared region takes 64 KiB to 2 GiB, not " + size + " bytes");
+    }
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
       StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
       ch.truncate(size);
