@@ -1,17 +1,10 @@
 package com.vertxcuda.device.impl;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.util.internal.PlatformDependent;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 
-import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayDeque;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reusable off-heap memory for transfers between the host and a device. Fresh direct memory is
@@ -21,13 +14,12 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class HostBufferPool {
 
-  private static final Cleaner CLEANER = Cleaner.create();
   private static final int MIN_CLASS = 12;
   private static final HostBufferPool SHARED = new HostBufferPool(1L << 31);
 
   private final long maxPooledBytes;
   private final ArrayDeque<ByteBuffer>[] free;
-  private final Map<Long, Cleaner.Cleanable> lent = new ConcurrentHashMap<>();
+  private final LentBuffers lent = new LentBuffers();
   private long pooledBytes;
 
   @SuppressWarnings("unchecked")
@@ -79,16 +71,11 @@ public final class HostBufferPool {
   }
 
   /**
-   * A Vert.x buffer over pooled memory with room for {@code capacity} bytes, holding {@code length}
-   * bytes (written by the caller). Its memory returns on {@link #release} or when it is unreachable.
+   * A Vert.x buffer over pooled memory from {@link #take} holding {@code length} bytes (written by
+   * the caller, or to be appended). Its memory returns on {@link #release} or when it is unreachable.
    */
   public Buffer lease(ByteBuffer memory, int length) {
-    ByteBuffer whole = memory.duplicate().clear();
-    ByteBuf buf = Unpooled.wrappedBuffer(whole.slice(0, memory.limit()).order(ByteOrder.LITTLE_ENDIAN)).writerIndex(length);
-    Buffer b = BufferInternal.buffer(buf);
-    long address = PlatformDependent.directBufferAddress(memory);
-    lent.put(address, CLEANER.register(b, new Return(this, memory, address)));
-    return b;
+    return lent.lend(memory.duplicate(), length, () -> give(memory));
   }
 
   /** An empty buffer with room for {@code bytes}; fill it with the append methods. */
@@ -98,41 +85,10 @@ public final class HostBufferPool {
 
   /** Returns a leased buffer's memory now; the buffer must not be used afterwards. */
   public boolean release(Buffer buffer) {
-    ByteBuf buf = ((BufferInternal) buffer).getByteBuf();
-    if (!buf.hasMemoryAddress()) {
-      return false;
-    }
-    Cleaner.Cleanable c = lent.get(buf.memoryAddress());
-    if (c == null) {
-      return false;
-    }
-    c.clean();
-    return true;
+    return lent.release(buffer);
   }
 
   private static int sizeClass(int bytes) {
     return Math.max(MIN_CLASS, 32 - Integer.numberOfLeadingZeros(Math.max(1, bytes) - 1));
-  }
-
-  private static final class Return implements Runnable {
-    private final HostBufferPool pool;
-    private final ByteBuffer memory;
-    private final long address;
-    private boolean done;
-
-    Return(HostBufferPool pool, ByteBuffer memory, long address) {
-      this.pool = pool;
-      this.memory = memory;
-      this.address = address;
-    }
-
-    @Override
-    public synchronized void run() {
-      if (!done) {
-        done = true;
-        pool.lent.remove(address);
-        pool.give(memory);
-      }
-    }
   }
 }

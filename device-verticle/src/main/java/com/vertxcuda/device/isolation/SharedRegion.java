@@ -1,14 +1,13 @@
 package com.vertxcuda.device.isolation;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.util.internal.PlatformDependent;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.buffer.BufferInternal;
+import com.vertxcuda.device.impl.LentBuffers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -27,7 +26,6 @@ import java.util.TreeMap;
 final class SharedRegion {
 
   private static final long ALIGN = 4096;
-  private static final Cleaner CLEANER = Cleaner.create();
 
   private final Path path;
   private final MappedByteBuffer mapping;
@@ -35,8 +33,7 @@ final class SharedRegion {
   private final long size;
   /** Free extents: offset → length. */
   private final TreeMap<Long, Long> free = new TreeMap<>();
-  /** Slots lent out as user-visible buffers, by offset. */
-  private final Map<Long, Cleaner.Cleanable> lent = new java.util.concurrent.ConcurrentHashMap<>();
+  private final LentBuffers lent = new LentBuffers();
 
   private SharedRegion(Path path, MappedByteBuffer mapping) {
     this.path = path;
@@ -134,25 +131,16 @@ final class SharedRegion {
   }
 
   /**
-   * A Vert.x buffer over a slot; the slot returns to the region when the buffer becomes
-   * unreachable (or at once through {@link #releaseBuffer}).
+   * A Vert.x buffer over a slot with room for {@code capacity} bytes, holding {@code length}; the
+   * slot returns to the region when the buffer is released ({@link #releaseBuffer}) or unreachable.
    */
   Buffer buffer(long offset, int capacity, int length) {
-    ByteBuf buf = Unpooled.wrappedBuffer(slice(offset, capacity)).writerIndex(length);
-    Buffer b = BufferInternal.buffer(buf);
-    lent.put(offset, CLEANER.register(b, new SlotReturn(this, offset, capacity)));
-    return b;
+    return lent.lend(slice(offset, capacity), length, () -> release(offset, capacity));
   }
 
   /** Returns a buffer's slot now; the buffer must not be used afterwards. False if it holds none. */
   boolean releaseBuffer(Buffer buffer) {
-    long offset = offsetOf(buffer);
-    Cleaner.Cleanable c = offset < 0 ? null : lent.get(offset);
-    if (c == null) {
-      return false;
-    }
-    c.clean();
-    return true;
+    return lent.release(buffer);
   }
 
   /** Where a buffer lies in the region, or -1 if it does not. */
@@ -164,27 +152,5 @@ final class SharedRegion {
     long address = buf.memoryAddress() + buf.readerIndex();
     long offset = address - base;
     return offset >= 0 && offset + buf.readableBytes() <= size ? offset : -1;
-  }
-
-  private static final class SlotReturn implements Runnable {
-    private final SharedRegion region;
-    private final long offset;
-    private final long length;
-    private boolean done;
-
-    SlotReturn(SharedRegion region, long offset, long length) {
-      this.region = region;
-      this.offset = offset;
-      this.length = length;
-    }
-
-    @Override
-    public synchronized void run() {
-      if (!done) {
-        done = true;
-        region.lent.remove(offset);
-        region.release(offset, length);
-      }
-    }
   }
 }
