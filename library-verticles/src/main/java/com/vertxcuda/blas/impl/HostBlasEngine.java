@@ -11,11 +11,12 @@ import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuStream;
-import com.vertxcuda.library.impl.Operand;
 import dev.ludovic.netlib.blas.BLAS;
 
-import java.nio.ByteBuffer;
 import java.util.List;
+
+import static com.vertxcuda.library.impl.HostOperands.read;
+import static com.vertxcuda.library.impl.HostOperands.write;
 
 /**
  * BLAS on the host backend, computed on the stream's thread through netlib's {@link BLAS}. Every
@@ -244,40 +245,6 @@ final class HostBlasEngine implements BlasEngine {
         bits = (bits + 0x1000) & 0xFFFF_E000;
       }
       v[i] = Float.intBitsToFloat(bits);
-    }
-  }
-
-  /** The touched elements of an operand, widened to double. */
-  static double[] read(Operand o) {
-    int n = (int) o.extent();
-    double[] out = new double[n];
-    ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
-    switch (o.dtype()) {
-      case F64:
-        b.asDoubleBuffer().get(out);
-        break;
-      case F32:
-        for (int i = 0; i < n; i++) {
-          out[i] = b.getFloat(i * 4);
-        }
-        break;
-      default:
-        for (int i = 0; i < n; i++) {
-          out[i] = o.dtype().decode(b.getShort(i * 2));
-        }
-    }
-    return out;
-  }
-
-  /** Writes an operand's touched elements back, rounding to F32 where it holds F32. */
-  static void write(Operand o, double[] v) {
-    ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
-    if (o.dtype() == DType.F64) {
-      b.asDoubleBuffer().put(v);
-    } else {
-      for (int i = 0; i < v.length; i++) {
-        b.putFloat(i * 4, (float) v[i]);
-      }
     }
   }
 }
