@@ -6,6 +6,7 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.blas.impl.cuda.CudaBlasEngine;
 import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.EngineResult;
 
 import java.util.List;
 
@@ -15,16 +16,17 @@ import java.util.List;
  */
 public interface BlasEngine {
 
-  /** A scalar result, readable once the work that produces it has completed. */
-  interface Scalar {
-    double read();
-  }
+  /**
+   * Queues one call; returns what to read once it completes (the scalar of DOT, NRM2, ASUM, IAMAX,
+   * IAMIN), or null when there is nothing to read.
+   */
+  EngineResult enqueue(GpuStream stream, BlasCall call) throws BackendException;
 
-  /** Queues one call; returns its scalar result for DOT, NRM2, ASUM, IAMAX, IAMIN, else null. */
-  Scalar enqueue(GpuStream stream, BlasCall call) throws BackendException;
-
-  /** Queues GEMM calls of one shape (dtype, transposes, sizes, leading dimensions, alpha, beta) as one batched call. */
-  void enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException;
+  /**
+   * Queues GEMM calls of one shape (dtype, transposes, sizes, leading dimensions, alpha, beta) as
+   * one batched call; returns what to read once it completes, or null.
+   */
+  EngineResult enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException;
 
   /** Releases native resources; when {@code poisoned}, without calling into the device. */
   void close(boolean poisoned);

@@ -11,6 +11,7 @@ import com.vertxcuda.device.context.Allocation;
 import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
 import com.vertxcuda.library.impl.Operand;
 import io.vertx.core.eventbus.Message;
@@ -78,10 +79,10 @@ public final class BlasVerticle extends LibraryVerticle {
   }
 
   private void run(Message<Object> m, BlasCall call) throws BackendException {
-    BlasEngine.Scalar[] scalar = new BlasEngine.Scalar[1];
+    EngineResult[] result = new EngineResult[1];
     GpuEvent done = enqueue(call.readAllocations(), call.writeAllocations(),
-      () -> scalar[0] = engine.enqueue(stream, call));
-    runtime.replyWhenDone(m, done, () -> call.reply(scalar[0] == null ? 0 : scalar[0].read()));
+      () -> result[0] = engine.enqueue(stream, call));
+    runtime.replyWhenDone(m, done, () -> call.reply(result[0] == null ? 0 : result[0].value()));
   }
 
   private boolean batchable(BlasCall call) {
@@ -169,14 +170,20 @@ public final class BlasVerticle extends LibraryVerticle {
         reads.addAll(call.readAllocations());
         writes.addAll(call.writeAllocations());
       }
-      GpuEvent done = enqueue(reads, writes, () -> engine.enqueueGemmBatch(stream, calls));
+      EngineResult[] result = new EngineResult[1];
+      GpuEvent done = enqueue(reads, writes, () -> result[0] = engine.enqueueGemmBatch(stream, calls));
       for (int i = 1; i < calls.size(); i++) {
         done.retain();
       }
       int size = calls.size();
       for (int i = 0; i < size; i++) {
         Operand c = calls.get(i).c();
-        runtime.replyWhenDone(messages.get(i), done, () -> new BlasReply().setOutput(c.handle()).setBatchSize(size));
+        runtime.replyWhenDone(messages.get(i), done, () -> {
+          if (result[0] != null) {
+            result[0].value();
+          }
+          return new BlasReply().setOutput(c.handle()).setBatchSize(size);
+        });
       }
     } catch (Throwable t) {
       messages.forEach(m -> runtime.fail(m, t));

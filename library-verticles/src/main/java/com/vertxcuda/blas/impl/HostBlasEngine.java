@@ -11,6 +11,8 @@ import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.library.impl.EngineResult;
+import com.vertxcuda.library.impl.HostResult;
 import dev.ludovic.netlib.blas.BLAS;
 
 import java.util.List;
@@ -34,30 +36,21 @@ final class HostBlasEngine implements BlasEngine {
     this.device = device;
   }
 
-  private static final class Result implements Scalar {
-    private volatile double value;
-
-    @Override
-    public double read() {
-      return value;
-    }
-  }
-
   @Override
-  public Scalar enqueue(GpuStream stream, BlasCall call) throws BackendException {
-    Result result = call.isScalar() ? new Result() : null;
-    HostAccess.enqueue(device, stream, () -> {
-      double v = run(call);
-      if (result != null) {
-        result.value = v;
-      }
-    });
+  public EngineResult enqueue(GpuStream stream, BlasCall call) throws BackendException {
+    HostResult result = new HostResult();
+    HostAccess.enqueue(device, stream, result.capture(() -> run(call)));
     return result;
   }
 
   @Override
-  public void enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException {
-    HostAccess.enqueue(device, stream, () -> calls.forEach(HostBlasEngine::run));
+  public EngineResult enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException {
+    HostResult result = new HostResult();
+    HostAccess.enqueue(device, stream, result.capture(() -> {
+      calls.forEach(HostBlasEngine::run);
+      return 0;
+    }));
+    return result;
   }
 
   @Override
@@ -73,7 +66,7 @@ final class HostBlasEngine implements BlasEngine {
         gemm(call, r);
         return 0;
       case GEMV: {
-        double[] a = read(call.a());
+        double[] a = read(call.a(), r.getLda());
         double[] x = read(call.x());
         double[] y = read(call.y());
         if (r.getM() > 0 && r.getN() > 0) {
@@ -86,7 +79,7 @@ final class HostBlasEngine implements BlasEngine {
       case GER: {
         double[] x = read(call.x());
         double[] y = read(call.y());
-        double[] a = read(call.a());
+        double[] a = read(call.a(), r.getLda());
         if (r.getM() > 0 && r.getN() > 0) {
           BLAS_IMPL.dger(r.getM(), r.getN(), r.getAlpha(), x, 0, r.getIncx(), y, 0, r.getIncy(), a, 0, r.getLda());
         }
@@ -97,8 +90,8 @@ final class HostBlasEngine implements BlasEngine {
         geam(call, r);
         return 0;
       case SYRK: {
-        double[] a = read(call.a());
-        double[] c = read(call.c());
+        double[] a = read(call.a(), r.getLda());
+        double[] c = read(call.c(), r.getLdc());
         if (r.getN() > 0) {
           int lda = r.getLda();
           BLAS_IMPL.dsyrk(r.getUplo() == FillMode.UPPER ? "U" : "L", t(r.getTransA()), r.getN(), r.getK(),
@@ -108,8 +101,8 @@ final class HostBlasEngine implements BlasEngine {
         return 0;
       }
       case TRSM: {
-        double[] a = read(call.a());
-        double[] b = read(call.b());
+        double[] a = read(call.a(), r.getLda());
+        double[] b = read(call.b(), r.getLdb());
         if (r.getM() > 0 && r.getN() > 0) {
           BLAS_IMPL.dtrsm(r.getSide() == Side.LEFT ? "L" : "R", r.getUplo() == FillMode.UPPER ? "U" : "L",
             t(r.getTransA()), r.getDiag() == Diagonal.UNIT ? "U" : "N", r.getM(), r.getN(), r.getAlpha(),
@@ -180,9 +173,9 @@ final class HostBlasEngine implements BlasEngine {
   }
 
   private static void gemm(BlasCall call, BlasRequest r) {
-    double[] a = read(call.a());
-    double[] b = read(call.b());
-    double[] c = read(call.c());
+    double[] a = read(call.a(), r.getLda());
+    double[] b = read(call.b(), r.getLdb());
+    double[] c = read(call.c(), r.getLdc());
     if (r.isTf32()) {
       toTf32(a, call.a().dtype());
       toTf32(b, call.b().dtype());

@@ -6,6 +6,7 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.fft.impl.cuda.CudaFftEngine;
 import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.EngineResult;
 
 /** Makes plans and runs FFTs on one verticle's stream; called only from that verticle's thread. */
 public interface FftEngine {
@@ -16,8 +17,8 @@ public interface FftEngine {
 
   Plan plan(FftPlanKey key) throws BackendException;
 
-  /** Queues {@code call} with {@code plan} (made for the call's key). */
-  void enqueue(GpuStream stream, Plan plan, FftCall call) throws BackendException;
+  /** Queues {@code call} with {@code plan} (made for the call's key); returns what to check once it completes, or null. */
+  EngineResult enqueue(GpuStream stream, Plan plan, FftCall call) throws BackendException;
 
   /** Releases a plan whose work has completed; when {@code poisoned}, without calling into the device. */
   void destroy(Plan plan, boolean poisoned);

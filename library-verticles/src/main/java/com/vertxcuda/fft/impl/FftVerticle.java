@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.fft.FftOptions;
 import com.vertxcuda.fft.FftReply;
 import com.vertxcuda.fft.FftRequest;
+import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
 import io.vertx.core.eventbus.Message;
 
@@ -46,11 +47,17 @@ public final class FftVerticle extends LibraryVerticle {
     FftCall call = FftCall.of((FftRequest) m.body(), runtime.allocations());
     PlanCache.Entry cached = plans.get(call.key());
     PlanCache.Entry plan = cached != null ? cached : plans.create(call.key());
+    EngineResult[] result = new EngineResult[1];
     GpuEvent done = enqueue(List.of(call.input().allocation()), List.of(call.output().allocation()),
-      () -> engine.enqueue(stream, plan.plan, call));
+      () -> result[0] = engine.enqueue(stream, plan.plan, call));
     plan.used(done);
     boolean reused = cached != null;
-    runtime.replyWhenDone(m, done, () -> new FftReply(call.output().handle(), reused));
+    runtime.replyWhenDone(m, done, () -> {
+      if (result[0] != null) {
+        result[0].value();
+      }
+      return new FftReply(call.output().handle(), reused);
+    });
   }
 
   @Override

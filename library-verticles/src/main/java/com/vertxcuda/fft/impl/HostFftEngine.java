@@ -6,6 +6,8 @@ import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftType;
+import com.vertxcuda.library.impl.EngineResult;
+import com.vertxcuda.library.impl.HostResult;
 import org.jtransforms.fft.DoubleFFT_1D;
 import org.jtransforms.fft.DoubleFFT_2D;
 import org.jtransforms.fft.DoubleFFT_3D;
@@ -65,8 +67,13 @@ final class HostFftEngine implements FftEngine {
   }
 
   @Override
-  public void enqueue(GpuStream stream, Plan plan, FftCall call) throws BackendException {
-    HostAccess.enqueue(device, stream, () -> run((HostPlan) plan, call));
+  public EngineResult enqueue(GpuStream stream, Plan plan, FftCall call) throws BackendException {
+    HostResult result = new HostResult();
+    HostAccess.enqueue(device, stream, result.capture(() -> {
+      run((HostPlan) plan, call);
+      return 0;
+    }));
+    return result;
   }
 
   private static void run(HostPlan plan, FftCall call) {

@@ -13,12 +13,20 @@ public final class HostOperands {
 
   /** The touched elements of an operand, widened to double (F16 and BF16 decoded exactly). */
   public static double[] read(Operand o) {
+    return read(o, 0);
+  }
+
+  /**
+   * The touched elements followed by {@code pad} zeros: netlib wants a matrix array to hold whole
+   * columns, the last one included, where the device needs only its first rows.
+   */
+  public static double[] read(Operand o, int pad) {
     int n = Math.toIntExact(o.extent());
-    double[] out = new double[n];
+    double[] out = new double[n + pad];
     ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
     switch (o.dtype()) {
       case F64:
-        b.asDoubleBuffer().get(out);
+        b.asDoubleBuffer().get(out, 0, n);
         break;
       case F32:
         for (int i = 0; i < n; i++) {
@@ -36,10 +44,11 @@ public final class HostOperands {
   /** Writes an operand's touched elements back, rounding once to F32 where it holds F32. */
   public static void write(Operand o, double[] v) {
     ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
+    int n = Math.toIntExact(o.extent());
     if (o.dtype() == DType.F64) {
-      b.asDoubleBuffer().put(v);
+      b.asDoubleBuffer().put(v, 0, n);
     } else {
-      for (int i = 0; i < v.length; i++) {
+      for (int i = 0; i < n; i++) {
         b.putFloat(i * 4, (float) v[i]);
       }
     }

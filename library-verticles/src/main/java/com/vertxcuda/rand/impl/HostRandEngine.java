@@ -6,6 +6,8 @@ import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.library.impl.EngineResult;
+import com.vertxcuda.library.impl.HostResult;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandRequest;
 import com.vertxcuda.rand.RngType;
@@ -33,13 +35,18 @@ final class HostRandEngine implements RandEngine {
   }
 
   @Override
-  public void enqueue(GpuStream stream, RandCall call) throws BackendException {
+  public EngineResult enqueue(GpuStream stream, RandCall call) throws BackendException {
     RandRequest r = call.request();
     if (call.generator().isQuasi() && r.getDimensions() > Sobol32.MAX_DIMENSIONS) {
       throw BackendException.of(FailureCode.UNSUPPORTED, "the host backend's SOBOL32 has "
         + Sobol32.MAX_DIMENSIONS + " dimensions, asked " + r.getDimensions());
     }
-    HostAccess.enqueue(device, stream, () -> run(call));
+    HostResult result = new HostResult();
+    HostAccess.enqueue(device, stream, result.capture(() -> {
+      run(call);
+      return 0;
+    }));
+    return result;
   }
 
   @Override

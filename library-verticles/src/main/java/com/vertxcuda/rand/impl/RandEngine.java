@@ -5,12 +5,14 @@ import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.rand.impl.cuda.CudaRandEngine;
 
 /** Generates numbers on one verticle's stream; called only from that verticle's thread. */
 public interface RandEngine {
 
-  void enqueue(GpuStream stream, RandCall call) throws BackendException;
+  /** Queues the generation; returns what to check once it completes, or null. */
+  EngineResult enqueue(GpuStream stream, RandCall call) throws BackendException;
 
   /** Releases generators; when {@code poisoned}, without calling into the device. */
   void close(boolean poisoned);

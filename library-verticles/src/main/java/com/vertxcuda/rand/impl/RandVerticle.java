@@ -6,6 +6,7 @@ import com.vertxcuda.Library;
 import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
 import com.vertxcuda.rand.RandRequest;
 import io.vertx.core.eventbus.Message;
@@ -38,8 +39,15 @@ public final class RandVerticle extends LibraryVerticle {
       return;
     }
     RandCall call = RandCall.of((RandRequest) m.body(), runtime.allocations());
-    GpuEvent done = enqueue(List.of(), List.of(call.output().allocation()), () -> engine.enqueue(stream, call));
-    runtime.replyWhenDone(m, done, () -> call.output().handle());
+    EngineResult[] result = new EngineResult[1];
+    GpuEvent done = enqueue(List.of(), List.of(call.output().allocation()),
+      () -> result[0] = engine.enqueue(stream, call));
+    runtime.replyWhenDone(m, done, () -> {
+      if (result[0] != null) {
+        result[0].value();
+      }
+      return call.output().handle();
+    });
   }
 
   @Override

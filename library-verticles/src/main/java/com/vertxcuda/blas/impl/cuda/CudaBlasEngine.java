@@ -18,6 +18,7 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.CudaStatus;
 import com.vertxcuda.library.impl.DeviceAddresses;
+import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.Operand;
 import jcuda.Pointer;
 import jcuda.cudaDataType;
@@ -128,7 +129,7 @@ public final class CudaBlasEngine implements BlasEngine {
   }
 
   @Override
-  public Scalar enqueue(GpuStream stream, BlasCall call) throws BackendException {
+  public EngineResult enqueue(GpuStream stream, BlasCall call) throws BackendException {
     if (call.isScalar()) {
       return scalarCall(call);
     }
@@ -265,7 +266,7 @@ public final class CudaBlasEngine implements BlasEngine {
     }
   }
 
-  private Scalar scalarCall(BlasCall call) throws BackendException {
+  private EngineResult scalarCall(BlasCall call) throws BackendException {
     BlasRequest r = call.request();
     boolean d = call.dtype() == DType.F64;
     int slot;
@@ -319,7 +320,7 @@ public final class CudaBlasEngine implements BlasEngine {
   }
 
   @Override
-  public void enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException {
+  public EngineResult enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException {
     for (int from = 0; from < calls.size(); from += BATCH_CAPACITY) {
       List<BlasCall> chunk = calls.subList(from, Math.min(calls.size(), from + BATCH_CAPACITY));
       int slot = nextBatchSlot;
@@ -363,5 +364,6 @@ public final class CudaBlasEngine implements BlasEngine {
       batchUse[slot] = device.record(stream);
       nextBatchSlot = (slot + 1) % BATCH_RING;
     }
+    return null;
   }
 }

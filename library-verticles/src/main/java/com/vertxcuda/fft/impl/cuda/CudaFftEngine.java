@@ -10,6 +10,7 @@ import com.vertxcuda.fft.impl.FftLayout;
 import com.vertxcuda.fft.impl.FftPlanKey;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.CudaStatus;
+import com.vertxcuda.library.impl.EngineResult;
 import jcuda.driver.CUdeviceptr;
 import jcuda.jcufft.JCufft;
 import jcuda.jcufft.cufftHandle;
@@ -65,7 +66,7 @@ public final class CudaFftEngine implements FftEngine {
   }
 
   @Override
-  public void enqueue(GpuStream s, Plan plan, FftCall call) throws BackendException {
+  public EngineResult enqueue(GpuStream s, Plan plan, FftCall call) throws BackendException {
     cufftHandle h = ((CudaPlan) plan).handle;
     CUdeviceptr in = pointers.pointer(call.input().memory(), call.input().byteOffset());
     CUdeviceptr out = pointers.pointer(call.output().memory(), call.output().byteOffset());
@@ -78,6 +79,7 @@ public final class CudaFftEngine implements FftEngine {
       case D2Z: check(JCufft.cufftExecD2Z(h, in, out), "cufftExecD2Z"); break;
       default: check(JCufft.cufftExecZ2D(h, in, out), "cufftExecZ2D");
     }
+    return null;
   }
 
   @Override

@@ -5,6 +5,7 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.CudaStatus;
+import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.rand.RandRequest;
 import com.vertxcuda.rand.RngType;
 import com.vertxcuda.rand.impl.RandCall;
@@ -52,7 +53,7 @@ public final class CudaRandEngine implements RandEngine {
   }
 
   @Override
-  public void enqueue(GpuStream s, RandCall call) throws BackendException {
+  public EngineResult enqueue(GpuStream s, RandCall call) throws BackendException {
     RandRequest r = call.request();
     curandGenerator g = generator(call.generator());
     if (call.generator().isQuasi()) {
@@ -85,6 +86,7 @@ public final class CudaRandEngine implements RandEngine {
       default:
         check(JCurand.curandGeneratePoisson(g, out, n, r.getLambda()), "curandGeneratePoisson");
     }
+    return null;
   }
 
   @Override
