@@ -1,19 +1,21 @@
 package com.vertxcuda.library.impl;
 
 import com.vertxcuda.Addresses;
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.context.Allocation;
 import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.context.StreamOrdering;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
-import com.vertxcuda.device.context.StreamOrdering;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonObject;
 
 import java.util.List;
 
@@ -25,10 +27,13 @@ import java.util.List;
  */
 public abstract class LibraryVerticle extends VerticleBase {
 
+  private static final System.Logger LOG = System.getLogger(LibraryVerticle.class.getName());
+
   protected final ContextRuntime runtime;
   private final Library library;
   protected GpuStream stream;
   private MessageConsumer<Object> consumer;
+  private String unavailable;
 
   protected LibraryVerticle(ContextRuntime runtime, Library library) {
     this.runtime = runtime;
@@ -40,7 +45,22 @@ public abstract class LibraryVerticle extends VerticleBase {
     CudaCodecs.register(vertx.eventBus());
     runtime.device().bindCurrentThread();
     stream = runtime.device().createStream(library.suffix());
-    open();
+    // A library that cannot open (its native library missing, say) answers UNSUPPORTED; the
+    // context and the other libraries keep serving.
+    try {
+      open();
+    } catch (BackendException e) {
+      if (e.isSticky()) {
+        throw e;
+      }
+      unavailable = e.getMessage();
+    } catch (RuntimeException | LinkageError e) {
+      unavailable = e.toString();
+    }
+    if (unavailable != null) {
+      LOG.log(System.Logger.Level.WARNING, "vertx-cuda: the " + library.suffix() + " library is unavailable on "
+        + runtime.node() + "/" + runtime.deviceIndex() + ": " + unavailable);
+    }
     consumer = vertx.eventBus().consumer(
       Addresses.contextLibrary(runtime.node(), runtime.deviceIndex(), runtime.generation(), library), this::receive);
     return consumer.completion();
@@ -55,6 +75,11 @@ public abstract class LibraryVerticle extends VerticleBase {
   private void receive(Message<Object> m) {
     if (runtime.isPoisoned()) {
       Failures.fail(m, runtime.lostFailure());
+      return;
+    }
+    if (unavailable != null) {
+      Failures.fail(m, FailureCode.UNSUPPORTED, "the " + library.suffix() + " library cannot run on this device: "
+        + unavailable);
       return;
     }
     try {
@@ -80,9 +105,9 @@ public abstract class LibraryVerticle extends VerticleBase {
   }
 
   /** This library's settings from {@code DeviceOptions.libraryOptions}. */
-  protected io.vertx.core.json.JsonObject libraryOptions() {
-    io.vertx.core.json.JsonObject all = runtime.options().getLibraryOptions();
-    io.vertx.core.json.JsonObject mine = all == null ? null : all.getJsonObject(library.suffix());
-    return mine == null ? new io.vertx.core.json.JsonObject() : mine;
+  protected JsonObject libraryOptions() {
+    JsonObject all = runtime.options().getLibraryOptions();
+    JsonObject mine = all == null ? null : all.getJsonObject(library.suffix());
+    return mine == null ? new JsonObject() : mine;
   }
 }
