@@ -203,5 +203,7 @@ class FftVerticleTest extends HostDeviceTest {
     assertBadRequest(fft.execute(new FftRequest().setType(FftType.C2C).setN(List.of(4)).setIstride(0)
       .setInput(in).setOutput(out)), "istride");
     assertBadRequest(fft.execute(new FftRequest().setN(List.of(4)).setInput(in).setOutput(out)), "type is missing");
+    assertBadRequest(fft.execute(new FftRequest().setType(FftType.C2C).setN(List.of(4)).setBatch(3)
+      .setIdist(Long.MAX_VALUE / 2).setInput(in).setOutput(out)), "overflows");
   }
 }

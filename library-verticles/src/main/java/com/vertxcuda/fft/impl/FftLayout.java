@@ -17,12 +17,15 @@ public record FftLayout(List<Integer> embed, long stride, long dist) {
     return b * dist + linear * stride;
   }
 
-  /** Elements from the first touched by {@code batch} transforms of logical sizes {@code dims}. */
+  /**
+   * Elements from the first touched by {@code batch} transforms of logical sizes {@code dims};
+   * throws {@link ArithmeticException} when that does not fit in a long.
+   */
   public long extent(int[] dims, int batch) {
-    int[] last = new int[dims.length];
+    long linear = 0;
     for (int i = 0; i < dims.length; i++) {
-      last[i] = dims[i] - 1;
+      linear = Math.addExact(Math.multiplyExact(linear, i == 0 ? 1L : embed.get(i)), dims[i] - 1L);
     }
-    return offset(last, batch - 1) + 1;
+    return Math.addExact(Math.addExact(Math.multiplyExact(batch - 1L, dist), Math.multiplyExact(linear, stride)), 1L);
   }
 }

@@ -84,6 +84,10 @@ public abstract class LibraryVerticle extends VerticleBase {
     }
     try {
       handle(m);
+    } catch (ArithmeticException e) {
+      // Only the checks do exact arithmetic before anything is queued.
+      Failures.fail(m, FailureCode.BAD_REQUEST, "a size, stride or distance of the request overflows: "
+        + e.getMessage());
     } catch (Throwable t) {
       runtime.fail(m, t);
     }
