@@ -315,6 +315,12 @@ class BlasVerticleTest extends HostDeviceTest {
     assertBadRequest(blas.axpy(7, 1, a, 2, b, 1), "x holds 12");
     assertBadRequest(blas.gemv(Transpose.N, 3, 3, 1, a, 3, b, 1, 0, c.view(0, 2), 1), "y holds 2");
     assertBadRequest(blas.trsm(Side.RIGHT, FillMode.LOWER, Transpose.N, Diagonal.UNIT, 2, 4, 1, a, 3, b, 2), "lda");
+    assertBadRequest(blas.ger(3, 4, 1, a, 1, b, 1, c, 2), "lda");
+    assertBadRequest(blas.ger(3, 4, 1, a, 1, b, 4, c, 3), "y holds 12");
+    assertBadRequest(blas.geam(Transpose.T, Transpose.N, 3, 4, 1, a, 3, 1, b, 3, c, 3), "lda");
+    assertBadRequest(blas.syrk(FillMode.UPPER, Transpose.N, 3, 2, 1, a, 3, 0, d, 3), "c has dtype F64");
+    assertBadRequest(blas.syrk(null, Transpose.N, 3, 2, 1, a, 3, 0, c, 3), "uplo is missing");
+    assertBadRequest(blas.rot(4, a, 1, a.view(2, 8), 1, 1, 0), "y overlaps x");
     assertBadRequest(blas.execute(new BlasRequest()), "op is missing");
   }
 }
