@@ -105,6 +105,19 @@ class RandVerticleTest extends HostDeviceTest {
   }
 
   @Test
+  void aViewIsFilledAndNothingElse() {
+    BufferHandle whole = f32(new float[12]);
+    await(rand.uniform(RngType.XORWOW, 5, whole.view(4, 6)));
+    float[] v = readF32(whole);
+    BufferHandle alone = f32s(6);
+    await(rand.uniform(RngType.XORWOW, 5, alone));
+    assertArrayEquals(readF32(alone), java.util.Arrays.copyOfRange(v, 4, 10), "the view holds the sequence");
+    for (int i : new int[] {0, 1, 2, 3, 10, 11}) {
+      assertEquals(0f, v[i], "element " + i + " outside the view");
+    }
+  }
+
+  @Test
   void sobolFillsDimensionAfterDimension() {
     BufferHandle out = await(device.alloc(DType.F64, 8));
     await(rand.generate(new RandRequest().setGenerator(RngType.SOBOL32).setDimensions(2).setOutput(out)));

@@ -1,5 +1,6 @@
 package com.vertxcuda.blas.impl;
 
+import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
@@ -69,7 +70,7 @@ public final class BlasVerticle extends LibraryVerticle {
   protected void close(boolean poisoned) {
     for (Message<Object> m : heldMessages) {
       Failures.fail(m, runtime.isPoisoned() ? runtime.lostFailure()
-        : new com.vertxcuda.CudaException(FailureCode.CONTEXT_LOST, "the BLAS verticle stopped"));
+        : new CudaException(FailureCode.CONTEXT_LOST, "the BLAS verticle stopped"));
     }
     heldMessages.clear();
     heldCalls.clear();
@@ -155,6 +156,11 @@ public final class BlasVerticle extends LibraryVerticle {
     heldMessages.clear();
     heldCalls.clear();
     heldShape = null;
+    if (runtime.isPoisoned()) {
+      // The window closed after the context was poisoned: it must not be touched again.
+      messages.forEach(m -> Failures.fail(m, runtime.lostFailure()));
+      return;
+    }
     if (calls.size() == 1) {
       try {
         run(messages.get(0), calls.get(0));
