@@ -50,6 +50,7 @@ public class DeviceOptions {
   private long deviceHostStartTimeout = DEFAULT_DEVICE_HOST_START_TIMEOUT;
   private List<String> deviceHostJvmOptions = new ArrayList<>();
   private String cudaLibraryPath;
+  private JsonObject libraryOptions = new JsonObject();
 
   public DeviceOptions() {
   }
@@ -152,6 +153,13 @@ public class DeviceOptions {
   /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
   public String getCudaLibraryPath() { return cudaLibraryPath; }
   public DeviceOptions setCudaLibraryPath(String v) { this.cudaLibraryPath = v; return this; }
+
+  /**
+   * Settings of each library verticle, keyed by library suffix ({@code "blas"}, {@code "fft"},
+   * {@code "rand"}); each value is that library's options as JSON. Empty means every default.
+   */
+  public JsonObject getLibraryOptions() { return libraryOptions; }
+  public DeviceOptions setLibraryOptions(JsonObject v) { this.libraryOptions = v == null ? new JsonObject() : v; return this; }
 
   /** The worker pool name in effect. */
   public String workerPoolNameOrDefault() {
