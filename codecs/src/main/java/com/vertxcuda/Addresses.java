@@ -49,6 +49,11 @@ public final class Addresses {
     return device(node, device) + ".g" + generation + ".context";
   }
 
+  /** Whether {@code address} is a context tier's (internal) address rather than a library's. */
+  public static boolean isContext(String address) {
+    return address.startsWith(PREFIX + ".") && address.endsWith(".context");
+  }
+
   /** A library verticle of one generation (internal). */
   public static String contextLibrary(String node, int device, long generation, Library library) {
     return device(node, device) + ".g" + generation + "." + library.suffix();

@@ -99,6 +99,11 @@ public final class WireIn {
     return new BufferHandle(node, device, generation, id, dtype, count, hi, lo, offset, length);
   }
 
+  /** Bytes left in the message. */
+  public int remaining() {
+    return end - pos;
+  }
+
   /** Fails unless every byte of the message was read. */
   public void expectEnd() {
     if (pos != end) {

@@ -20,6 +20,7 @@ public class DeviceInfo {
   private long generation;
   private DeviceState state;
   private long load;
+  private long pid;
 
   public DeviceInfo() {
   }
@@ -76,6 +77,10 @@ public class DeviceInfo {
 
   public DeviceState getState() { return state; }
   public DeviceInfo setState(DeviceState state) { this.state = state; return this; }
+
+  /** Process id of the process that runs the context (the device host in process isolation). */
+  public long getPid() { return pid; }
+  public DeviceInfo setPid(long v) { this.pid = v; return this; }
 
   /** Requests in flight plus queued, for placement. */
   public long getLoad() { return load; }

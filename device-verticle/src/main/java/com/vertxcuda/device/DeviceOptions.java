@@ -16,7 +16,7 @@ public class DeviceOptions {
 
   public static final int DEFAULT_DEVICE = 0;
   public static final BackendKind DEFAULT_BACKEND = BackendKind.AUTO;
-  public static final Isolation DEFAULT_ISOLATION = Isolation.IN_PROCESS;
+  public static final Isolation DEFAULT_ISOLATION = Isolation.AUTO;
   public static final int DEFAULT_PENDING_QUEUE_CAPACITY = 1024;
   public static final long DEFAULT_MEMORY_LIMIT = 0;
   public static final long DEFAULT_REQUEST_TIMEOUT = 60_000;
@@ -25,6 +25,8 @@ public class DeviceOptions {
   public static final long DEFAULT_REGISTRY_REFRESH = 5_000;
   public static final long DEFAULT_HOST_MEMORY = 1L << 30;
   public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
+  public static final long DEFAULT_SHARED_MEMORY_SIZE = 1L << 30;
+  public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;
 
   private int device = DEFAULT_DEVICE;
@@ -44,7 +46,11 @@ public class DeviceOptions {
   private long hostStartDelay;
   private long heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
   private long heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
+  private long sharedMemorySize = DEFAULT_SHARED_MEMORY_SIZE;
+  private long deviceHostStartTimeout = DEFAULT_DEVICE_HOST_START_TIMEOUT;
+  private List<String> deviceHostJvmOptions = new ArrayList<>();
   private String cudaLibraryPath;
+  private JsonObject libraryOptions = new JsonObject();
 
   public DeviceOptions() {
   }
@@ -132,9 +138,28 @@ public class DeviceOptions {
   public long getHeartbeatTimeout() { return heartbeatTimeout; }
   public DeviceOptions setHeartbeatTimeout(long v) { this.heartbeatTimeout = v; return this; }
 
+  /** Bytes of the shared-memory region between a device verticle and its device host (process isolation). */
+  public long getSharedMemorySize() { return sharedMemorySize; }
+  public DeviceOptions setSharedMemorySize(long v) { this.sharedMemorySize = v; return this; }
+
+  /** How long a device host may take to start and report ready, in ms (process isolation). */
+  public long getDeviceHostStartTimeout() { return deviceHostStartTimeout; }
+  public DeviceOptions setDeviceHostStartTimeout(long v) { this.deviceHostStartTimeout = v; return this; }
+
+  /** Extra JVM options of the device-host process, e.g. -Xmx (process isolation). */
+  public List<String> getDeviceHostJvmOptions() { return deviceHostJvmOptions; }
+  public DeviceOptions setDeviceHostJvmOptions(List<String> v) { this.deviceHostJvmOptions = v; return this; }
+
   /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
   public String getCudaLibraryPath() { return cudaLibraryPath; }
   public DeviceOptions setCudaLibraryPath(String v) { this.cudaLibraryPath = v; return this; }
+
+  /**
+   * Settings of each library verticle, keyed by library suffix ({@code "blas"}, {@code "fft"},
+   * {@code "rand"}); each value is that library's options as JSON. Empty means every default.
+   */
+  public JsonObject getLibraryOptions() { return libraryOptions; }
+  public DeviceOptions setLibraryOptions(JsonObject v) { this.libraryOptions = v == null ? new JsonObject() : v; return this; }
 
   /** The worker pool name in effect. */
   public String workerPoolNameOrDefault() {

@@ -8,7 +8,10 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.isolation.ProcessContextTier;
+import com.vertxcuda.device.impl.ForwardFailures;
 import com.vertxcuda.device.impl.InProcessContextTier;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.message.DeviceEvent;
@@ -17,11 +20,10 @@ import com.vertxcuda.message.DeviceState;
 import com.vertxcuda.message.DeviceStats;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.eventbus.ReplyException;
-import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayDeque;
@@ -45,6 +47,7 @@ public class DeviceVerticle extends VerticleBase {
   private static final System.Logger LOG = System.getLogger(DeviceVerticle.class.getName());
 
   private DeviceOptions options;
+  private Isolation isolation;
   private String node;
   private int device;
   private String address;
@@ -53,7 +56,8 @@ public class DeviceVerticle extends VerticleBase {
   private DeviceState state = DeviceState.STARTING;
   private long generation = 1;
   private String lostReason;
-  private ContextTier context;
+  // Volatile: the transfer-buffer methods may be called from any thread.
+  private volatile ContextTier context;
   private final ArrayDeque<Request> pending = new ArrayDeque<>();
   private final Map<Long, Request> inFlight = new LinkedHashMap<>();
   private long nextRequestId;
@@ -94,6 +98,7 @@ public class DeviceVerticle extends VerticleBase {
     device = options.getDevice();
     address = Addresses.device(node, device);
     forwardOptions = new DeliveryOptions().setSendTimeout(options.getRequestTimeout());
+    isolation = Backends.isolation(options);
     consumers.add(vertx.eventBus().consumer(address, m -> accept(m, null)));
     for (Library library : options.getLibraries()) {
       consumers.add(vertx.eventBus().consumer(Addresses.library(node, device, library), m -> accept(m, library)));
@@ -135,7 +140,34 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private Future<ContextTier> launch(long gen) {
+    if (isolation == Isolation.PROCESS) {
+      return ProcessContextTier.launch(vertx, options, node, gen, reason -> tierLost(gen, reason));
+    }
     return InProcessContextTier.launch(vertx, options, node, gen);
+  }
+
+  /** A device host gone on its own (exited, crashed, killed). */
+  private void tierLost(long gen, String reason) {
+    if (gen == generation && state == DeviceState.READY) {
+      contextLost(reason);
+    }
+  }
+
+  /**
+   * An empty buffer with room for {@code bytes} that uploads without a host copy: in process
+   * isolation it lies in the shared-memory region. Fill it with the append methods; release it with
+   * {@link #releaseTransferBuffer} (or let it become unreachable). Thread-safe.
+   */
+  public Buffer allocateTransferBuffer(int bytes) {
+    if (context == null) {
+      throw new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context");
+    }
+    return context.allocateTransferBuffer(bytes);
+  }
+
+  /** Returns a transfer buffer, or a buffer a download handed back, to its pool at once. */
+  public boolean releaseTransferBuffer(Buffer buffer) {
+    return context != null && context.releaseTransferBuffer(buffer);
   }
 
   private void ready(ContextTier tier) {
@@ -198,16 +230,8 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void forwardFailed(Request r, Throwable t) {
-    if (t instanceof ReplyException && ((ReplyException) t).failureType() == ReplyFailure.NO_HANDLERS) {
-      if (r.library != null) {
-        fail(r, FailureCode.UNSUPPORTED, "the " + r.library.suffix() + " library is not deployed on this device");
-      } else {
-        fail(r, FailureCode.CONTEXT_LOST, "the context of generation " + generation + " is gone");
-      }
-      return;
-    }
-    CudaException e = Failures.toCudaException(t);
-    fail(r, e.code(), e.getMessage().substring(e.code().name().length() + 2));
+    CudaException e = ForwardFailures.map(t, r.library != null, generation);
+    fail(r, e.code(), ForwardFailures.text(e));
   }
 
   private void onContextReport(Message<JsonObject> m) {
@@ -283,7 +307,7 @@ public class DeviceVerticle extends VerticleBase {
   // error takes the whole process's use of the GPU with it (measured on the H200), so in-process
   // the device is LOST instead.
   private boolean recoversInProcess(ContextTier old) {
-    return old == null || !"cuda".equals(old.info().getBackend());
+    return isolation == Isolation.PROCESS || old == null || !"cuda".equals(old.info().getBackend());
   }
 
   private void lost(String reason) {
@@ -326,7 +350,7 @@ public class DeviceVerticle extends VerticleBase {
   private DeviceInfo info() {
     DeviceInfo info = context != null ? new DeviceInfo(context.info()) : new DeviceInfo();
     return info.setNode(node).setDevice(device).setAddress(address).setGeneration(generation).setState(state)
-      .setIsolation(options.getIsolation() == Isolation.PROCESS ? "process" : "in-process")
+      .setIsolation(isolation == Isolation.PROCESS ? "process" : "in-process")
       .setLoad(inFlight.size() + pending.size());
   }
 

@@ -1,7 +1,8 @@
 package com.vertxcuda.device;
 
 import com.vertxcuda.DeviceClient;
-import com.vertxcuda.device.impl.Backends;
+import com.vertxcuda.device.cuda.CudaBackend;
+import com.vertxcuda.device.cuda.CudaUnavailableException;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
@@ -17,7 +18,12 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 class BackendSelectionTest {
 
   private static boolean gpu() {
-    return Backends.resolve(new DeviceOptions().setBackend(BackendKind.AUTO)) == BackendKind.CUDA;
+    try {
+      CudaBackend.load(new DeviceOptions());
+      return true;
+    } catch (CudaUnavailableException e) {
+      return false;
+    }
   }
 
   @Test

@@ -77,15 +77,25 @@ public final class ContextRuntime {
     }
   }
 
-  /** Replies with {@code reply.get()} once {@code event} is reached, then releases the event. */
+  /**
+   * Replies with {@code reply.get()} once {@code event} is reached, then releases the event. A
+   * supplier that throws (work that failed on the stream) answers with that failure instead.
+   */
   public <T> void replyWhenDone(Message<?> message, GpuEvent event, Supplier<T> reply) {
     device.whenComplete(event).whenComplete((v, err) -> {
       event.release();
       if (err != null) {
         fail(message, err);
-      } else {
-        message.reply(reply.get());
+        return;
       }
+      T body;
+      try {
+        body = reply.get();
+      } catch (RuntimeException e) {
+        fail(message, e);
+        return;
+      }
+      message.reply(body);
     });
   }
 

@@ -16,6 +16,7 @@ import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.FaultInjection;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.HostMemoryRegistration;
 import com.vertxcuda.device.spi.LibraryProvider;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
@@ -143,6 +144,8 @@ public class ContextVerticle extends VerticleBase {
         m.reply(stats());
       } else if (body instanceof DescribeRequest) {
         m.reply(describe());
+      } else if (body instanceof TransferRequest) {
+        transfer(m, (TransferRequest) body);
       } else if (body instanceof FaultRequest) {
         fault(m, (FaultRequest) body);
       } else {
@@ -190,33 +193,72 @@ public class ContextVerticle extends VerticleBase {
   }
 
   private void upload(Message<Object> m, UploadRequest r) throws BackendException {
-    BufferHandle h = r.getHandle();
-    Allocation a = runtime.allocations().resolve(h, "handle");
     if (r.getData() == null) {
       throw new CudaException(FailureCode.BAD_REQUEST, "data is missing");
     }
-    if (r.getData().length() != h.byteLength()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "data has " + r.getData().length()
-        + " bytes; the target needs " + h.byteLength());
-    }
+    BufferHandle h = r.getHandle();
     ByteBuffer src = ((BufferInternal) r.getData()).getByteBuf().nioBuffer();
-    GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a),
-      () -> device.copyHostToDevice(stream, src, a.memory(), h.byteOffset()));
-    runtime.replyWhenDone(m, done, () -> h);
+    toDevice(h, src).onReply(m, () -> h);
   }
 
   private void download(Message<Object> m, DownloadRequest r) throws BackendException {
     BufferHandle h = r.getHandle();
-    Allocation a = runtime.allocations().resolve(h, "handle");
-    if (h.byteLength() > Integer.MAX_VALUE) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "a download is at most 2 GiB; take a view");
-    }
+    runtime.allocations().resolve(h, "handle");
+    Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+    // The device picks the memory copies reach fastest: pinned on cuda, the host buffer pool elsewhere.
     int bytes = (int) h.byteLength();
     Buffer out = device.hostBuffer(bytes);
     ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
-    GpuEvent done = runtime.ordering().run(stream, List.of(a), List.of(),
-      () -> device.copyDeviceToHost(stream, a.memory(), h.byteOffset(), dst));
-    runtime.replyWhenDone(m, done, () -> new DownloadReply(h, out));
+    Queued queued;
+    try {
+      queued = toHost(h, dst);
+    } catch (BackendException | RuntimeException e) {
+      device.releaseHostBuffer(out);
+      throw e;
+    }
+    queued.onReply(m, () -> new DownloadReply(h, out));
+  }
+
+  private void transfer(Message<Object> m, TransferRequest r) throws BackendException {
+    BufferHandle h = r.handle();
+    if (r.direction() == TransferRequest.Direction.REGISTER) {
+      boolean pinned = device instanceof HostMemoryRegistration;
+      if (pinned) {
+        ((HostMemoryRegistration) device).registerHostMemory(r.host());
+      }
+      m.reply(pinned);
+    } else if (r.direction() == TransferRequest.Direction.TO_DEVICE) {
+      toDevice(h, r.host()).onReply(m, () -> h);
+    } else {
+      toHost(h, r.host()).onReply(m, () -> h);
+    }
+  }
+
+  /** Work queued on the copy stream, answered when the device has finished it. */
+  private final class Queued {
+    final GpuEvent done;
+
+    Queued(GpuEvent done) {
+      this.done = done;
+    }
+
+    <T> void onReply(Message<Object> m, java.util.function.Supplier<T> reply) {
+      runtime.replyWhenDone(m, done, reply);
+    }
+  }
+
+  private Queued toDevice(BufferHandle h, ByteBuffer src) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkUpload(h, src.remaining());
+    return new Queued(runtime.ordering().run(stream, List.of(), List.of(a),
+      () -> device.copyHostToDevice(stream, src, a.memory(), h.byteOffset())));
+  }
+
+  private Queued toHost(BufferHandle h, ByteBuffer dst) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkDownload(h, dst.remaining());
+    return new Queued(runtime.ordering().run(stream, List.of(a), List.of(),
+      () -> device.copyDeviceToHost(stream, a.memory(), h.byteOffset(), dst)));
   }
 
   private void copy(Message<Object> m, CopyRequest r) throws BackendException {
@@ -272,7 +314,8 @@ public class ContextVerticle extends VerticleBase {
       .setBackend(runtime.backend())
       .setComputeCapability(device.computeCapability())
       .setTotalMemory(limit > 0 ? Math.min(limit, total) : total)
-      .setGeneration(runtime.generation());
+      .setGeneration(runtime.generation())
+      .setPid(ProcessHandle.current().pid());
   }
 
   private void fault(Message<Object> m, FaultRequest r) throws BackendException {

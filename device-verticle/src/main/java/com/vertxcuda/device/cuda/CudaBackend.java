@@ -17,11 +17,22 @@ public final class CudaBackend implements Backend {
   }
 
   /**
+   * Whether an NVIDIA driver library (libcuda.so.1) is on disk where {@link NativeLoading} looks;
+   * no native library is loaded to find out.
+   */
+  public static boolean driverPresent(DeviceOptions options) {
+    return NativeLoading.driverPath(options) != null;
+  }
+
+  /**
    * A usable cuda backend for {@code options.getDevice()}, or why there is none: the exception
-   * names every place searched for the driver and the CUDA libraries.
+   * names every place searched for the driver and the CUDA libraries. The CUDA libraries the
+   * library verticles use are made loadable here too (forwarders where needed); one that cannot
+   * be found is logged, and its verticle answers UNSUPPORTED.
    */
   public static Backend load(DeviceOptions options) throws CudaUnavailableException {
     NativeLoading.driver(options);
+    NativeLoading.prepareAll(options);
     return new CudaBackend(new DeviceOptions(options));
   }
 

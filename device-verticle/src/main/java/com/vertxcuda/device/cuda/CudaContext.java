@@ -6,6 +6,7 @@ import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.HostMemoryRegistration;
 import io.vertx.core.buffer.Buffer;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
@@ -37,7 +38,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Library verticles reach the CUDA objects behind the SPI with {@link #stream(GpuStream)} and
  * {@link #pointer(DeviceMemory, long)}. After a sticky error no method calls into CUDA again.
  */
-public final class CudaContext implements DeviceContext {
+public final class CudaContext implements DeviceContext, HostMemoryRegistration {
 
   /** Heap copies move through pinned blocks of this size, a few in flight. */
   static final int STAGING_CHUNK = 8 << 20;
@@ -55,6 +56,7 @@ public final class CudaContext implements DeviceContext {
   private final PinnedMemory pinned;
   private final ConcurrentLinkedQueue<CUevent> idleEvents = new ConcurrentLinkedQueue<>();
   private final List<CudaStream> streams = new CopyOnWriteArrayList<>();
+  private final List<ByteBuffer> registered = new CopyOnWriteArrayList<>();
   private final Map<Long, ArrayDeque<CUdeviceptr>> cache = new HashMap<>();
   private long cachedBytes;
   private long inUseBytes;
@@ -276,6 +278,24 @@ public final class CudaContext implements DeviceContext {
   }
 
   @Override
+  public boolean releaseHostBuffer(Buffer buffer) {
+    return PinnedMemory.release(buffer);
+  }
+
+  /** Page-locks {@code memory} (a direct buffer this context did not allocate) until the context closes. */
+  @Override
+  public void registerHostMemory(ByteBuffer memory) throws BackendException {
+    CudaErrors.checkAlive();
+    if (!memory.isDirect()) {
+      throw BackendException.of(FailureCode.BAD_REQUEST, "only direct memory can be page-locked");
+    }
+    ByteBuffer whole = memory.slice();
+    CudaErrors.check(JCudaDriver.cuMemHostRegister(Pointer.to(whole), whole.capacity(),
+      JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE), "cuMemHostRegister of " + whole.capacity() + " bytes");
+    registered.add(whole);
+  }
+
+  @Override
   public void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException {
     CudaErrors.checkAlive();
     long n = src.remaining();
@@ -434,6 +454,8 @@ public final class CudaContext implements DeviceContext {
       cache.clear();
       cachedBytes = 0;
     }
+    registered.forEach(b -> JCudaDriver.cuMemHostUnregister(Pointer.to(b)));
+    registered.clear();
     streams.forEach(s -> JCudaDriver.cuStreamDestroy(s.handle));
     streams.clear();
     for (CUevent e; (e = idleEvents.poll()) != null; ) {

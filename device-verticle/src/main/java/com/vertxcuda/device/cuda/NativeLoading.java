@@ -54,6 +54,7 @@ public final class NativeLoading {
     "/usr/lib/wsl/lib", "/usr/local/nvidia/lib64");
 
   private static boolean driverReady;
+  private static boolean preparedAll;
   private static int deviceCount;
   private static final Map<NativeLibrary, String> prepared = new EnumMap<>(NativeLibrary.class);
   private static Map<String, String> linkerCache;
@@ -116,6 +117,29 @@ public final class NativeLoading {
       + (library.newer.isEmpty() ? "" : " nor " + String.join(", ", library.newer)) + " in " + String.join(", ", searched));
   }
 
+  /**
+   * {@link #prepare}s every library, once per process; a library that cannot be found is logged
+   * (its verticle then answers UNSUPPORTED when its JCuda class fails to load).
+   */
+  public static synchronized void prepareAll(DeviceOptions options) {
+    if (preparedAll) {
+      return;
+    }
+    preparedAll = true;
+    for (NativeLibrary library : NativeLibrary.values()) {
+      try {
+        prepare(library, options);
+      } catch (CudaUnavailableException | UnsatisfiedLinkError e) {
+        LOG.log(System.Logger.Level.WARNING, "vertx-cuda: " + library + " unavailable: " + e.getMessage());
+      }
+    }
+  }
+
+  /** Where libcuda.so.1 is, searching as {@link #driver} does without loading it; null if nowhere. */
+  public static Path driverPath(DeviceOptions options) {
+    return find("libcuda.so.1", driverDirs(options), new ArrayList<>());
+  }
+
   /** What {@link #prepare} loaded for {@code library}, or null. */
   public static synchronized String preparedPath(NativeLibrary library) {
     return prepared.get(library);
@@ -127,13 +151,8 @@ public final class NativeLoading {
     if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
       throw new CudaUnavailableException("the cuda backend runs on linux-x86_64, this is " + os + "-" + arch);
     }
-    List<Path> dirs = new ArrayList<>();
-    if (options.getCudaLibraryPath() != null) {
-      dirs.add(Path.of(options.getCudaLibraryPath()));
-    }
-    DRIVER_DIRS.forEach(d -> dirs.add(Path.of(d)));
     List<String> searched = new ArrayList<>();
-    Path driver = find("libcuda.so.1", dirs, searched);
+    Path driver = find("libcuda.so.1", driverDirs(options), searched);
     if (driver == null) {
       throw new CudaUnavailableException("no NVIDIA driver: libcuda.so.1 is not in " + String.join(", ", searched)
         + "; CUDA libraries would be searched in " + String.join(", ", describe(cudaDirs(options))) + ", linker cache");
@@ -156,6 +175,16 @@ public final class NativeLoading {
     }
     LOG.log(System.Logger.Level.DEBUG, "vertx-cuda: driver " + driver + ", " + count[0] + " device(s)");
     return count[0];
+  }
+
+  /** Folders searched for the driver, in order (the linker cache comes after them). */
+  private static List<Path> driverDirs(DeviceOptions options) {
+    List<Path> dirs = new ArrayList<>();
+    if (options.getCudaLibraryPath() != null) {
+      dirs.add(Path.of(options.getCudaLibraryPath()));
+    }
+    DRIVER_DIRS.forEach(d -> dirs.add(Path.of(d)));
+    return dirs;
   }
 
   /** Folders searched for CUDA libraries, in order (the linker cache comes after them). */
@@ -183,7 +212,7 @@ public final class NativeLoading {
   }
 
   /** {@code name} in the first of {@code dirs} holding it, else in the linker cache; appends what it looked at. */
-  private static Path find(String name, List<Path> dirs, List<String> searched) {
+  private static synchronized Path find(String name, List<Path> dirs, List<String> searched) {
     for (Path d : dirs) {
       searched.add(d.toString());
       Path p = d.resolve(name);

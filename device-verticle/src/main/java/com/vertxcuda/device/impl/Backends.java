@@ -2,6 +2,7 @@ package com.vertxcuda.device.impl;
 
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.host.HostBackend;
@@ -36,17 +37,18 @@ public final class Backends {
     }
   }
 
-  /** The backend kind {@link #select} would settle on, without opening anything. */
-  public static BackendKind resolve(DeviceOptions options) {
-    if (options.getBackend() != BackendKind.AUTO) {
-      return options.getBackend();
+  /**
+   * Where the context tier runs: as configured, or for {@code auto}, in a device-host process when
+   * the backend will be cuda (a sticky error then costs that process) and in-process on the host
+   * backend. Decided without loading any native library into this JVM.
+   */
+  public static Isolation isolation(DeviceOptions options) {
+    if (options.getIsolation() != Isolation.AUTO) {
+      return options.getIsolation();
     }
-    try {
-      CudaBackend.load(options);
-      return BackendKind.CUDA;
-    } catch (CudaUnavailableException e) {
-      return BackendKind.HOST;
-    }
+    boolean cuda = options.getBackend() == BackendKind.CUDA
+      || (options.getBackend() == BackendKind.AUTO && CudaBackend.driverPresent(options));
+    return cuda ? Isolation.PROCESS : Isolation.IN_PROCESS;
   }
 
   private static Backend host(DeviceOptions options) {

@@ -1,11 +1,9 @@
 package com.vertxcuda.device.spi;
 
-import io.netty.buffer.Unpooled;
+import com.vertxcuda.device.impl.HostBufferPool;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -55,10 +53,16 @@ public interface DeviceContext {
 
   /**
    * A full host Buffer of {@code bytes} that device-to-host copies reach fastest: pinned memory on
-   * cuda, direct memory on the host backend. Downloads land in one.
+   * cuda, the JVM's host buffer pool otherwise. Downloads land in one.
    */
   default Buffer hostBuffer(int bytes) throws BackendException {
-    return BufferInternal.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN)));
+    HostBufferPool pool = HostBufferPool.shared();
+    return pool.lease(pool.take(bytes), bytes);
+  }
+
+  /** Returns a buffer from {@link #hostBuffer} at once; false if it is not one. */
+  default boolean releaseHostBuffer(Buffer buffer) {
+    return HostBufferPool.shared().release(buffer);
   }
 
   /** Queues a copy of {@code src}'s remaining bytes into {@code dst} at {@code dstOffset}. */

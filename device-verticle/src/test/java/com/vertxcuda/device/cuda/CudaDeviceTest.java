@@ -10,7 +10,6 @@ import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.context.Allocation;
 import com.vertxcuda.device.context.AllocationTable;
 import com.vertxcuda.device.context.StreamOrdering;
-import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
@@ -44,7 +43,11 @@ class CudaDeviceTest {
 
   @BeforeAll
   static void needsGpu() {
-    assumeTrue(Backends.resolve(new DeviceOptions()) == BackendKind.CUDA, "no usable GPU");
+    try {
+      CudaBackend.load(new DeviceOptions());
+    } catch (CudaUnavailableException e) {
+      assumeTrue(false, "no usable GPU: " + e.getMessage());
+    }
   }
 
   /** A pattern a byte at a time, so misplaced chunks show. */

@@ -1,0 +1,34 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+
+/** The rules for host↔device transfers, in one place (the context and the device-host link use them). */
+public final class Transfers {
+
+  /** The most bytes one download moves (a Vert.x Buffer holds at most 2 GiB). */
+  public static final long MAX_DOWNLOAD = Integer.MAX_VALUE;
+
+  private Transfers() {
+  }
+
+  /** Checks that an upload of {@code bytes} bytes fits its target exactly. */
+  public static void checkUpload(BufferHandle target, long bytes) {
+    if (target != null && bytes != target.byteLength()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "data has " + bytes + " bytes; the target needs "
+        + target.byteLength());
+    }
+  }
+
+  /** Checks that host memory of {@code bytes} bytes matches a download's source exactly. */
+  public static void checkDownload(BufferHandle source, long bytes) {
+    if (source != null && source.byteLength() > MAX_DOWNLOAD) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "a download is at most 2 GiB; take a view");
+    }
+    if (source != null && bytes != source.byteLength()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "host memory has " + bytes + " bytes; the source has "
+        + source.byteLength());
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package com.vertxcuda.device.impl;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.util.internal.PlatformDependent;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Vert.x buffers lent over memory that must go back where it came from (a pool, a shared region):
+ * the memory returns exactly once, when the user releases the buffer or when it becomes unreachable.
+ */
+public final class LentBuffers {
+
+  private static final Cleaner CLEANER = Cleaner.create();
+
+  private final Map<Long, Cleaner.Cleanable> lent = new ConcurrentHashMap<>();
+
+  /**
+   * A buffer over {@code memory} (direct; its position to limit) holding {@code length} bytes;
+   * {@code onReturn} runs once the buffer is released or unreachable.
+   */
+  public Buffer lend(ByteBuffer memory, int length, Runnable onReturn) {
+    ByteBuf buf = Unpooled.wrappedBuffer(memory.slice().order(ByteOrder.LITTLE_ENDIAN)).writerIndex(length);
+    Buffer b = BufferInternal.buffer(buf);
+    long address = PlatformDependent.directBufferAddress(memory) + memory.position();
+    AtomicBoolean done = new AtomicBoolean();
+    // The action must not reach the buffer, or it would never become unreachable.
+    Map<Long, Cleaner.Cleanable> table = lent;
+    lent.put(address, CLEANER.register(b, () -> {
+      if (done.compareAndSet(false, true)) {
+        table.remove(address);
+        onReturn.run();
+      }
+    }));
+    return b;
+  }
+
+  /** Returns a lent buffer's memory now; the buffer must not be used afterwards. False if not lent here. */
+  public boolean release(Buffer buffer) {
+    ByteBuf buf = ((BufferInternal) buffer).getByteBuf();
+    if (!buf.hasMemoryAddress()) {
+      return false;
+    }
+    Cleaner.Cleanable c = lent.get(buf.memoryAddress() + buf.readerIndex());
+    if (c == null) {
+      return false;
+    }
+    c.clean();
+    return true;
+  }
+}

@@ -1,0 +1,156 @@
+package com.vertxcuda.device.isolation;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+import com.vertxcuda.device.impl.LentBuffers;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A file in /dev/shm mapped by the device verticle and its device host: bulk data moves through it,
+ * never through the link socket. The device verticle's side hands out slots (first fit, 4 KiB
+ * aligned); the device host only reads and writes where a frame tells it.
+ */
+final class SharedRegion {
+
+  private static final long ALIGN = 4096;
+
+  private final Path path;
+  private final MappedByteBuffer mapping;
+  private final long base;
+  private final long size;
+  /** Free extents: offset → length. */
+  private final TreeMap<Long, Long> free = new TreeMap<>();
+  private final LentBuffers lent = new LentBuffers();
+
+  private SharedRegion(Path path, MappedByteBuffer mapping) {
+    this.path = path;
+    this.mapping = mapping;
+    this.size = mapping.capacity();
+    this.base = PlatformDependent.directBufferAddress(mapping);
+    free.put(0L, size);
+  }
+
+  /** Creates (or truncates) the region file and maps it. */
+  static SharedRegion create(Path path, long size) {
+    if (size < 1 << 16 || size > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("the shared region takes 64 KiB to 2 GiB, not " + size + " bytes");
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+      StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+      ch.truncate(size);
+      ch.position(size - 1);
+      ch.write(ByteBuffer.wrap(new byte[1]));
+      return new SharedRegion(path, ch.map(FileChannel.MapMode.READ_WRITE, 0, size));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the shared region " + path, e);
+    }
+  }
+
+  /** Maps an existing region file. */
+  static SharedRegion open(Path path) {
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      return new SharedRegion(path, ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot map the shared region " + path, e);
+    }
+  }
+
+  Path path() {
+    return path;
+  }
+
+  long size() {
+    return size;
+  }
+
+  /** Removes the file; both mappings stay valid until unmapped. */
+  void unlink() {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException ignored) {
+      // already gone
+    }
+  }
+
+  /** A little-endian view of [offset, offset + length). */
+  ByteBuffer slice(long offset, long length) {
+    if (offset < 0 || length < 0 || offset + length > size) {
+      throw new IllegalArgumentException("[" + offset + ", +" + length + ") is outside the " + size + "-byte region");
+    }
+    return mapping.slice((int) offset, (int) length).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /** A free slot of {@code length} bytes, or -1 when none is free. */
+  synchronized long allocate(long length) {
+    long want = Math.max(ALIGN, (length + ALIGN - 1) / ALIGN * ALIGN);
+    for (Map.Entry<Long, Long> e : free.entrySet()) {
+      if (e.getValue() >= want) {
+        long offset = e.getKey();
+        free.remove(offset);
+        if (e.getValue() > want) {
+          free.put(offset + want, e.getValue() - want);
+        }
+        return offset;
+      }
+    }
+    return -1;
+  }
+
+  synchronized void release(long offset, long length) {
+    long len = Math.max(ALIGN, (length + ALIGN - 1) / ALIGN * ALIGN);
+    Map.Entry<Long, Long> before = free.floorEntry(offset);
+    if (before != null && before.getKey() + before.getValue() == offset) {
+      offset = before.getKey();
+      len += before.getValue();
+      free.remove(before.getKey());
+    }
+    Long after = free.get(offset + len);
+    if (after != null) {
+      free.remove(offset + len);
+      len += after;
+    }
+    free.put(offset, len);
+  }
+
+  /** The largest slot that could ever be handed out. */
+  long largestSlot() {
+    return size / 2;
+  }
+
+  /**
+   * A Vert.x buffer over a slot with room for {@code capacity} bytes, holding {@code length}; the
+   * slot returns to the region when the buffer is released ({@link #releaseBuffer}) or unreachable.
+   */
+  Buffer buffer(long offset, int capacity, int length) {
+    return lent.lend(slice(offset, capacity), length, () -> release(offset, capacity));
+  }
+
+  /** Returns a buffer's slot now; the buffer must not be used afterwards. False if it holds none. */
+  boolean releaseBuffer(Buffer buffer) {
+    return lent.release(buffer);
+  }
+
+  /** Where a buffer lies in the region, or -1 if it does not. */
+  long offsetOf(Buffer buffer) {
+    ByteBuf buf = ((BufferInternal) buffer).getByteBuf();
+    if (!buf.hasMemoryAddress()) {
+      return -1;
+    }
+    long address = buf.memoryAddress() + buf.readerIndex();
+    long offset = address - base;
+    return offset >= 0 && offset + buf.readableBytes() <= size ? offset : -1;
+  }
+}

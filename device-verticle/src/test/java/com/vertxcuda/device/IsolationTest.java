@@ -1,0 +1,281 @@
+package com.vertxcuda.device;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.message.FaultRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static com.vertxcuda.device.TestDevices.floats;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Process isolation: the context tier in a device host that may die without taking the application. */
+@ExtendWith(VertxExtension.class)
+@Timeout(value = 90, timeUnit = TimeUnit.SECONDS)
+class IsolationTest {
+
+  static DeviceOptions processOptions() {
+    return TestDevices.options().setIsolation(Isolation.PROCESS);
+  }
+
+  static Promise<DeviceEvent> next(DeviceClient c, DeviceEvent.Type type) {
+    Promise<DeviceEvent> p = Promise.promise();
+    c.events(e -> {
+      if (e.getType() == type) {
+        p.tryComplete(e);
+      }
+    });
+    return p;
+  }
+
+  static boolean alive(long pid) {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  /** Waits (without blocking the event loop) until {@code pid} has exited. */
+  static Future<Void> exited(Vertx vertx, long pid) {
+    return Future.fromCompletionStage(ProcessHandle.of(pid).map(ProcessHandle::onExit)
+      .orElse(java.util.concurrent.CompletableFuture.completedFuture(null))
+      .orTimeout(10, TimeUnit.SECONDS)).mapEmpty();
+  }
+
+  @Test
+  void killMinus9UnderLoad(Vertx vertx, VertxTestContext ctx) {
+    assumeTrue(TestDevices.faultsInjectable());
+    DeviceClient c = DeviceClient.create(vertx);
+    SupervisionTest.ReplyLedger ledger = new SupervisionTest.ReplyLedger();
+    Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+    long[] pids = new long[2];
+    TestDevices.deploy(vertx, processOptions()).compose(id -> c.describe()).compose(info -> {
+      pids[0] = info.getPid();
+      assertNotEquals(ProcessHandle.current().pid(), info.getPid());
+      return c.alloc(DType.F32, 1024);
+    }).compose(h -> c.upload(h, floats(new float[1024])).compose(x -> {
+      List<Future<?>> load = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        load.add(i % 2 == 0 ? ledger.track(c.download(h)) : ledger.track(c.fill(h.view(i, 10), i)));
+        if (i == 80) {
+          ProcessHandle.of(pids[0]).ifPresent(ProcessHandle::destroyForcibly);
+        }
+      }
+      return Future.join(load).otherwiseEmpty();
+    })).compose(x -> changed.future()).compose(e -> {
+      assertEquals(1, e.getOldGeneration());
+      assertEquals(2, e.getNewGeneration());
+      assertTrue(e.getReason().contains("SIGKILL"), e.getReason());
+      return c.describe();
+    }).compose(info -> {
+      pids[1] = info.getPid();
+      assertEquals(DeviceState.READY, info.getState());
+      return FailureCodesTest.stillServes(c);
+    }).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
+      assertEquals(200, ledger.sent.get());
+      assertEquals(200, ledger.replies.get(), "every request got exactly one reply");
+      assertEquals(200, ledger.successes.get() + ledger.failed(FailureCode.CONTEXT_LOST)
+        + ledger.failed(FailureCode.STALE_HANDLE), "only context loss: " + ledger.failures);
+      assertFalse(alive(pids[0]));
+      assertNotEquals(pids[0], pids[1]);
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
+  void poisonEndsTheDeviceHost(Vertx vertx, VertxTestContext ctx) {
+    assumeTrue(TestDevices.faultsInjectable());
+    DeviceClient c = DeviceClient.create(vertx);
+    Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+    long[] pid = new long[1];
+    TestDevices.deploy(vertx, processOptions()).compose(id -> c.describe()).compose(info -> {
+      pid[0] = info.getPid();
+      return FailureCodesTest.expectFailure(FailureCode.CONTEXT_LOST,
+        vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.POISON))
+          .recover(t -> Future.failedFuture(com.vertxcuda.Failures.toCudaException(t))));
+    }).compose(x -> changed.future()).compose(e -> {
+      assertTrue(e.getReason().contains("CUDA_ERROR_ILLEGAL_ADDRESS"), e.getReason());
+      return exited(vertx, pid[0]);
+    }).compose(x -> FailureCodesTest.stillServes(c)).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void missedHeartbeatsReplaceAHungDeviceHost(Vertx vertx, VertxTestContext ctx) {
+    assumeTrue(TestDevices.faultsInjectable());
+    DeviceClient c = DeviceClient.create(vertx);
+    Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+    long[] pid = new long[1];
+    DeviceOptions options = processOptions().setHeartbeatInterval(200).setHeartbeatTimeout(800);
+    TestDevices.deploy(vertx, options).compose(id -> c.describe()).compose(info -> {
+      pid[0] = info.getPid();
+      vertx.eventBus().send(c.address(), new FaultRequest(FaultRequest.Kind.STALL));
+      return changed.future();
+    }).compose(e -> {
+      assertTrue(e.getReason().contains("heartbeat missed"), e.getReason());
+      return exited(vertx, pid[0]);
+    }).compose(x -> FailureCodesTest.stillServes(c)).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void restartBudgetSpentMeansLost(Vertx vertx, VertxTestContext ctx) {
+    assumeTrue(TestDevices.faultsInjectable());
+    DeviceClient c = DeviceClient.create(vertx);
+    Promise<DeviceEvent> lost = next(c, DeviceEvent.Type.LOST);
+    TestDevices.deploy(vertx, processOptions().setRestartLimit(1)).compose(id -> c.describe())
+      .compose(info -> {
+        Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+        ProcessHandle.of(info.getPid()).ifPresent(ProcessHandle::destroyForcibly);
+        return changed.future();
+      })
+      .compose(e -> c.describe())
+      .compose(info -> {
+        ProcessHandle.of(info.getPid()).ifPresent(ProcessHandle::destroyForcibly);
+        return lost.future();
+      })
+      .compose(e -> {
+        assertTrue(e.getReason().contains("restart budget"), e.getReason());
+        return FailureCodesTest.expectFailure(FailureCode.CONTEXT_LOST, c.alloc(DType.F32, 1));
+      }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  void undeployEndsTheDeviceHostAndLeavesNoSharedMemory(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient c = DeviceClient.create(vertx);
+    long[] pid = new long[1];
+    TestDevices.deploy(vertx, processOptions()).compose(id -> c.describe().compose(info -> {
+      pid[0] = info.getPid();
+      assertTrue(alive(pid[0]));
+      return vertx.undeploy(id);
+    })).compose(x -> exited(vertx, pid[0])).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
+      assertFalse(alive(pid[0]));
+      assertEquals(List.of(), leftovers());
+      ctx.completeNow();
+    })));
+  }
+
+  static List<String> leftovers() throws Exception {
+    String prefix = "vertx-cuda-" + ProcessHandle.current().pid() + "-";
+    List<String> found = new ArrayList<>();
+    for (String dir : List.of("/dev/shm", System.getProperty("java.io.tmpdir"))) {
+      if (Files.isDirectory(Path.of(dir))) {
+        try (Stream<Path> s = Files.list(Path.of(dir))) {
+          s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(prefix)).forEach(found::add);
+        }
+      }
+    }
+    return found;
+  }
+
+  @Test
+  void sharedRegionBuffersUploadWithoutACopyAndDownloadsComeBackInIt(Vertx vertx, VertxTestContext ctx) {
+    DeviceVerticle device = new DeviceVerticle(processOptions());
+    DeviceClient c = DeviceClient.create(vertx);
+    vertx.deployVerticle(device).compose(id -> c.alloc(DType.F32, 1000)).compose(h -> {
+      Buffer shared = device.allocateTransferBuffer(4000);
+      for (int i = 0; i < 1000; i++) {
+        shared.appendFloatLE(i * 2f);
+      }
+      return c.upload(h, shared).compose(x -> {
+        assertTrue(device.releaseTransferBuffer(shared));
+        return c.download(h.view(10, 3));
+      });
+    }).onComplete(ctx.succeeding(b -> ctx.verify(() -> {
+      assertArrayEquals(new float[] {20f, 22f, 24f}, floats(b));
+      assertTrue(device.releaseTransferBuffer(b), "a download lies in the region until released");
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
+  void transfersLargerThanTheRegionGoInChunks(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient c = DeviceClient.create(vertx);
+    int n = 3 << 18; // 3 MiB of floats through a 1 MiB region
+    float[] values = new float[n];
+    for (int i = 0; i < n; i++) {
+      values[i] = i % 1000 - 500;
+    }
+    TestDevices.deploy(vertx, processOptions().setSharedMemorySize(1 << 20))
+      .compose(id -> c.alloc(DType.F32, n))
+      .compose(h -> c.upload(h, floats(values)).compose(x -> c.download(h)))
+      .onComplete(ctx.succeeding(b -> ctx.verify(() -> {
+        assertArrayEquals(values, floats(b));
+        ctx.completeNow();
+      })));
+  }
+
+  @Test
+  void linkOverAUnixDomainSocket(VertxTestContext ctx) {
+    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+    assumeTrue(vertx.isNativeTransportEnabled(), "no native transport here");
+    DeviceClient c = DeviceClient.create(vertx);
+    TestDevices.deploy(vertx, processOptions())
+      .compose(id -> FailureCodesTest.stillServes(c))
+      .onComplete(ar -> {
+        // Finish the test before closing: callbacks of a closed Vert.x never run.
+        if (ar.succeeded()) {
+          ctx.completeNow();
+        } else {
+          ctx.failNow(ar.cause());
+        }
+        vertx.close();
+      });
+  }
+
+  @Test
+  void theDeviceHostNeverOutlivesItsParent() throws Exception {
+    // A parent JVM that deploys a device in process isolation and prints its device host's pid.
+    String java = ProcessHandle.current().info().command().orElseThrow();
+    Process parent = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+      OrphanParent.class.getName()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    long child;
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(parent.getInputStream()))) {
+      String line = r.readLine();
+      assertTrue(line != null && line.startsWith("device-host-pid "), "parent said: " + line);
+      child = Long.parseLong(line.substring("device-host-pid ".length()).trim());
+    }
+    assertTrue(alive(child));
+    parent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    ProcessHandle.of(child).ifPresent(h -> h.onExit().orTimeout(10, TimeUnit.SECONDS).join());
+    assertFalse(alive(child), "the device host outlived its parent");
+    String prefix = "vertx-cuda-" + parent.pid() + "-";
+    assertFalse(new File("/dev/shm").exists() && Stream.of(new File("/dev/shm").list()).anyMatch(n -> n.startsWith(prefix)),
+      "shared memory left behind");
+  }
+
+  /** The parent of {@link #theDeviceHostNeverOutlivesItsParent}. */
+  public static final class OrphanParent {
+    public static void main(String[] args) throws Exception {
+      Vertx vertx = Vertx.vertx();
+      vertx.deployVerticle(new DeviceVerticle(processOptions())).await();
+      DeviceInfo info = DeviceClient.create(vertx).describe().await();
+      System.out.println("device-host-pid " + info.getPid());
+      System.out.flush();
+      Thread.sleep(60_000);
+    }
+  }
+}

@@ -1,0 +1,163 @@
+package com.vertxcuda.blas.impl;
+
+import com.vertxcuda.Addresses;
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.Library;
+import com.vertxcuda.Nodes;
+import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasReply;
+import com.vertxcuda.blas.BlasRequest;
+import com.vertxcuda.blas.Diagonal;
+import com.vertxcuda.blas.FillMode;
+import com.vertxcuda.blas.Side;
+import com.vertxcuda.blas.Transpose;
+import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.impl.RequestSender;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+
+public final class BlasClientImpl implements BlasClient {
+
+  private final RequestSender sender;
+
+  public BlasClientImpl(Vertx vertx, DeviceClientOptions options) {
+    CudaCodecs.register(vertx.eventBus());
+    String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
+    this.sender = new RequestSender(vertx, Addresses.library(node, options.getDevice(), Library.BLAS),
+      options.getTimeout());
+  }
+
+  @Override
+  public String address() {
+    return sender.address();
+  }
+
+  @Override
+  public Future<BlasReply> execute(BlasRequest request) {
+    return sender.request(request);
+  }
+
+  private Future<BufferHandle> output(BlasRequest r) {
+    return execute(r).map(BlasReply::getOutput);
+  }
+
+  private static BlasRequest gemmRequest(BlasOp op, Transpose transA, Transpose transB, int m, int n, int k,
+                                         double alpha, BufferHandle a, int lda, BufferHandle b, int ldb, double beta,
+                                         BufferHandle c, int ldc) {
+    return new BlasRequest(op).setTransA(transA).setTransB(transB).setM(m).setN(n).setK(k).setAlpha(alpha)
+      .setA(a).setLda(lda).setB(b).setLdb(ldb).setBeta(beta).setC(c).setLdc(ldc);
+  }
+
+  @Override
+  public Future<BufferHandle> gemm(Transpose transA, Transpose transB, int m, int n, int k, double alpha,
+                                   BufferHandle a, int lda, BufferHandle b, int ldb, double beta, BufferHandle c,
+                                   int ldc) {
+    return output(gemmRequest(BlasOp.GEMM, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc));
+  }
+
+  @Override
+  public Future<BufferHandle> gemmStridedBatched(Transpose transA, Transpose transB, int m, int n, int k,
+                                                 double alpha, BufferHandle a, int lda, long strideA, BufferHandle b,
+                                                 int ldb, long strideB, double beta, BufferHandle c, int ldc,
+                                                 long strideC, int batchCount) {
+    return output(gemmRequest(BlasOp.GEMM_STRIDED_BATCHED, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c,
+      ldc).setStrideA(strideA).setStrideB(strideB).setStrideC(strideC).setBatchCount(batchCount));
+  }
+
+  @Override
+  public Future<BufferHandle> gemmEx(Transpose transA, Transpose transB, int m, int n, int k, double alpha,
+                                     BufferHandle a, int lda, BufferHandle b, int ldb, double beta, BufferHandle c,
+                                     int ldc, boolean tf32) {
+    return output(gemmRequest(BlasOp.GEMM_EX, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+      .setTf32(tf32));
+  }
+
+  private static BlasRequest vectors(BlasOp op, int n, BufferHandle x, int incx, BufferHandle y, int incy) {
+    return new BlasRequest(op).setN(n).setX(x).setIncx(incx).setY(y).setIncy(incy);
+  }
+
+  @Override
+  public Future<BufferHandle> axpy(int n, double alpha, BufferHandle x, int incx, BufferHandle y, int incy) {
+    return output(vectors(BlasOp.AXPY, n, x, incx, y, incy).setAlpha(alpha));
+  }
+
+  @Override
+  public Future<Double> dot(int n, BufferHandle x, int incx, BufferHandle y, int incy) {
+    return execute(vectors(BlasOp.DOT, n, x, incx, y, incy)).map(BlasReply::getValue);
+  }
+
+  @Override
+  public Future<Double> nrm2(int n, BufferHandle x, int incx) {
+    return execute(vectors(BlasOp.NRM2, n, x, incx, null, 1)).map(BlasReply::getValue);
+  }
+
+  @Override
+  public Future<BufferHandle> scal(int n, double alpha, BufferHandle x, int incx) {
+    return output(vectors(BlasOp.SCAL, n, x, incx, null, 1).setAlpha(alpha));
+  }
+
+  @Override
+  public Future<Double> asum(int n, BufferHandle x, int incx) {
+    return execute(vectors(BlasOp.ASUM, n, x, incx, null, 1)).map(BlasReply::getValue);
+  }
+
+  @Override
+  public Future<Integer> iamax(int n, BufferHandle x, int incx) {
+    return execute(vectors(BlasOp.IAMAX, n, x, incx, null, 1)).map(BlasReply::getIndex);
+  }
+
+  @Override
+  public Future<Integer> iamin(int n, BufferHandle x, int incx) {
+    return execute(vectors(BlasOp.IAMIN, n, x, incx, null, 1)).map(BlasReply::getIndex);
+  }
+
+  @Override
+  public Future<BufferHandle> copy(int n, BufferHandle x, int incx, BufferHandle y, int incy) {
+    return output(vectors(BlasOp.COPY, n, x, incx, y, incy));
+  }
+
+  @Override
+  public Future<Void> swap(int n, BufferHandle x, int incx, BufferHandle y, int incy) {
+    return execute(vectors(BlasOp.SWAP, n, x, incx, y, incy)).mapEmpty();
+  }
+
+  @Override
+  public Future<Void> rot(int n, BufferHandle x, int incx, BufferHandle y, int incy, double c, double s) {
+    return execute(vectors(BlasOp.ROT, n, x, incx, y, incy).setCosine(c).setSine(s)).mapEmpty();
+  }
+
+  @Override
+  public Future<BufferHandle> gemv(Transpose trans, int m, int n, double alpha, BufferHandle a, int lda,
+                                   BufferHandle x, int incx, double beta, BufferHandle y, int incy) {
+    return output(vectors(BlasOp.GEMV, n, x, incx, y, incy).setTransA(trans).setM(m).setAlpha(alpha).setA(a)
+      .setLda(lda).setBeta(beta));
+  }
+
+  @Override
+  public Future<BufferHandle> ger(int m, int n, double alpha, BufferHandle x, int incx, BufferHandle y, int incy,
+                                  BufferHandle a, int lda) {
+    return output(vectors(BlasOp.GER, n, x, incx, y, incy).setM(m).setAlpha(alpha).setA(a).setLda(lda));
+  }
+
+  @Override
+  public Future<BufferHandle> geam(Transpose transA, Transpose transB, int m, int n, double alpha, BufferHandle a,
+                                   int lda, double beta, BufferHandle b, int ldb, BufferHandle c, int ldc) {
+    return output(gemmRequest(BlasOp.GEAM, transA, transB, m, n, 0, alpha, a, lda, b, ldb, beta, c, ldc));
+  }
+
+  @Override
+  public Future<BufferHandle> syrk(FillMode uplo, Transpose trans, int n, int k, double alpha, BufferHandle a,
+                                   int lda, double beta, BufferHandle c, int ldc) {
+    return output(new BlasRequest(BlasOp.SYRK).setUplo(uplo).setTransA(trans).setN(n).setK(k).setAlpha(alpha)
+      .setA(a).setLda(lda).setBeta(beta).setC(c).setLdc(ldc));
+  }
+
+  @Override
+  public Future<BufferHandle> trsm(Side side, FillMode uplo, Transpose trans, Diagonal diag, int m, int n,
+                                   double alpha, BufferHandle a, int lda, BufferHandle b, int ldb) {
+    return output(new BlasRequest(BlasOp.TRSM).setSide(side).setUplo(uplo).setTransA(trans).setDiag(diag).setM(m)
+      .setN(n).setAlpha(alpha).setA(a).setLda(lda).setB(b).setLdb(ldb));
+  }
+}

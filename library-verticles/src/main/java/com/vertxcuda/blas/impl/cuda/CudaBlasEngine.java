@@ -1,0 +1,369 @@
+package com.vertxcuda.blas.impl.cuda;
+
+import com.vertxcuda.DType;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasRequest;
+import com.vertxcuda.blas.Diagonal;
+import com.vertxcuda.blas.FillMode;
+import com.vertxcuda.blas.Side;
+import com.vertxcuda.blas.Transpose;
+import com.vertxcuda.blas.impl.BlasCall;
+import com.vertxcuda.blas.impl.BlasEngine;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.CudaStatus;
+import com.vertxcuda.library.impl.DeviceAddresses;
+import com.vertxcuda.library.impl.EngineResult;
+import com.vertxcuda.library.impl.Operand;
+import jcuda.Pointer;
+import jcuda.cudaDataType;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.CUstream;
+import jcuda.driver.JCudaDriver;
+import jcuda.jcublas.JCublas2;
+import jcuda.jcublas.cublasComputeType;
+import jcuda.jcublas.cublasDiagType;
+import jcuda.jcublas.cublasFillMode;
+import jcuda.jcublas.cublasGemmAlgo;
+import jcuda.jcublas.cublasHandle;
+import jcuda.jcublas.cublasMath;
+import jcuda.jcublas.cublasOperation;
+import jcuda.jcublas.cublasPointerMode;
+import jcuda.jcublas.cublasSideMode;
+import jcuda.jcublas.cublasStatus;
+import jcuda.runtime.cudaStream_t;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * cuBLAS through JCublas2: one handle, bound to the verticle's stream. alpha and beta go in host
+ * pointer mode (read when the call is queued); scalar results go in device pointer mode into a
+ * device slot, then an async copy into pinned memory, read once the reply's event is reached, so
+ * no call ever blocks the thread. Batches of same-shaped GEMMs become one
+ * {@code cublas<t>gemmBatched} whose pointer arrays are staged in pinned memory and copied to the
+ * device on the stream.
+ */
+public final class CudaBlasEngine implements BlasEngine {
+
+  private static final int SCALAR_SLOTS = 1024;
+  private static final int BATCH_CAPACITY = 128;
+  private static final int BATCH_RING = 8;
+
+  private final DeviceContext device;
+  private final CudaPointers pointers;
+  private final CUstream cuStream;
+  private final cublasHandle handle = new cublasHandle();
+  private final DeviceMemory scalarDevice;
+  private final Pointer scalarHost = new Pointer();
+  private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
+  private final DeviceMemory batchDevice;
+  private final Pointer batchHost = new Pointer();
+  private final GpuEvent[] batchUse = new GpuEvent[BATCH_RING];
+  private int nextBatchSlot;
+
+  public CudaBlasEngine(DeviceContext device, CudaPointers pointers, GpuStream stream) throws BackendException {
+    this.device = device;
+    this.pointers = pointers;
+    this.cuStream = pointers.stream(stream);
+    JCublas2.setExceptionsEnabled(false);
+    CudaStatus.check(JCublas2.cublasCreate(handle), "cublasCreate", cublasStatus::stringFor);
+    CudaStatus.check(JCublas2.cublasSetStream(handle, new cudaStream_t(cuStream)), "cublasSetStream",
+      cublasStatus::stringFor);
+    scalarDevice = device.allocate(SCALAR_SLOTS * 8L);
+    CudaStatus.checkDriver(JCudaDriver.cuMemAllocHost(scalarHost, SCALAR_SLOTS * 8L), "cuMemAllocHost");
+    batchDevice = device.allocate(BATCH_RING * 3L * BATCH_CAPACITY * 8);
+    CudaStatus.checkDriver(JCudaDriver.cuMemAllocHost(batchHost, BATCH_RING * 3L * BATCH_CAPACITY * 8),
+      "cuMemAllocHost");
+    for (int i = 0; i < SCALAR_SLOTS; i++) {
+      freeSlots.add(i);
+    }
+  }
+
+  @Override
+  public void close(boolean poisoned) {
+    for (GpuEvent e : batchUse) {
+      if (e != null) {
+        e.release();
+      }
+    }
+    if (poisoned) {
+      return;
+    }
+    JCublas2.cublasDestroy(handle);
+    JCudaDriver.cuMemFreeHost(scalarHost);
+    JCudaDriver.cuMemFreeHost(batchHost);
+    try {
+      device.release(scalarDevice);
+      device.release(batchDevice);
+    } catch (BackendException ignored) {
+      // the context is closing with everything it holds
+    }
+  }
+
+  private CUdeviceptr ptr(Operand o) {
+    return pointers.pointer(o.memory(), o.byteOffset());
+  }
+
+  private static CUdeviceptr at(CUdeviceptr base, long elements, DType t) {
+    return base.withByteOffset(t.bytes(elements));
+  }
+
+  private static int op(Transpose t) {
+    return t == Transpose.T ? cublasOperation.CUBLAS_OP_T : cublasOperation.CUBLAS_OP_N;
+  }
+
+  private static Pointer scalar(DType t, double v) {
+    return t == DType.F64 ? Pointer.to(new double[] {v}) : Pointer.to(new float[] {(float) v});
+  }
+
+  private static void check(int status, String call) throws BackendException {
+    CudaStatus.check(status, call, cublasStatus::stringFor);
+  }
+
+  @Override
+  public EngineResult enqueue(GpuStream stream, BlasCall call) throws BackendException {
+    if (call.isScalar()) {
+      return scalarCall(call);
+    }
+    BlasRequest r = call.request();
+    DType t = call.dtype();
+    boolean d = t == DType.F64;
+    Pointer alpha = scalar(t, r.getAlpha());
+    Pointer beta = scalar(t, r.getBeta());
+    switch (call.op()) {
+      case GEMM:
+        gemm(call, ptr(call.a()), ptr(call.b()), ptr(call.c()));
+        break;
+      case GEMM_STRIDED_BATCHED:
+        withMath(r.isTf32(), () -> check(d
+          ? JCublas2.cublasDgemmStridedBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(),
+            r.getK(), alpha, ptr(call.a()), r.getLda(), r.getStrideA(), ptr(call.b()), r.getLdb(), r.getStrideB(),
+            beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount())
+          : JCublas2.cublasSgemmStridedBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(),
+            r.getK(), alpha, ptr(call.a()), r.getLda(), r.getStrideA(), ptr(call.b()), r.getLdb(), r.getStrideB(),
+            beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount()), "cublasGemmStridedBatched"));
+        break;
+      case GEMM_EX: {
+        int in = dataType(call.a().dtype());
+        int compute = r.isTf32() ? cublasComputeType.CUBLAS_COMPUTE_32F_FAST_TF32 : cublasComputeType.CUBLAS_COMPUTE_32F;
+        check(JCublas2.cublasGemmEx(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
+          scalar(DType.F32, r.getAlpha()), ptr(call.a()), in, r.getLda(), ptr(call.b()), in, r.getLdb(),
+          scalar(DType.F32, r.getBeta()), ptr(call.c()), cudaDataType.CUDA_R_32F, r.getLdc(), compute,
+          cublasGemmAlgo.CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
+        break;
+      }
+      case GEMV:
+        check(d ? JCublas2.cublasDgemv(handle, op(r.getTransA()), r.getM(), r.getN(), alpha, ptr(call.a()), r.getLda(),
+            ptr(call.x()), r.getIncx(), beta, ptr(call.y()), r.getIncy())
+          : JCublas2.cublasSgemv(handle, op(r.getTransA()), r.getM(), r.getN(), alpha, ptr(call.a()), r.getLda(),
+            ptr(call.x()), r.getIncx(), beta, ptr(call.y()), r.getIncy()), "cublasGemv");
+        break;
+      case GER:
+        check(d ? JCublas2.cublasDger(handle, r.getM(), r.getN(), alpha, ptr(call.x()), r.getIncx(), ptr(call.y()),
+            r.getIncy(), ptr(call.a()), r.getLda())
+          : JCublas2.cublasSger(handle, r.getM(), r.getN(), alpha, ptr(call.x()), r.getIncx(), ptr(call.y()),
+            r.getIncy(), ptr(call.a()), r.getLda()), "cublasGer");
+        break;
+      case GEAM:
+        check(d ? JCublas2.cublasDgeam(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), alpha,
+            ptr(call.a()), r.getLda(), beta, ptr(call.b()), r.getLdb(), ptr(call.c()), r.getLdc())
+          : JCublas2.cublasSgeam(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), alpha,
+            ptr(call.a()), r.getLda(), beta, ptr(call.b()), r.getLdb(), ptr(call.c()), r.getLdc()), "cublasGeam");
+        break;
+      case SYRK: {
+        int uplo = r.getUplo() == FillMode.UPPER ? cublasFillMode.CUBLAS_FILL_MODE_UPPER
+          : cublasFillMode.CUBLAS_FILL_MODE_LOWER;
+        check(d ? JCublas2.cublasDsyrk(handle, uplo, op(r.getTransA()), r.getN(), r.getK(), alpha, ptr(call.a()),
+            r.getLda(), beta, ptr(call.c()), r.getLdc())
+          : JCublas2.cublasSsyrk(handle, uplo, op(r.getTransA()), r.getN(), r.getK(), alpha, ptr(call.a()),
+            r.getLda(), beta, ptr(call.c()), r.getLdc()), "cublasSyrk");
+        break;
+      }
+      case TRSM: {
+        int side = r.getSide() == Side.LEFT ? cublasSideMode.CUBLAS_SIDE_LEFT : cublasSideMode.CUBLAS_SIDE_RIGHT;
+        int uplo = r.getUplo() == FillMode.UPPER ? cublasFillMode.CUBLAS_FILL_MODE_UPPER
+          : cublasFillMode.CUBLAS_FILL_MODE_LOWER;
+        int diag = r.getDiag() == Diagonal.UNIT ? cublasDiagType.CUBLAS_DIAG_UNIT : cublasDiagType.CUBLAS_DIAG_NON_UNIT;
+        check(d ? JCublas2.cublasDtrsm(handle, side, uplo, op(r.getTransA()), diag, r.getM(), r.getN(), alpha,
+            ptr(call.a()), r.getLda(), ptr(call.b()), r.getLdb())
+          : JCublas2.cublasStrsm(handle, side, uplo, op(r.getTransA()), diag, r.getM(), r.getN(), alpha,
+            ptr(call.a()), r.getLda(), ptr(call.b()), r.getLdb()), "cublasTrsm");
+        break;
+      }
+      case AXPY:
+        check(d ? JCublas2.cublasDaxpy(handle, r.getN(), alpha, ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy())
+          : JCublas2.cublasSaxpy(handle, r.getN(), alpha, ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy()),
+          "cublasAxpy");
+        break;
+      case SCAL:
+        check(d ? JCublas2.cublasDscal(handle, r.getN(), alpha, ptr(call.x()), r.getIncx())
+          : JCublas2.cublasSscal(handle, r.getN(), alpha, ptr(call.x()), r.getIncx()), "cublasScal");
+        break;
+      case COPY:
+        check(d ? JCublas2.cublasDcopy(handle, r.getN(), ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy())
+          : JCublas2.cublasScopy(handle, r.getN(), ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy()),
+          "cublasCopy");
+        break;
+      case SWAP:
+        check(d ? JCublas2.cublasDswap(handle, r.getN(), ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy())
+          : JCublas2.cublasSswap(handle, r.getN(), ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy()),
+          "cublasSwap");
+        break;
+      case ROT:
+        check(d ? JCublas2.cublasDrot(handle, r.getN(), ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy(),
+            scalar(t, r.getCosine()), scalar(t, r.getSine()))
+          : JCublas2.cublasSrot(handle, r.getN(), ptr(call.x()), r.getIncx(), ptr(call.y()), r.getIncy(),
+            scalar(t, r.getCosine()), scalar(t, r.getSine())), "cublasRot");
+        break;
+      default:
+        throw BackendException.of(FailureCode.UNSUPPORTED, call.op() + " has no cuBLAS mapping");
+    }
+    return null;
+  }
+
+  private void gemm(BlasCall call, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) throws BackendException {
+    BlasRequest r = call.request();
+    DType t = call.dtype();
+    Pointer alpha = scalar(t, r.getAlpha());
+    Pointer beta = scalar(t, r.getBeta());
+    withMath(r.isTf32(), () -> check(t == DType.F64
+      ? JCublas2.cublasDgemm(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(), alpha,
+        a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc())
+      : JCublas2.cublasSgemm(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(), alpha,
+        a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc()), "cublasGemm"));
+  }
+
+  private interface Call {
+    void run() throws BackendException;
+  }
+
+  private void withMath(boolean tf32, Call call) throws BackendException {
+    if (!tf32) {
+      call.run();
+      return;
+    }
+    check(JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode");
+    try {
+      call.run();
+    } finally {
+      JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_DEFAULT_MATH);
+    }
+  }
+
+  private static int dataType(DType t) {
+    switch (t) {
+      case F16: return cudaDataType.CUDA_R_16F;
+      case BF16: return cudaDataType.CUDA_R_16BF;
+      default: return cudaDataType.CUDA_R_32F;
+    }
+  }
+
+  private EngineResult scalarCall(BlasCall call) throws BackendException {
+    BlasRequest r = call.request();
+    boolean d = call.dtype() == DType.F64;
+    int slot;
+    synchronized (freeSlots) {
+      if (freeSlots.isEmpty()) {
+        throw BackendException.of(FailureCode.QUEUE_FULL, SCALAR_SLOTS + " BLAS scalar results are in flight");
+      }
+      slot = freeSlots.poll();
+    }
+    CUdeviceptr result = pointers.pointer(scalarDevice, slot * 8L);
+    int n = r.getN();
+    CUdeviceptr x = ptr(call.x());
+    int incx = r.getIncx();
+    check(JCublas2.cublasSetPointerMode(handle, cublasPointerMode.CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+    try {
+      switch (call.op()) {
+        case DOT:
+          check(d ? JCublas2.cublasDdot(handle, n, x, incx, ptr(call.y()), r.getIncy(), result)
+            : JCublas2.cublasSdot(handle, n, x, incx, ptr(call.y()), r.getIncy(), result), "cublasDot");
+          break;
+        case NRM2:
+          check(d ? JCublas2.cublasDnrm2(handle, n, x, incx, result) : JCublas2.cublasSnrm2(handle, n, x, incx, result),
+            "cublasNrm2");
+          break;
+        case ASUM:
+          check(d ? JCublas2.cublasDasum(handle, n, x, incx, result) : JCublas2.cublasSasum(handle, n, x, incx, result),
+            "cublasAsum");
+          break;
+        case IAMAX:
+          check(d ? JCublas2.cublasIdamax(handle, n, x, incx, result)
+            : JCublas2.cublasIsamax(handle, n, x, incx, result), "cublasIamax");
+          break;
+        default:
+          check(d ? JCublas2.cublasIdamin(handle, n, x, incx, result)
+            : JCublas2.cublasIsamin(handle, n, x, incx, result), "cublasIamin");
+      }
+    } finally {
+      JCublas2.cublasSetPointerMode(handle, cublasPointerMode.CUBLAS_POINTER_MODE_HOST);
+    }
+    Pointer host = scalarHost.withByteOffset(slot * 8L);
+    CudaStatus.checkDriver(JCudaDriver.cuMemcpyDtoHAsync(host, result, 8, cuStream), "cuMemcpyDtoHAsync");
+    boolean index = call.op() == BlasOp.IAMAX || call.op() == BlasOp.IAMIN;
+    return () -> {
+      ByteBuffer b = scalarHost.getByteBuffer(slot * 8L, 8).order(ByteOrder.nativeOrder());
+      double v = index ? b.getInt(0) : d ? b.getDouble(0) : b.getFloat(0);
+      synchronized (freeSlots) {
+        freeSlots.add(slot);
+      }
+      return v;
+    };
+  }
+
+  @Override
+  public EngineResult enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException {
+    for (int from = 0; from < calls.size(); from += BATCH_CAPACITY) {
+      List<BlasCall> chunk = calls.subList(from, Math.min(calls.size(), from + BATCH_CAPACITY));
+      int slot = nextBatchSlot;
+      GpuEvent previous = batchUse[slot];
+      if (previous != null && !previous.isComplete()) {
+        // Every staging slot is still being read by the device: run this chunk call by call.
+        for (BlasCall call : chunk) {
+          gemm(call, ptr(call.a()), ptr(call.b()), ptr(call.c()));
+        }
+        continue;
+      }
+      if (previous != null) {
+        previous.release();
+        batchUse[slot] = null;
+      }
+      long base = slot * 3L * BATCH_CAPACITY * 8;
+      ByteBuffer staging = batchHost.getByteBuffer(base, 3L * BATCH_CAPACITY * 8).order(ByteOrder.nativeOrder());
+      int n = chunk.size();
+      for (int i = 0; i < n; i++) {
+        BlasCall call = chunk.get(i);
+        staging.putLong(i * 8, DeviceAddresses.of(ptr(call.a())));
+        staging.putLong((BATCH_CAPACITY + i) * 8, DeviceAddresses.of(ptr(call.b())));
+        staging.putLong((2 * BATCH_CAPACITY + i) * 8, DeviceAddresses.of(ptr(call.c())));
+      }
+      CUdeviceptr arrays = pointers.pointer(batchDevice, base);
+      CudaStatus.checkDriver(JCudaDriver.cuMemcpyHtoDAsync(arrays, batchHost.withByteOffset(base),
+        3L * BATCH_CAPACITY * 8, cuStream), "cuMemcpyHtoDAsync");
+      CUdeviceptr aArray = arrays;
+      CUdeviceptr bArray = at(arrays, BATCH_CAPACITY, DType.U64);
+      CUdeviceptr cArray = at(arrays, 2L * BATCH_CAPACITY, DType.U64);
+      BlasCall first = chunk.get(0);
+      BlasRequest r = first.request();
+      DType t = first.dtype();
+      Pointer alpha = scalar(t, r.getAlpha());
+      Pointer beta = scalar(t, r.getBeta());
+      withMath(r.isTf32(), () -> check(t == DType.F64
+        ? JCublas2.cublasDgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
+          alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n)
+        : JCublas2.cublasSgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
+          alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n), "cublasGemmBatched"));
+      batchUse[slot] = device.record(stream);
+      nextBatchSlot = (slot + 1) % BATCH_RING;
+    }
+    return null;
+  }
+}

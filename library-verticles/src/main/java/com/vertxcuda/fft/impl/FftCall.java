@@ -1,0 +1,118 @@
+package com.vertxcuda.fft.impl;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.device.context.Allocation;
+import com.vertxcuda.device.context.AllocationTable;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftRequest;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.library.impl.Operand;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static com.vertxcuda.library.impl.RequestChecks.bad;
+import static com.vertxcuda.library.impl.RequestChecks.fits;
+import static com.vertxcuda.library.impl.RequestChecks.require;
+
+/** An {@link FftRequest} that passed every check, with its plan key and resolved operands. */
+public final class FftCall {
+
+  private final FftPlanKey key;
+  private final FftDirection direction;
+  private final Operand input;
+  private final Operand output;
+
+  private FftCall(FftPlanKey key, FftDirection direction, Operand input, Operand output) {
+    this.key = key;
+    this.direction = direction;
+    this.input = input;
+    this.output = output;
+  }
+
+  public FftPlanKey key() { return key; }
+  public FftType type() { return key.type(); }
+  /** The direction in effect (R2C/D2Z forward, C2R/Z2D inverse). */
+  public FftDirection direction() { return direction; }
+  public Operand input() { return input; }
+  public Operand output() { return output; }
+
+  /** Validates {@code r} against the buffers of {@code table}; BAD_REQUEST names the field. */
+  public static FftCall of(FftRequest r, AllocationTable table) {
+    FftType type = r.getType();
+    if (type == null) {
+      throw bad("type is missing");
+    }
+    List<Integer> n = r.getN();
+    require(n != null && n.size() >= 1 && n.size() <= 3, "n must have 1 to 3 sizes, got "
+      + (n == null ? "none" : n.size()));
+    int rank = n.size();
+    int[] dims = new int[rank];
+    for (int i = 0; i < rank; i++) {
+      Integer v = n.get(i);
+      require(v != null && v >= 1, "n[" + i + "] must be >= 1, got " + v);
+      dims[i] = v;
+    }
+    require(r.getBatch() >= 1, "batch must be >= 1, got " + r.getBatch());
+    FftDirection direction = type.isRealToComplex() ? FftDirection.FORWARD
+      : type.isComplexToReal() ? FftDirection.INVERSE : r.getDirection();
+    if (direction == null) {
+      throw bad("direction is missing");
+    }
+    int[] half = dims.clone();
+    half[rank - 1] = dims[rank - 1] / 2 + 1;
+    int[] inDims = type.isComplexToReal() ? half : dims;
+    int[] outDims = type.isRealToComplex() ? half : dims;
+    FftLayout in = layout(r.getInembed(), r.getIstride(), r.getIdist(), inDims, "inembed", "istride", "idist");
+    FftLayout out = layout(r.getOnembed(), r.getOstride(), r.getOdist(), outDims, "onembed", "ostride", "odist");
+    DType dtype = type.dtype();
+    Allocation ia = table.resolve(r.getInput(), "input", dtype);
+    Allocation oa = table.resolve(r.getOutput(), "output", dtype);
+    Operand input = operand(ia, r.getInput(), "input", type.isComplexInput(), in.extent(inDims, r.getBatch()));
+    Operand output = operand(oa, r.getOutput(), "output", type.isComplexOutput(), out.extent(outDims, r.getBatch()));
+    if (input.overlaps(output)) {
+      require(r.getInput().offset() == r.getOutput().offset(),
+        "output overlaps input without starting at the same element (in-place transforms share the start)");
+    }
+    return new FftCall(new FftPlanKey(type, List.copyOf(n), in, out, r.getBatch()), direction, input, output);
+  }
+
+  private static FftLayout layout(List<Integer> embed, long stride, long dist, int[] dims, String embedField,
+                                  String strideField, String distField) {
+    List<Integer> sizes = new ArrayList<>(dims.length);
+    if (embed == null) {
+      for (int d : dims) {
+        sizes.add(d);
+      }
+    } else {
+      require(embed.size() == dims.length, embedField + " must have " + dims.length + " sizes, got " + embed.size());
+      for (int i = 0; i < dims.length; i++) {
+        Integer v = embed.get(i);
+        int min = i == 0 ? 1 : dims[i];
+        require(v != null && v >= min, embedField + "[" + i + "] must be >= " + min + ", got " + v);
+        sizes.add(v);
+      }
+    }
+    require(stride >= 1, strideField + " must be >= 1, got " + stride);
+    require(dist >= 0, distField + " must be >= 0, got " + dist);
+    if (dist == 0) {
+      long product = stride;
+      for (int s : sizes) {
+        product = Math.multiplyExact(product, (long) s);
+      }
+      dist = product;
+    }
+    return new FftLayout(List.copyOf(sizes), stride, dist);
+  }
+
+  private static Operand operand(Allocation a, BufferHandle h, String field, boolean complex, long extent) {
+    if (complex) {
+      require(h.offset() % 2 == 0, field + " must start on a whole complex element (an even offset), got "
+        + h.offset());
+    }
+    long reals = complex ? Math.multiplyExact(extent, 2L) : extent;
+    fits(h, field, reals, extent + (complex ? " complex" : " real") + " elements of the layout");
+    return new Operand(a, h, reals);
+  }
+}

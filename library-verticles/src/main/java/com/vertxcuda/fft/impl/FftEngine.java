@@ -1,0 +1,33 @@
+package com.vertxcuda.fft.impl;
+
+import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.host.HostAccess;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.fft.impl.cuda.CudaFftEngine;
+import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.EngineResult;
+
+/** Makes plans and runs FFTs on one verticle's stream; called only from that verticle's thread. */
+public interface FftEngine {
+
+  /** A plan for one {@link FftPlanKey}, kept by the verticle's plan cache. */
+  interface Plan {
+  }
+
+  Plan plan(FftPlanKey key) throws BackendException;
+
+  /** Queues {@code call} with {@code plan} (made for the call's key); returns what to check once it completes, or null. */
+  EngineResult enqueue(GpuStream stream, Plan plan, FftCall call) throws BackendException;
+
+  /** Releases a plan whose work has completed; when {@code poisoned}, without calling into the device. */
+  void destroy(Plan plan, boolean poisoned);
+
+  /** The host engine on the host backend, the cuFFT engine otherwise. */
+  static FftEngine open(ContextRuntime runtime, GpuStream stream) throws BackendException {
+    if (HostAccess.isHost(runtime.device())) {
+      return new HostFftEngine(runtime.device());
+    }
+    return new CudaFftEngine(CudaPointers.of(runtime.device()), stream);
+  }
+}

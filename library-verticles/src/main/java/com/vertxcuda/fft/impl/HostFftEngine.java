@@ -1,0 +1,178 @@
+package com.vertxcuda.fft.impl;
+
+import com.vertxcuda.device.host.HostAccess;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.library.impl.EngineResult;
+import com.vertxcuda.library.impl.HostResult;
+import org.jtransforms.fft.DoubleFFT_1D;
+import org.jtransforms.fft.DoubleFFT_2D;
+import org.jtransforms.fft.DoubleFFT_3D;
+import org.jtransforms.fft.FloatFFT_1D;
+import org.jtransforms.fft.FloatFFT_2D;
+import org.jtransforms.fft.FloatFFT_3D;
+
+import static com.vertxcuda.library.impl.HostOperands.read;
+import static com.vertxcuda.library.impl.HostOperands.write;
+
+/**
+ * FFTs on the host backend through JTransforms (float transforms for C2C/R2C/C2R, double for the
+ * rest), computed on the stream's thread. Each transform runs as a full complex transform of the
+ * logical size: real input enters with zero imaginary parts, R2C keeps the non-redundant half, and
+ * C2R input is completed by Hermitian symmetry, then the real part is kept (what cuFFT computes for
+ * Hermitian input). Inverse transforms are unnormalised, as in cuFFT.
+ */
+final class HostFftEngine implements FftEngine {
+
+  private final DeviceContext device;
+
+  HostFftEngine(DeviceContext device) {
+    this.device = device;
+  }
+
+  /** A JTransforms transform of the logical size. */
+  private static final class HostPlan implements Plan {
+    final FftPlanKey key;
+    final Object fft;
+
+    HostPlan(FftPlanKey key, Object fft) {
+      this.key = key;
+      this.fft = fft;
+    }
+  }
+
+  @Override
+  public Plan plan(FftPlanKey key) {
+    int[] n = key.dims();
+    boolean d = key.type().isDoublePrecision();
+    Object fft;
+    switch (n.length) {
+      case 1:
+        fft = d ? new DoubleFFT_1D(n[0]) : new FloatFFT_1D(n[0]);
+        break;
+      case 2:
+        fft = d ? new DoubleFFT_2D(n[0], n[1]) : new FloatFFT_2D(n[0], n[1]);
+        break;
+      default:
+        fft = d ? new DoubleFFT_3D(n[0], n[1], n[2]) : new FloatFFT_3D(n[0], n[1], n[2]);
+    }
+    return new HostPlan(key, fft);
+  }
+
+  @Override
+  public void destroy(Plan plan, boolean poisoned) {
+  }
+
+  @Override
+  public EngineResult enqueue(GpuStream stream, Plan plan, FftCall call) throws BackendException {
+    HostResult result = new HostResult();
+    HostAccess.enqueue(device, stream, result.capture(() -> {
+      run((HostPlan) plan, call);
+      return 0;
+    }));
+    return result;
+  }
+
+  private static void run(HostPlan plan, FftCall call) {
+    FftPlanKey key = call.key();
+    FftType type = key.type();
+    int[] n = key.dims();
+    int rank = n.length;
+    int total = 1;
+    for (int s : n) {
+      total *= s;
+    }
+    int[] half = n.clone();
+    half[rank - 1] = n[rank - 1] / 2 + 1;
+    double[] in = read(call.input());
+    // Every batch is gathered before anything is written, so in-place transforms read the input intact.
+    double[][] spectra = new double[key.batch()][];
+    for (int b = 0; b < key.batch(); b++) {
+      double[] z = new double[2 * total];
+      int[] idx = new int[rank];
+      for (int i = 0; i < total; i++) {
+        unravel(i, n, idx);
+        if (type.isComplexInput() && type.isComplexOutput()) {
+          long at = 2 * key.input().offset(idx, b);
+          z[2 * i] = in[(int) at];
+          z[2 * i + 1] = in[(int) at + 1];
+        } else if (type.isRealToComplex()) {
+          z[2 * i] = in[(int) key.input().offset(idx, b)];
+        } else {
+          hermitian(in, key.input(), b, n, idx, z, i);
+        }
+      }
+      transform(plan.fft, z, call.direction() == FftDirection.FORWARD);
+      spectra[b] = z;
+    }
+    double[] out = read(call.output());
+    for (int b = 0; b < key.batch(); b++) {
+      double[] z = spectra[b];
+      int[] idx = new int[rank];
+      for (int i = 0; i < total; i++) {
+        unravel(i, n, idx);
+        if (type.isComplexToReal()) {
+          out[(int) key.output().offset(idx, b)] = z[2 * i];
+        } else if (!type.isRealToComplex() || idx[rank - 1] < half[rank - 1]) {
+          int at = (int) (2 * key.output().offset(idx, b));
+          out[at] = z[2 * i];
+          out[at + 1] = z[2 * i + 1];
+        }
+      }
+    }
+    write(call.output(), out);
+  }
+
+  // Element idx of the full spectrum from the stored half: X[k] for k_last <= n/2, else conj X[-k].
+  private static void hermitian(double[] in, FftLayout layout, int b, int[] n, int[] idx, double[] z, int i) {
+    int rank = n.length;
+    int last = idx[rank - 1];
+    double sign = 1;
+    int[] at = idx;
+    if (last > n[rank - 1] / 2) {
+      at = new int[rank];
+      for (int d = 0; d < rank; d++) {
+        at[d] = (n[d] - idx[d]) % n[d];
+      }
+      sign = -1;
+    }
+    long off = 2 * layout.offset(at, b);
+    z[2 * i] = in[(int) off];
+    z[2 * i + 1] = sign * in[(int) off + 1];
+  }
+
+  private static void unravel(int linear, int[] n, int[] idx) {
+    for (int d = n.length - 1; d >= 0; d--) {
+      idx[d] = linear % n[d];
+      linear /= n[d];
+    }
+  }
+
+  private static void transform(Object fft, double[] z, boolean forward) {
+    if (fft instanceof DoubleFFT_1D) {
+      if (forward) ((DoubleFFT_1D) fft).complexForward(z); else ((DoubleFFT_1D) fft).complexInverse(z, false);
+    } else if (fft instanceof DoubleFFT_2D) {
+      if (forward) ((DoubleFFT_2D) fft).complexForward(z); else ((DoubleFFT_2D) fft).complexInverse(z, false);
+    } else if (fft instanceof DoubleFFT_3D) {
+      if (forward) ((DoubleFFT_3D) fft).complexForward(z); else ((DoubleFFT_3D) fft).complexInverse(z, false);
+    } else {
+      float[] f = new float[z.length];
+      for (int i = 0; i < z.length; i++) {
+        f[i] = (float) z[i];
+      }
+      if (fft instanceof FloatFFT_1D) {
+        if (forward) ((FloatFFT_1D) fft).complexForward(f); else ((FloatFFT_1D) fft).complexInverse(f, false);
+      } else if (fft instanceof FloatFFT_2D) {
+        if (forward) ((FloatFFT_2D) fft).complexForward(f); else ((FloatFFT_2D) fft).complexInverse(f, false);
+      } else {
+        if (forward) ((FloatFFT_3D) fft).complexForward(f); else ((FloatFFT_3D) fft).complexInverse(f, false);
+      }
+      for (int i = 0; i < z.length; i++) {
+        z[i] = f[i];
+      }
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package com.vertxcuda.fft.impl.cuda;
+
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.fft.impl.FftCall;
+import com.vertxcuda.fft.impl.FftEngine;
+import com.vertxcuda.fft.impl.FftLayout;
+import com.vertxcuda.fft.impl.FftPlanKey;
+import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.CudaStatus;
+import com.vertxcuda.library.impl.EngineResult;
+import jcuda.driver.CUdeviceptr;
+import jcuda.jcufft.JCufft;
+import jcuda.jcufft.cufftHandle;
+import jcuda.jcufft.cufftResult;
+import jcuda.jcufft.cufftType;
+import jcuda.runtime.cudaStream_t;
+
+/** cuFFT through JCufft: 64-bit plan-many plans bound to the verticle's stream. */
+public final class CudaFftEngine implements FftEngine {
+
+  private final CudaPointers pointers;
+  private final cudaStream_t stream;
+
+  public CudaFftEngine(CudaPointers pointers, GpuStream stream) {
+    this.pointers = pointers;
+    this.stream = new cudaStream_t(pointers.stream(stream));
+    JCufft.setExceptionsEnabled(false);
+  }
+
+  private static final class CudaPlan implements Plan {
+    final cufftHandle handle;
+
+    CudaPlan(cufftHandle handle) {
+      this.handle = handle;
+    }
+  }
+
+  private static void check(int status, String call) throws BackendException {
+    CudaStatus.check(status, call, cufftResult::stringFor);
+  }
+
+  private static long[] longs(java.util.List<Integer> v) {
+    return v.stream().mapToLong(Integer::longValue).toArray();
+  }
+
+  @Override
+  public Plan plan(FftPlanKey key) throws BackendException {
+    cufftHandle handle = new cufftHandle();
+    check(JCufft.cufftCreate(handle), "cufftCreate");
+    try {
+      check(JCufft.cufftSetStream(handle, stream), "cufftSetStream");
+      FftLayout in = key.input();
+      FftLayout out = key.output();
+      long[] work = new long[1];
+      check(JCufft.cufftMakePlanMany64(handle, key.n().size(), longs(key.n()), longs(in.embed()), in.stride(),
+        in.dist(), longs(out.embed()), out.stride(), out.dist(), cufftTypeOf(key.type()), key.batch(), work),
+        "cufftMakePlanMany64");
+    } catch (BackendException e) {
+      JCufft.cufftDestroy(handle);
+      throw e;
+    }
+    return new CudaPlan(handle);
+  }
+
+  @Override
+  public EngineResult enqueue(GpuStream s, Plan plan, FftCall call) throws BackendException {
+    cufftHandle h = ((CudaPlan) plan).handle;
+    CUdeviceptr in = pointers.pointer(call.input().memory(), call.input().byteOffset());
+    CUdeviceptr out = pointers.pointer(call.output().memory(), call.output().byteOffset());
+    int dir = call.direction() == FftDirection.FORWARD ? JCufft.CUFFT_FORWARD : JCufft.CUFFT_INVERSE;
+    switch (call.type()) {
+      case C2C: check(JCufft.cufftExecC2C(h, in, out, dir), "cufftExecC2C"); break;
+      case R2C: check(JCufft.cufftExecR2C(h, in, out), "cufftExecR2C"); break;
+      case C2R: check(JCufft.cufftExecC2R(h, in, out), "cufftExecC2R"); break;
+      case Z2Z: check(JCufft.cufftExecZ2Z(h, in, out, dir), "cufftExecZ2Z"); break;
+      case D2Z: check(JCufft.cufftExecD2Z(h, in, out), "cufftExecD2Z"); break;
+      default: check(JCufft.cufftExecZ2D(h, in, out), "cufftExecZ2D");
+    }
+    return null;
+  }
+
+  @Override
+  public void destroy(Plan plan, boolean poisoned) {
+    if (!poisoned) {
+      JCufft.cufftDestroy(((CudaPlan) plan).handle);
+    }
+  }
+
+  private static int cufftTypeOf(FftType t) {
+    switch (t) {
+      case C2C: return cufftType.CUFFT_C2C;
+      case R2C: return cufftType.CUFFT_R2C;
+      case C2R: return cufftType.CUFFT_C2R;
+      case Z2Z: return cufftType.CUFFT_Z2Z;
+      case D2Z: return cufftType.CUFFT_D2Z;
+      default: return cufftType.CUFFT_Z2D;
+    }
+  }
+}

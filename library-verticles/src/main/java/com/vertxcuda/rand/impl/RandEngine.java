@@ -1,0 +1,27 @@
+package com.vertxcuda.rand.impl;
+
+import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.host.HostAccess;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.EngineResult;
+import com.vertxcuda.rand.impl.cuda.CudaRandEngine;
+
+/** Generates numbers on one verticle's stream; called only from that verticle's thread. */
+public interface RandEngine {
+
+  /** Queues the generation; returns what to check once it completes, or null. */
+  EngineResult enqueue(GpuStream stream, RandCall call) throws BackendException;
+
+  /** Releases generators; when {@code poisoned}, without calling into the device. */
+  void close(boolean poisoned);
+
+  /** The host engine on the host backend, the cuRAND engine otherwise. */
+  static RandEngine open(ContextRuntime runtime, GpuStream stream) throws BackendException {
+    if (HostAccess.isHost(runtime.device())) {
+      return new HostRandEngine(runtime.device());
+    }
+    return new CudaRandEngine(CudaPointers.of(runtime.device()), stream);
+  }
+}

@@ -1,0 +1,109 @@
+package com.vertxcuda.rand.impl.cuda;
+
+import com.vertxcuda.DType;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.CudaStatus;
+import com.vertxcuda.library.impl.EngineResult;
+import com.vertxcuda.rand.RandRequest;
+import com.vertxcuda.rand.RngType;
+import com.vertxcuda.rand.impl.RandCall;
+import com.vertxcuda.rand.impl.RandEngine;
+import jcuda.driver.CUdeviceptr;
+import jcuda.jcurand.JCurand;
+import jcuda.jcurand.curandGenerator;
+import jcuda.jcurand.curandRngType;
+import jcuda.jcurand.curandStatus;
+import jcuda.runtime.cudaStream_t;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * cuRAND through JCurand: one host-API generator per kind, made on first use and bound to the
+ * verticle's stream. Every request sets its own seed and offset (and dimensions), so requests are
+ * independent and repeatable; cuRAND re-initialises the generator's state on the next call.
+ */
+public final class CudaRandEngine implements RandEngine {
+
+  private final CudaPointers pointers;
+  private final cudaStream_t stream;
+  private final Map<RngType, curandGenerator> generators = new EnumMap<>(RngType.class);
+
+  public CudaRandEngine(CudaPointers pointers, GpuStream stream) {
+    this.pointers = pointers;
+    this.stream = new cudaStream_t(pointers.stream(stream));
+    JCurand.setExceptionsEnabled(false);
+  }
+
+  private static void check(int status, String call) throws BackendException {
+    CudaStatus.check(status, call, curandStatus::stringFor);
+  }
+
+  private curandGenerator generator(RngType type) throws BackendException {
+    curandGenerator g = generators.get(type);
+    if (g == null) {
+      g = new curandGenerator();
+      check(JCurand.curandCreateGenerator(g, kind(type)), "curandCreateGenerator");
+      check(JCurand.curandSetStream(g, stream), "curandSetStream");
+      generators.put(type, g);
+    }
+    return g;
+  }
+
+  @Override
+  public EngineResult enqueue(GpuStream s, RandCall call) throws BackendException {
+    RandRequest r = call.request();
+    curandGenerator g = generator(call.generator());
+    if (call.generator().isQuasi()) {
+      check(JCurand.curandSetQuasiRandomGeneratorDimensions(g, r.getDimensions()),
+        "curandSetQuasiRandomGeneratorDimensions");
+    } else {
+      check(JCurand.curandSetPseudoRandomGeneratorSeed(g, r.getSeed()), "curandSetPseudoRandomGeneratorSeed");
+    }
+    if (call.generator() != RngType.MTGP32) {
+      check(JCurand.curandSetGeneratorOffset(g, r.getOffset()), "curandSetGeneratorOffset");
+    }
+    CUdeviceptr out = pointers.pointer(call.output().memory(), call.output().byteOffset());
+    long n = call.length();
+    boolean d = call.output().dtype() == DType.F64;
+    switch (call.distribution()) {
+      case UNIFORM:
+        check(d ? JCurand.curandGenerateUniformDouble(g, out, n) : JCurand.curandGenerateUniform(g, out, n),
+          "curandGenerateUniform");
+        break;
+      case NORMAL:
+        check(d ? JCurand.curandGenerateNormalDouble(g, out, n, r.getMean(), r.getStddev())
+          : JCurand.curandGenerateNormal(g, out, n, (float) r.getMean(), (float) r.getStddev()),
+          "curandGenerateNormal");
+        break;
+      case LOG_NORMAL:
+        check(d ? JCurand.curandGenerateLogNormalDouble(g, out, n, r.getMean(), r.getStddev())
+          : JCurand.curandGenerateLogNormal(g, out, n, (float) r.getMean(), (float) r.getStddev()),
+          "curandGenerateLogNormal");
+        break;
+      default:
+        check(JCurand.curandGeneratePoisson(g, out, n, r.getLambda()), "curandGeneratePoisson");
+    }
+    return null;
+  }
+
+  @Override
+  public void close(boolean poisoned) {
+    if (!poisoned) {
+      generators.values().forEach(JCurand::curandDestroyGenerator);
+    }
+    generators.clear();
+  }
+
+  private static int kind(RngType t) {
+    switch (t) {
+      case PHILOX4_32_10: return curandRngType.CURAND_RNG_PSEUDO_PHILOX4_32_10;
+      case XORWOW: return curandRngType.CURAND_RNG_PSEUDO_XORWOW;
+      case MRG32K3A: return curandRngType.CURAND_RNG_PSEUDO_MRG32K3A;
+      case MTGP32: return curandRngType.CURAND_RNG_PSEUDO_MTGP32;
+      default: return curandRngType.CURAND_RNG_QUASI_SOBOL32;
+    }
+  }
+}

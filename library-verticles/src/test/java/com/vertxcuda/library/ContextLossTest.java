@@ -1,0 +1,49 @@
+package com.vertxcuda.library;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.FaultRequest;
+import io.vertx.core.Promise;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** A poisoned context takes its library verticles with it; the next generation's serve again. */
+class ContextLossTest extends HostDeviceTest {
+
+  @Override
+  protected DeviceOptions options() {
+    return new DeviceOptions().setBackend(BackendKind.HOST).setFaultInjection(true);
+  }
+
+  @Test
+  void librariesComeBackWithTheNextGeneration() {
+    BufferHandle before = f32(1, 2, 3, 4);
+    await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(2), 1, before, f32(0, 0, 0, 0)));
+    Promise<DeviceEvent> changed = Promise.promise();
+    device.events(e -> {
+      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
+        changed.tryComplete(e);
+      }
+    });
+    vertx.eventBus().request(device.address(), new FaultRequest(FaultRequest.Kind.POISON));
+    DeviceEvent event = await(changed.future());
+    assertEquals(event.getOldGeneration() + 1, event.getNewGeneration());
+
+    assertEquals(FailureCode.STALE_HANDLE, failure(blas.asum(4, before, 1)).code(), "old handles are stale");
+    BufferHandle after = f32(1, -2, 3, -4);
+    assertEquals(10.0, await(BlasClient.create(vertx).asum(4, after, 1)), 1e-6);
+    BufferHandle spectrum = f32(0, 0, 0, 0);
+    await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(2), 1, after, spectrum));
+    assertArrayEquals(new float[] {4, -6, -2, 2}, readF32(spectrum), "a new FFT verticle with a fresh plan cache");
+  }
+}

@@ -1,0 +1,73 @@
+package com.vertxcuda.library;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasReply;
+import com.vertxcuda.blas.BlasRequest;
+import com.vertxcuda.blas.Diagonal;
+import com.vertxcuda.blas.FillMode;
+import com.vertxcuda.blas.Side;
+import com.vertxcuda.blas.Transpose;
+import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.codec.WireType;
+import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftReply;
+import com.vertxcuda.fft.FftRequest;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.library.impl.LibraryWireTypes;
+import com.vertxcuda.rand.Distribution;
+import com.vertxcuda.rand.RandRequest;
+import com.vertxcuda.rand.RngType;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The library messages cross a clustered bus intact, and the service file registers them. */
+class LibraryWireTypesTest {
+
+  private final BufferHandle handle = BufferHandle.issue("node", 1, 3, 9, DType.F32, 100).view(4, 50);
+
+  private static <T> void roundTrip(WireType<T> type, T value, Function<T, JsonObject> json) {
+    WireCodec<T> codec = CudaCodecs.codec(type);
+    Buffer wire = Buffer.buffer();
+    codec.encodeToWire(wire, value);
+    assertEquals(json.apply(value), json.apply(codec.decodeFromWire(0, wire)), type.name());
+    Buffer truncated = wire.getBuffer(0, wire.length() - 1);
+    assertThrows(IllegalArgumentException.class, () -> codec.decodeFromWire(0, truncated));
+  }
+
+  @Test
+  void everyLibraryMessageRoundTrips() {
+    roundTrip(LibraryWireTypes.BLAS_REQUEST, new BlasRequest(BlasOp.TRSM).setTransA(Transpose.T).setUplo(FillMode.LOWER)
+      .setSide(Side.RIGHT).setDiag(Diagonal.UNIT).setM(3).setN(4).setK(5).setAlpha(2.5).setBeta(-1).setA(handle)
+      .setLda(7).setB(handle).setLdb(8).setX(handle).setIncx(2).setStrideA(11).setBatchCount(3).setCosine(0.5)
+      .setSine(0.25).setTf32(true), BlasRequest::toJson);
+    roundTrip(LibraryWireTypes.BLAS_REPLY, new BlasReply().setOutput(handle).setValue(3.5).setIndex(7).setBatchSize(4),
+      BlasReply::toJson);
+    roundTrip(LibraryWireTypes.FFT_REQUEST, new FftRequest().setType(FftType.D2Z).setDirection(FftDirection.INVERSE)
+      .setN(List.of(4, 8)).setBatch(3).setInembed(List.of(4, 10)).setIstride(2).setIdist(100).setOstride(1)
+      .setOdist(40).setInput(handle).setOutput(handle), FftRequest::toJson);
+    roundTrip(LibraryWireTypes.FFT_REPLY, new FftReply(handle, true), FftReply::toJson);
+    roundTrip(LibraryWireTypes.RAND_REQUEST, new RandRequest().setGenerator(RngType.SOBOL32).setSeed(-5).setOffset(77)
+      .setDimensions(3).setDistribution(Distribution.LOG_NORMAL).setMean(1).setStddev(2).setLambda(3)
+      .setOutput(handle), RandRequest::toJson);
+  }
+
+  @Test
+  void theServiceFileContributesThem() {
+    List<WireType<?>> all = CudaCodecs.wireTypes();
+    for (Class<?> type : new Class<?>[] {BlasRequest.class, BlasReply.class, FftRequest.class, FftReply.class,
+      RandRequest.class}) {
+      assertTrue(all.stream().anyMatch(t -> t.type() == type), type.getSimpleName());
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package com.vertxcuda.samples.bench;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasOptions;
+import com.vertxcuda.blas.BlasReply;
+import com.vertxcuda.blas.BlasRequest;
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.DeviceVerticle;
+import com.vertxcuda.fft.FftClient;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftRequest;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.rand.RandClient;
+import com.vertxcuda.rand.RngType;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * Library throughput through the verticles, next to raw JCuda calls in the same process:
+ * SGEMM 8192 FP32 and TF32, FFT C2C 2^20 x 64, uniform RNG 2^28, and 64x64 SGEMM throughput over
+ * the event bus with dynamic batching off and on. On the host backend it runs small sizes and skips
+ * the raw JCuda part.
+ *
+ * <p>Arguments: {@code [auto|cuda|host] [full|small]} (default: auto, full on cuda, small on host).
+ */
+public final class LibraryBench {
+
+  /** Sizes of one run. */
+  record Sizes(int gemm, int fftLength, int fftBatch, long rngCount, int repeats, int smallGemms, int inFlight) {
+    static final Sizes FULL = new Sizes(8192, 1 << 20, 64, 1L << 28, 10, 20_000, 256);
+    static final Sizes SMALL = new Sizes(256, 1 << 12, 4, 1L << 20, 3, 2_000, 64);
+  }
+
+  private LibraryBench() {
+  }
+
+  public static void main(String[] args) throws Exception {
+    BackendKind backend = args.length > 0 ? BackendKind.valueOf(args[0].toUpperCase(Locale.ROOT)) : BackendKind.AUTO;
+    Vertx vertx = Vertx.vertx();
+    try {
+      DeviceOptions base = new DeviceOptions().setBackend(backend).setHostMemory(3L << 30);
+      String deployment = await(vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(base))));
+      DeviceClient device = DeviceClient.create(vertx);
+      DeviceInfo info = await(device.describe());
+      boolean cuda = "cuda".equals(info.getBackend());
+      Sizes sizes = args.length > 1 ? (args[1].equals("small") ? Sizes.SMALL : Sizes.FULL)
+        : cuda ? Sizes.FULL : Sizes.SMALL;
+      System.out.printf("device: %s (%s backend), sizes: %s%n", info.getName(), info.getBackend(), sizes);
+      List<String> rows = new ArrayList<>();
+      rows.addAll(viaVerticles(vertx, device, sizes));
+      rows.add(smallGemms(vertx, device, sizes, "64x64 SGEMM, batching off"));
+      await(vertx.undeploy(deployment));
+      DeviceOptions batching = new DeviceOptions(base).setLibraryOptions(new JsonObject()
+        .put("blas", new BlasOptions().setBatchWindow(50).setMaxBatchSize(64).toJson()));
+      deployment = await(vertx.deployVerticle(new DeviceVerticle(batching)));
+      rows.add(smallGemms(vertx, device, sizes, "64x64 SGEMM, batching on (50 us)"));
+      await(vertx.undeploy(deployment));
+      if (cuda) {
+        try {
+          rows.addAll(RawJCuda.run(sizes));
+        } catch (Throwable t) {
+          rows.add("raw JCuda skipped: " + t);
+        }
+      } else {
+        rows.add("raw JCuda skipped: no cuda backend");
+      }
+      System.out.println();
+      rows.forEach(System.out::println);
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.MINUTES);
+  }
+
+  /** Runs {@code repeats} requests back to back (one warm-up first) and returns seconds per request. */
+  static double timeEach(int repeats, IntFunction<Future<?>> request) throws Exception {
+    await(request.apply(-1));
+    List<Future<?>> all = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int i = 0; i < repeats; i++) {
+      all.add(request.apply(i));
+    }
+    await(Future.all(all));
+    return (System.nanoTime() - start) / 1e9 / repeats;
+  }
+
+  private static List<String> viaVerticles(Vertx vertx, DeviceClient device, Sizes s) throws Exception {
+    List<String> rows = new ArrayList<>();
+    BlasClient blas = BlasClient.create(vertx);
+    int n = s.gemm();
+    BufferHandle a = await(device.alloc(DType.F32, (long) n * n));
+    BufferHandle b = await(device.alloc(DType.F32, (long) n * n));
+    BufferHandle c = await(device.alloc(DType.F32, (long) n * n));
+    await(device.fill(a, 1.0));
+    await(device.fill(b, 0.5));
+    double flops = 2.0 * n * n * n;
+    for (boolean tf32 : new boolean[] {false, true}) {
+      BlasRequest gemm = new BlasRequest(BlasOp.GEMM).setM(n).setN(n).setK(n).setA(a).setLda(n).setB(b).setLdb(n)
+        .setC(c).setLdc(n).setTf32(tf32);
+      double t = timeEach(s.repeats(), i -> blas.execute(gemm));
+      rows.add(String.format("verticle SGEMM %d %s: %.3f ms, %.4g TFLOP/s", n, tf32 ? "TF32" : "FP32", t * 1e3,
+        flops / t / 1e12));
+    }
+    for (BufferHandle h : List.of(a, b, c)) {
+      await(device.free(h));
+    }
+
+    FftClient fft = FftClient.create(vertx);
+    BufferHandle signal = await(device.alloc(DType.F32, 2L * s.fftLength() * s.fftBatch()));
+    await(device.fill(signal, 0.25));
+    FftRequest c2c = new FftRequest().setType(FftType.C2C).setDirection(FftDirection.FORWARD)
+      .setN(List.of(s.fftLength())).setBatch(s.fftBatch()).setInput(signal).setOutput(signal);
+    double tf = timeEach(s.repeats(), i -> fft.execute(c2c));
+    rows.add(String.format("verticle FFT C2C %d x %d: %.3f ms", s.fftLength(), s.fftBatch(), tf * 1e3));
+    await(device.free(signal));
+
+    RandClient rand = RandClient.create(vertx);
+    BufferHandle numbers = await(device.alloc(DType.F32, s.rngCount()));
+    double tr = timeEach(s.repeats(), i -> rand.uniform(RngType.PHILOX4_32_10, 1234, numbers));
+    rows.add(String.format("verticle uniform RNG %d floats: %.3f ms", s.rngCount(), tr * 1e3));
+    await(device.free(numbers));
+    return rows;
+  }
+
+  /** 64x64 SGEMMs with up to {@code inFlight} outstanding, each on its own output. */
+  private static String smallGemms(Vertx vertx, DeviceClient device, Sizes s, String label) throws Exception {
+    BlasClient blas = BlasClient.create(vertx);
+    int n = 64;
+    BufferHandle a = await(device.alloc(DType.F32, n * n));
+    BufferHandle b = await(device.alloc(DType.F32, n * n));
+    await(device.fill(a, 1.0));
+    await(device.fill(b, 1.0));
+    List<BufferHandle> outputs = new ArrayList<>();
+    for (int i = 0; i < s.inFlight(); i++) {
+      outputs.add(await(device.alloc(DType.F32, n * n)));
+    }
+    int[] batchSizes = new int[1];
+    long start = System.nanoTime();
+    int done = 0;
+    while (done < s.smallGemms()) {
+      List<Future<BlasReply>> wave = new ArrayList<>();
+      for (int i = 0; i < s.inFlight() && done + i < s.smallGemms(); i++) {
+        wave.add(blas.execute(new BlasRequest(BlasOp.GEMM).setM(n).setN(n).setK(n).setA(a).setLda(n).setB(b)
+          .setLdb(n).setC(outputs.get(i)).setLdc(n)));
+      }
+      await(Future.all(wave));
+      for (Future<BlasReply> f : wave) {
+        batchSizes[0] = Math.max(batchSizes[0], f.result().getBatchSize());
+      }
+      done += wave.size();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    for (BufferHandle h : outputs) {
+      await(device.free(h));
+    }
+    await(device.free(a));
+    await(device.free(b));
+    return String.format("verticle %s: %d requests, %.0f requests/s, %.1f us each, largest batch %d", label,
+      s.smallGemms(), s.smallGemms() / seconds, seconds / s.smallGemms() * 1e6, batchSizes[0]);
+  }
+}
