@@ -7,6 +7,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
+import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.device.context.Allocation;
 import com.vertxcuda.device.context.AllocationTable;
 import com.vertxcuda.device.context.StreamOrdering;
@@ -181,7 +182,7 @@ class CudaDeviceTest {
 
   @Test
   void tooLargeAllocationAnswersOutOfMemoryAndServiceContinues(Vertx vertx, VertxTestContext ctx) {
-    vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(CUDA))).compose(id -> {
+    vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(CUDA).setIsolation(TestDevices.isolation()))).compose(id -> {
       DeviceClient c = DeviceClient.create(vertx);
       return c.alloc(DType.U8, 64 << 20).compose(c::free)
         .compose(x -> c.describe())
@@ -205,7 +206,7 @@ class CudaDeviceTest {
     int n = 1 << 30;
     ByteBuffer data = patterned(ByteBuffer.allocate(n));
     Buffer up = BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer(data));
-    vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(CUDA))).compose(id -> {
+    vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(CUDA).setIsolation(TestDevices.isolation()))).compose(id -> {
       DeviceClient c = DeviceClient.create(vertx);
       return c.alloc(DType.U8, n).compose(h -> c.upload(h, up).compose(x -> c.download(h)).map(down -> {
         assertEquals(n, down.length());

@@ -6,6 +6,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
+import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaContext;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
@@ -204,12 +205,15 @@ public final class DeviceBench {
   private void verticles() throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      DeviceOptions options = new DeviceOptions().setBackend(BackendKind.CUDA).setLibraries(List.of());
-      await(vertx.deployVerticle(new DeviceVerticle(options)));
+      // In-process context tier: the lowest-latency mode, and the one the raw numbers compare with.
+      DeviceOptions options = new DeviceOptions().setBackend(BackendKind.CUDA).setIsolation(Isolation.IN_PROCESS)
+        .setLibraries(List.of());
+      DeviceVerticle deviceVerticle = new DeviceVerticle(options);
+      await(vertx.deployVerticle(deviceVerticle));
       DeviceClient client = DeviceClient.create(vertx);
       BufferHandle big = await(client.alloc(DType.U8, BIG));
 
-      Buffer pinned = CudaBackend.pinnedBuffer(BIG);
+      Buffer pinned = deviceVerticle.allocateTransferBuffer(BIG);
       pinned.appendBytes(new byte[BIG]);
       long[] h2d = new long[BIG_ITERS];
       for (int i = -3; i < BIG_ITERS; i++) {
@@ -231,7 +235,7 @@ public final class DeviceBench {
         }
       }
       bandwidth("verticle.h2dPinnedBuffer256MiB.callerSpins", h2dSpin);
-      PinnedMemory.release(pinned);
+      deviceVerticle.releaseTransferBuffer(pinned);
 
       long[] d2h = new long[BIG_ITERS];
       int pinnedReplies = 0;
@@ -242,7 +246,7 @@ public final class DeviceBench {
           d2h[i] = System.nanoTime() - t0;
         }
         // Hand the pinned reply back so the next download reuses it, as an application would.
-        pinnedReplies += PinnedMemory.release(down) ? 1 : 0;
+        pinnedReplies += deviceVerticle.releaseTransferBuffer(down) ? 1 : 0;
       }
       bandwidth("verticle.d2hPinned256MiB", d2h);
       result.getJsonObject("verticle.d2hPinned256MiB").put("pinnedReplies", pinnedReplies);
