@@ -73,7 +73,15 @@ public final class DeviceBench {
     line("device: " + device.deviceName() + " (" + device.computeCapability() + ")");
     raw(device);
     completion(device);
-    verticles();
+    for (Isolation isolation : new Isolation[] {Isolation.IN_PROCESS, Isolation.PROCESS}) {
+      String prefix = isolation == Isolation.IN_PROCESS ? "verticle." : "verticleProcess.";
+      try {
+        verticles(isolation, prefix);
+      } catch (Exception e) {
+        result.put(prefix + "failed", e.toString());
+        line(prefix + " failed: " + e);
+      }
+    }
     device.close(false);
     write(out);
   }
@@ -202,11 +210,15 @@ public final class DeviceBench {
 
   // ---- the verticles ----
 
-  private void verticles() throws Exception {
+  /**
+   * The verticles with the context tier in this JVM ({@code IN_PROCESS}: the lowest latency, the
+   * mode the ratios to raw use) or in a device-host process ({@code PROCESS}: transfers through the
+   * shared region, page-locked by the device host).
+   */
+  private void verticles(Isolation isolation, String prefix) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      // In-process context tier: the lowest-latency mode, and the one the raw numbers compare with.
-      DeviceOptions options = new DeviceOptions().setBackend(BackendKind.CUDA).setIsolation(Isolation.IN_PROCESS)
+      DeviceOptions options = new DeviceOptions().setBackend(BackendKind.CUDA).setIsolation(isolation)
         .setLibraries(List.of());
       DeviceVerticle deviceVerticle = new DeviceVerticle(options);
       await(vertx.deployVerticle(deviceVerticle));
@@ -223,7 +235,7 @@ public final class DeviceBench {
           h2d[i] = System.nanoTime() - t0;
         }
       }
-      bandwidth("verticle.h2dPinnedBuffer256MiB", h2d);
+      bandwidth(prefix + "h2dPinnedBuffer256MiB", h2d);
       // The same with the caller spinning on the reply instead of parking, as cuStreamSynchronize spins
       // in the raw run: tells a sleeping caller's wake-up apart from the verticles' own cost.
       long[] h2dSpin = new long[BIG_ITERS];
@@ -234,7 +246,7 @@ public final class DeviceBench {
           h2dSpin[i] = System.nanoTime() - t0;
         }
       }
-      bandwidth("verticle.h2dPinnedBuffer256MiB.callerSpins", h2dSpin);
+      bandwidth(prefix + "h2dPinnedBuffer256MiB.callerSpins", h2dSpin);
       deviceVerticle.releaseTransferBuffer(pinned);
 
       long[] d2h = new long[BIG_ITERS];
@@ -248,8 +260,8 @@ public final class DeviceBench {
         // Hand the pinned reply back so the next download reuses it, as an application would.
         pinnedReplies += deviceVerticle.releaseTransferBuffer(down) ? 1 : 0;
       }
-      bandwidth("verticle.d2hPinned256MiB", d2h);
-      result.getJsonObject("verticle.d2hPinned256MiB").put("pinnedReplies", pinnedReplies);
+      bandwidth(prefix + "d2hPinned256MiB", d2h);
+      result.getJsonObject(prefix + "d2hPinned256MiB").put("pinnedReplies", pinnedReplies);
 
       Buffer heap = Buffer.buffer(new byte[BIG]);
       long[] staged = new long[5];
@@ -260,7 +272,7 @@ public final class DeviceBench {
           staged[i] = System.nanoTime() - t0;
         }
       }
-      bandwidth("verticle.h2dHeapBufferStaged256MiB", staged);
+      bandwidth(prefix + "h2dHeapBufferStaged256MiB", staged);
       await(client.free(big));
 
       BufferHandle small = await(client.alloc(DType.U8, SMALL));
@@ -268,7 +280,7 @@ public final class DeviceBench {
       Promise<Void> done = Promise.promise();
       vertx.runOnContext(v -> roundTrips(client, small, rt, -SMALL_WARMUP, done));
       await(done.future());
-      latency("verticle.fill1KiBRoundTrip", rt);
+      latency(prefix + "fill1KiBRoundTrip", rt);
       await(client.free(small));
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
