@@ -38,7 +38,8 @@ import java.util.concurrent.TimeUnit;
  * synchronize, and completion seen by the polling thread against {@code cuLaunchHostFunc}.
  * Writes {@code device-bench.json} and {@code device-bench.txt} into the folder given (default: .).
  *
- * <p>Run: {@code java -cp ... com.vertxcuda.samples.bench.DeviceBench [outDir]}.
+ * <p>Run: {@code java -cp ... com.vertxcuda.samples.bench.DeviceBench [outDir] [host]}; {@code host}
+ * runs only the verticle sections on the host backend, to try the harness without a GPU.
  */
 public final class DeviceBench {
 
@@ -49,12 +50,20 @@ public final class DeviceBench {
   private static final int SMALL_ITERS = 20_000;
 
   private final JsonObject result = new JsonObject();
+  private BackendKind backend = BackendKind.CUDA;
   private final StringBuilder text = new StringBuilder();
 
   public static void main(String[] args) throws Exception {
     Path out = Path.of(args.length > 0 ? args[0] : ".");
     Files.createDirectories(out);
-    new DeviceBench().run(out);
+    DeviceBench bench = new DeviceBench();
+    if (args.length > 1 && args[1].equals("host")) {
+      bench.backend = BackendKind.HOST; // the verticle sections only, to try the harness without a GPU
+      bench.verticleSections();
+      bench.write(out);
+    } else {
+      bench.run(out);
+    }
     System.exit(0);
   }
 
@@ -73,6 +82,12 @@ public final class DeviceBench {
     line("device: " + device.deviceName() + " (" + device.computeCapability() + ")");
     raw(device);
     completion(device);
+    verticleSections();
+    device.close(false);
+    write(out);
+  }
+
+  private void verticleSections() {
     for (Isolation isolation : new Isolation[] {Isolation.IN_PROCESS, Isolation.PROCESS}) {
       String prefix = isolation == Isolation.IN_PROCESS ? "verticle." : "verticleProcess.";
       try {
@@ -82,8 +97,6 @@ public final class DeviceBench {
         line(prefix + " failed: " + e);
       }
     }
-    device.close(false);
-    write(out);
   }
 
   // ---- raw JCuda ----
@@ -218,7 +231,7 @@ public final class DeviceBench {
   private void verticles(Isolation isolation, String prefix) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      DeviceOptions options = new DeviceOptions().setBackend(BackendKind.CUDA).setIsolation(isolation)
+      DeviceOptions options = new DeviceOptions().setBackend(backend).setIsolation(isolation)
         .setLibraries(List.of());
       DeviceVerticle deviceVerticle = new DeviceVerticle(options);
       await(vertx.deployVerticle(deviceVerticle));
