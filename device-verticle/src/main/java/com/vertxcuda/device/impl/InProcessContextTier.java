@@ -1,14 +1,20 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.Addresses;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.ContextVerticle;
+import com.vertxcuda.device.cuda.CudaBackend;
+import com.vertxcuda.device.cuda.CudaUnavailableException;
+import com.vertxcuda.device.cuda.PinnedMemory;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
@@ -50,5 +56,23 @@ public final class InProcessContextTier implements ContextTier {
   @Override
   public Future<Void> stop() {
     return vertx.undeploy(deploymentId);
+  }
+
+  /** On cuda the buffer is pinned host memory, so its upload goes by DMA straight from it. */
+  @Override
+  public Buffer allocateTransferBuffer(int bytes) {
+    if (!"cuda".equals(info.getBackend())) {
+      return ContextTier.super.allocateTransferBuffer(bytes);
+    }
+    try {
+      return CudaBackend.pinnedBuffer(bytes);
+    } catch (CudaUnavailableException e) {
+      throw new CudaException(FailureCode.OUT_OF_MEMORY, e.getMessage());
+    }
+  }
+
+  @Override
+  public boolean releaseTransferBuffer(Buffer buffer) {
+    return PinnedMemory.release(buffer) || ContextTier.super.releaseTransferBuffer(buffer);
   }
 }

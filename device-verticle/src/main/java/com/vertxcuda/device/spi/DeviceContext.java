@@ -1,5 +1,8 @@
 package com.vertxcuda.device.spi;
 
+import com.vertxcuda.device.impl.HostBufferPool;
+import io.vertx.core.buffer.Buffer;
+
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 
@@ -47,6 +50,20 @@ public interface DeviceContext {
    * context was poisoned meanwhile. Never blocks the caller. The future holds its own reference.
    */
   CompletableFuture<Void> whenComplete(GpuEvent event);
+
+  /**
+   * A full host Buffer of {@code bytes} that device-to-host copies reach fastest: pinned memory on
+   * cuda, the JVM's host buffer pool otherwise. Downloads land in one.
+   */
+  default Buffer hostBuffer(int bytes) throws BackendException {
+    HostBufferPool pool = HostBufferPool.shared();
+    return pool.lease(pool.take(bytes), bytes);
+  }
+
+  /** Returns a buffer from {@link #hostBuffer} at once; false if it is not one. */
+  default boolean releaseHostBuffer(Buffer buffer) {
+    return HostBufferPool.shared().release(buffer);
+  }
 
   /** Queues a copy of {@code src}'s remaining bytes into {@code dst} at {@code dstOffset}. */
   void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException;

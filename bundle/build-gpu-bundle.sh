@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the self-contained GPU bundle under target/gpu-bundle/: a jlink runtime, the jars (the
+# forwarders are inside vertx-cuda-device), the test classes with the JUnit console launcher, the
+# benchmark, and run.sh. The bundle needs no JVM and no Maven on the GPU host.
+#
+# usage: bash bundle/build-gpu-bundle.sh        then on the GPU host: bash gpu-bundle/run.sh <output dir>
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+out="$root/target/gpu-bundle"
+junit_console=1.9.3   # the JUnit platform version vertx-junit5 5.0.7 brings
+rm -rf "$out"
+mkdir -p "$out/lib"
+
+# One reactor build: every module's jar and test jar, and every test-scope dependency beside them.
+# Hazelcast stays out (no cluster test runs on the GPU host); JUnit comes as the console launcher.
+mvn -B -q -DskipTests package dependency:copy-dependencies \
+  -DincludeScope=test -DoutputDirectory="$out/lib" \
+  -DexcludeArtifactIds=hazelcast,vertx-hazelcast \
+  -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian
+for m in codecs device-verticle library-verticles samples; do
+  cp "$m"/target/*.jar "$out/lib/"
+done
+# Reactor jars copied as dependencies come from target/ already; drop any duplicates of ours.
+rm -f "$out"/lib/vertx-cuda-*-SNAPSHOT-sources.jar
+mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:$junit_console \
+  -DoutputDirectory="$out/lib"
+
+# JCuda's 24 MB PTX compiler native is not used by this toolkit.
+for j in "$out"/lib/jcuda-natives-*.jar; do
+  zip -q -d "$j" 'lib/libJNvPTXCompiler*' || true
+done
+
+# java.xml and jdk.zipfs: the JUnit console launcher writes XML reports and scans the test jar with them.
+jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs \
+  --strip-debug --compress=2 --no-header-files --no-man-pages --output "$out/runtime"
+
+cp "$root/bundle/run.sh" "$out/run.sh"
+chmod +x "$out/run.sh"
+git -C "$root" rev-parse HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
+if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then echo "(with uncommitted changes)" >> "$out/COMMIT"; fi
+du -sh "$out" "$out/runtime" "$out/lib"

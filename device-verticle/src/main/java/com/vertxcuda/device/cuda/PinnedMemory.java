@@ -1,0 +1,240 @@
+package com.vertxcuda.device.cuda;
+
+import com.vertxcuda.device.spi.BackendException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import io.netty.buffer.UnpooledDirectByteBuf;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+import jcuda.Pointer;
+import jcuda.driver.CUcontext;
+import jcuda.driver.CUdevice;
+import jcuda.driver.JCudaDriver;
+
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The process's pool of pinned (page-locked, portable) host memory: staging for copies and the
+ * memory of pinned {@link Buffer}s. Blocks come in power-of-two sizes from 64 KiB to 1 GiB and are
+ * reused; a leased block comes back when its holder releases it or, failing that, when the garbage
+ * collector finds its memory unreachable.
+ */
+public final class PinnedMemory {
+
+  static final int MIN_BLOCK = 64 * 1024;
+  static final int MAX_POOLED = 1 << 30;
+  /** Idle pinned bytes kept for reuse; past this, returned blocks are freed. */
+  static final long IDLE_LIMIT = 4L << 30;
+
+  private static final Cleaner CLEANER = Cleaner.create();
+  private static volatile PinnedMemory shared;
+
+  private final CUcontext context;
+  private final Map<Integer, ConcurrentLinkedDeque<Pointer>> idle = new ConcurrentHashMap<>();
+  private final AtomicLong idleBytes = new AtomicLong();
+  private final AtomicLong pinnedBytes = new AtomicLong();
+
+  private PinnedMemory(CUcontext context) {
+    this.context = context;
+  }
+
+  /** The pool, created on first use with device {@code device}'s primary context (the memory is portable). */
+  static PinnedMemory shared(int device) throws BackendException {
+    PinnedMemory p = shared;
+    if (p == null) {
+      synchronized (PinnedMemory.class) {
+        if (shared == null) {
+          CudaErrors.checkAlive();
+          CUdevice dev = new CUdevice();
+          CudaErrors.check(JCudaDriver.cuDeviceGet(dev, device), "cuDeviceGet");
+          CUcontext ctx = new CUcontext();
+          CudaErrors.check(JCudaDriver.cuDevicePrimaryCtxRetain(ctx, dev), "cuDevicePrimaryCtxRetain");
+          shared = new PinnedMemory(ctx);
+        }
+        p = shared;
+      }
+    }
+    return p;
+  }
+
+  /** A pinned block of at least {@code bytes}; give it back once no copy uses it. */
+  Lease lease(long bytes) throws BackendException {
+    long size = sizeClass(bytes);
+    Pointer block = null;
+    if (size <= MAX_POOLED) {
+      ConcurrentLinkedDeque<Pointer> q = idle.get((int) size);
+      block = q == null ? null : q.poll();
+      if (block != null) {
+        idleBytes.addAndGet(-size);
+      }
+    }
+    if (block == null) {
+      block = allocate(size);
+    }
+    return new Lease(block, size);
+  }
+
+  /**
+   * An empty Buffer of capacity {@code bytes} over pinned memory: fill it and upload it, and the
+   * copy goes straight from it. Release it with {@link #release(Buffer)} (or leave it to the GC).
+   */
+  public Buffer buffer(int bytes) throws BackendException {
+    ByteBuf b = wrap(lease(bytes), bytes);
+    b.clear();
+    return BufferInternal.buffer(b);
+  }
+
+  /** A full Buffer of {@code bytes} over pinned memory (download targets). */
+  Buffer filledBuffer(int bytes) throws BackendException {
+    return BufferInternal.buffer(wrap(lease(bytes), bytes));
+  }
+
+  /**
+   * Returns the pinned memory under {@code buffer} to the pool now; false if it is not pinned
+   * memory of this pool. The buffer must not be used afterwards.
+   */
+  public static boolean release(Buffer buffer) {
+    ByteBuf b = ((BufferInternal) buffer).getByteBuf();
+    while (b != null && !(b instanceof PinnedByteBuf)) {
+      ByteBuf inner = b.unwrap();
+      b = inner == b ? null : inner;
+    }
+    if (b == null) {
+      return false;
+    }
+    ((PinnedByteBuf) b).lease.close();
+    return true;
+  }
+
+  /** Whether {@code buffer} lies in pinned memory of this pool. */
+  public static boolean isPinned(Buffer buffer) {
+    ByteBuf b = ((BufferInternal) buffer).getByteBuf();
+    while (b != null && !(b instanceof PinnedByteBuf)) {
+      ByteBuf inner = b.unwrap();
+      b = inner == b ? null : inner;
+    }
+    return b != null;
+  }
+
+  /** Pinned bytes held by the process (leased and idle). */
+  public long pinnedBytes() {
+    return pinnedBytes.get();
+  }
+
+  /** Pinned bytes idle in the pool. */
+  public long idleBytes() {
+    return idleBytes.get();
+  }
+
+  static long sizeClass(long bytes) {
+    if (bytes > MAX_POOLED) {
+      return bytes;
+    }
+    long size = MIN_BLOCK;
+    while (size < bytes) {
+      size <<= 1;
+    }
+    return size;
+  }
+
+  private ByteBuf wrap(Lease lease, int bytes) {
+    ByteBuffer memory = lease.pointer.getByteBuffer(0, bytes);
+    // The GC returns the block when the buffer and every view of it are gone.
+    CLEANER.register(memory, lease::close);
+    return new PinnedByteBuf(memory, lease);
+  }
+
+  private Pointer allocate(long size) throws BackendException {
+    CudaErrors.checkAlive();
+    Pointer p = new Pointer();
+    CudaErrors.check(JCudaDriver.cuCtxPushCurrent(context), "cuCtxPushCurrent");
+    try {
+      int r = JCudaDriver.cuMemHostAlloc(p, size, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
+      if (r == jcuda.driver.CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
+        trim(0);
+        r = JCudaDriver.cuMemHostAlloc(p, size, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
+      }
+      CudaErrors.check(r, "cuMemHostAlloc of " + size + " bytes");
+    } finally {
+      JCudaDriver.cuCtxPopCurrent(new CUcontext());
+    }
+    pinnedBytes.addAndGet(size);
+    return p;
+  }
+
+  private void giveBack(Pointer block, long size) {
+    if (size <= MAX_POOLED && idleBytes.get() + size <= IDLE_LIMIT) {
+      idle.computeIfAbsent((int) size, k -> new ConcurrentLinkedDeque<>()).push(block);
+      idleBytes.addAndGet(size);
+    } else {
+      free(block, size);
+    }
+  }
+
+  /** Frees idle blocks until at most {@code keep} idle bytes remain. */
+  private void trim(long keep) {
+    for (Map.Entry<Integer, ConcurrentLinkedDeque<Pointer>> e : idle.entrySet()) {
+      for (Pointer p; idleBytes.get() > keep && (p = e.getValue().poll()) != null; ) {
+        idleBytes.addAndGet(-e.getKey());
+        free(p, e.getKey());
+      }
+    }
+  }
+
+  private void free(Pointer block, long size) {
+    pinnedBytes.addAndGet(-size);
+    if (CudaErrors.poisonedBy() != null) {
+      return;
+    }
+    if (JCudaDriver.cuCtxPushCurrent(context) == 0) {
+      JCudaDriver.cuMemFreeHost(block);
+      JCudaDriver.cuCtxPopCurrent(new CUcontext());
+    }
+  }
+
+  /** One use of a pinned block; closing it (once) returns the block. */
+  final class Lease implements AutoCloseable {
+    final Pointer pointer;
+    final long size;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    Lease(Pointer pointer, long size) {
+      this.pointer = pointer;
+      this.size = size;
+    }
+
+    /** The first {@code bytes} of the block as a ByteBuffer (the lease must outlive it). */
+    ByteBuffer view(long bytes) {
+      return pointer.getByteBuffer(0, bytes);
+    }
+
+    @Override
+    public void close() {
+      if (closed.compareAndSet(false, true)) {
+        giveBack(pointer, size);
+      }
+    }
+  }
+
+  /** A Netty buffer over a leased pinned block; deallocation returns the block. */
+  private static final class PinnedByteBuf extends UnpooledDirectByteBuf {
+    final Lease lease;
+
+    PinnedByteBuf(ByteBuffer memory, Lease lease) {
+      super(UnpooledByteBufAllocator.DEFAULT, memory, memory.capacity());
+      this.lease = lease;
+    }
+
+    @Override
+    protected void deallocate() {
+      super.deallocate();
+      lease.close();
+    }
+  }
+}
