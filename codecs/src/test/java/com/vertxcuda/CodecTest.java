@@ -62,7 +62,7 @@ class CodecTest {
         .setInFlight(1).setQueueDepth(4).setOperationsServed(99).setFailuresByCode(failures),
       new DeviceInfo().setNode("n").setDevice(1).setAddress("vertx-cuda.n.1").setName("NVIDIA H200")
         .setBackend("cuda").setIsolation("process").setComputeCapability("9.0").setTotalMemory(1L << 37)
-        .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242),
+        .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242).setLibraries(List.of("blas", "fft")),
       new DeviceEvent(DeviceEvent.Type.GENERATION_CHANGED, "n", 0, 1, 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
       new FaultRequest(FaultRequest.Kind.POISON));
   }

@@ -21,6 +21,7 @@ public class DeviceInfo {
   private DeviceState state;
   private long load;
   private long pid;
+  private java.util.List<String> libraries = new java.util.ArrayList<>();
 
   public DeviceInfo() {
   }
@@ -81,6 +82,10 @@ public class DeviceInfo {
   /** Process id of the process that runs the context (the device host in process isolation). */
   public long getPid() { return pid; }
   public DeviceInfo setPid(long v) { this.pid = v; return this; }
+
+  /** The libraries the current context serves ("blas", "fft", "rand", "kernel"). */
+  public java.util.List<String> getLibraries() { return libraries; }
+  public DeviceInfo setLibraries(java.util.List<String> v) { this.libraries = v; return this; }
 
   /** Requests in flight plus queued, for placement. */
   public long getLoad() { return load; }

@@ -8,6 +8,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.isolation.ProcessContextTier;
@@ -61,6 +62,7 @@ public class DeviceVerticle extends VerticleBase {
   private final ArrayDeque<Request> pending = new ArrayDeque<>();
   private final Map<Long, Request> inFlight = new LinkedHashMap<>();
   private long nextRequestId;
+  private long sequence;
   private final ArrayDeque<Long> restarts = new ArrayDeque<>();
   private long served;
   private final Map<String, Long> failures = new HashMap<>();
@@ -172,6 +174,7 @@ public class DeviceVerticle extends VerticleBase {
 
   private void ready(ContextTier tier) {
     context = tier;
+    sequence = 0;
     state = DeviceState.READY;
     register();
     while (state == DeviceState.READY && !pending.isEmpty()) {
@@ -213,7 +216,12 @@ public class DeviceVerticle extends VerticleBase {
     String target = r.library == null
       ? Addresses.context(node, device, gen)
       : Addresses.contextLibrary(node, device, gen, r.library);
-    vertx.eventBus().request(target, r.message.body(), forwardOptions).onComplete(ar -> {
+    DeliveryOptions delivery = forwardOptions;
+    if (r.library == null || context.info().getLibraries().contains(r.library.suffix())) {
+      // Numbered in arrival order, so the context and libraries claim buffers in that order.
+      delivery = new DeliveryOptions(forwardOptions).addHeader(RequestSequencer.HEADER, Long.toString(++sequence));
+    }
+    vertx.eventBus().request(target, r.message.body(), delivery).onComplete(ar -> {
       if (inFlight.remove(id) == null) {
         return; // already answered when its context was lost
       }

@@ -1,7 +1,7 @@
 package com.vertxcuda.blas;
 
+import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.BufferHandle;
-import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.library.HostDeviceTest;
 import io.vertx.core.Future;
@@ -16,7 +16,7 @@ class ShortWindowBatchingTest extends HostDeviceTest {
 
   @Override
   protected DeviceOptions options() {
-    return new DeviceOptions().setBackend(BackendKind.HOST).setLibraryOptions(new JsonObject()
+    return TestDevices.options().setLibraryOptions(new JsonObject()
       .put("blas", new JsonObject().put("batchWindow", 300)));
   }
 

@@ -1,7 +1,7 @@
 package com.vertxcuda.fft;
 
+import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.BufferHandle;
-import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.library.HostDeviceTest;
 import io.vertx.core.json.JsonObject;
@@ -17,7 +17,7 @@ class FftVerticleTest extends HostDeviceTest {
 
   @Override
   protected DeviceOptions options() {
-    return new DeviceOptions().setBackend(BackendKind.HOST)
+    return TestDevices.options()
       .setLibraryOptions(new JsonObject().put("fft", new FftOptions().setPlanCacheSize(2).toJson()));
   }
 

@@ -1,9 +1,9 @@
 package com.vertxcuda.library;
 
+import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.blas.BlasClient;
-import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftType;
@@ -13,6 +13,7 @@ import io.vertx.core.Promise;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,11 +23,12 @@ class ContextLossTest extends HostDeviceTest {
 
   @Override
   protected DeviceOptions options() {
-    return new DeviceOptions().setBackend(BackendKind.HOST).setFaultInjection(true);
+    return TestDevices.options().setFaultInjection(true);
   }
 
   @Test
   void librariesComeBackWithTheNextGeneration() {
+    Assumptions.assumeTrue(TestDevices.faultsInjectable(), "faults are injected on the host backend only");
     BufferHandle before = f32(1, 2, 3, 4);
     await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(2), 1, before, f32(0, 0, 0, 0)));
     Promise<DeviceEvent> changed = Promise.promise();

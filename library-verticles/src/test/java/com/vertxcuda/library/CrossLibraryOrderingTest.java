@@ -61,11 +61,8 @@ class CrossLibraryOrderingTest extends HostDeviceTest {
     BufferHandle spectrum = await(device.alloc(DType.F64, 16));
 
     Future<BufferHandle> product = blas.gemm(Transpose.N, Transpose.N, n, n, n, 1, ha, n, hb, n, 0, hc, n);
-    // A bad request fails at once, after every request sent before it was queued on the BLAS stream.
-    assertEquals(FailureCode.BAD_REQUEST, failure(blas.execute(new BlasRequest())).code());
     Future<BufferHandle> transformed = fft.transform(FftType.Z2Z, FftDirection.FORWARD, List.of(8), 1,
       hc.view(0, 16), spectrum);
-    assertEquals(FailureCode.BAD_REQUEST, failure(fft.execute(new FftRequest())).code());
     Buffer bytes = await(device.download(spectrum));
     double[] got = new double[16];
     for (int i = 0; i < 16; i++) {

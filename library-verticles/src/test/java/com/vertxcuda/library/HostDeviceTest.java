@@ -1,12 +1,12 @@
 package com.vertxcuda.library;
 
+import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.blas.BlasClient;
-import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.fft.FftClient;
@@ -40,7 +40,7 @@ public abstract class HostDeviceTest {
 
   /** The device's options; tests override to set library options. */
   protected DeviceOptions options() {
-    return new DeviceOptions().setBackend(BackendKind.HOST);
+    return TestDevices.options();
   }
 
   @BeforeEach

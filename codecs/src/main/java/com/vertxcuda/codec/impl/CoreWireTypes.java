@@ -101,15 +101,22 @@ public final class CoreWireTypes {
       return s.setFailuresByCode(failures);
     });
 
-  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 2,
+  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 3,
     (d, out) -> out.writeString(d.getNode()).writeInt(d.getDevice()).writeString(d.getAddress())
       .writeString(d.getName()).writeString(d.getBackend()).writeString(d.getIsolation())
       .writeString(d.getComputeCapability()).writeLong(d.getTotalMemory()).writeLong(d.getGeneration())
-      .writeEnum(d.getState()).writeLong(d.getLoad()).writeLong(d.getPid()),
+      .writeEnum(d.getState()).writeLong(d.getLoad()).writeLong(d.getPid()).writeString(
+        d.getLibraries() == null ? null : String.join(",", d.getLibraries())),
     in -> new DeviceInfo().setNode(in.readString()).setDevice(in.readInt()).setAddress(in.readString())
       .setName(in.readString()).setBackend(in.readString()).setIsolation(in.readString())
       .setComputeCapability(in.readString()).setTotalMemory(in.readLong()).setGeneration(in.readLong())
-      .setState(in.readEnum(DeviceState.class)).setLoad(in.readLong()).setPid(in.readLong()));
+      .setState(in.readEnum(DeviceState.class)).setLoad(in.readLong()).setPid(in.readLong())
+      .setLibraries(libraries(in.readString())));
+
+  private static List<String> libraries(String joined) {
+    return joined == null ? null : joined.isEmpty() ? new java.util.ArrayList<>()
+      : new java.util.ArrayList<>(List.of(joined.split(",")));
+  }
 
   public static final WireType<DeviceEvent> DEVICE_EVENT = WireType.of(DeviceEvent.class, 1,
     (e, out) -> out.writeEnum(e.getType()).writeString(e.getNode()).writeInt(e.getDevice())

@@ -32,6 +32,7 @@ public final class ContextRuntime {
   private final AllocationTable allocations;
   private final StreamOrdering ordering;
   private final AtomicReference<String> poisonedBy = new AtomicReference<>();
+  private final RequestSequencer sequencer = new RequestSequencer();
 
   public ContextRuntime(Vertx vertx, DeviceOptions options, String node, long generation, String backend,
                         DeviceContext device, AllocationTable allocations) {
@@ -55,6 +56,8 @@ public final class ContextRuntime {
   public DeviceContext device() { return device; }
   public AllocationTable allocations() { return allocations; }
   public StreamOrdering ordering() { return ordering; }
+  /** The order in which requests claim their buffers (see {@link RequestSequencer}). */
+  public RequestSequencer sequencer() { return sequencer; }
 
   public boolean isPoisoned() {
     return poisonedBy.get() != null;

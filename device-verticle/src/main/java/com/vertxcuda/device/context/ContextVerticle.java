@@ -61,6 +61,7 @@ public class ContextVerticle extends VerticleBase {
   private GpuStream stream;
   private MessageConsumer<Object> consumer;
   private boolean stalled;
+  private final List<String> libraries = new ArrayList<>();
 
   @Override
   public Future<?> start() throws Exception {
@@ -89,7 +90,8 @@ public class ContextVerticle extends VerticleBase {
         .setThreadingModel(ThreadingModel.WORKER)
         .setWorkerPoolName(options.workerPoolNameOrDefault() + "-g" + runtime.generation() + "-" + library.suffix())
         .setWorkerPoolSize(1);
-      deployed.add(vertx.deployVerticle(provider.create(runtime), worker));
+      deployed.add(vertx.deployVerticle(provider.create(runtime), worker)
+        .onSuccess(id -> libraries.add(library.suffix())));
     }
     return Future.all(deployed);
   }
@@ -122,6 +124,16 @@ public class ContextVerticle extends VerticleBase {
     if (stalled) {
       return;
     }
+    long seq = RequestSequencer.of(m);
+    runtime.sequencer().enter(seq, this);
+    try {
+      serve(m);
+    } finally {
+      runtime.sequencer().done(seq);
+    }
+  }
+
+  private void serve(Message<Object> m) {
     if (runtime.isPoisoned()) {
       Failures.fail(m, runtime.lostFailure());
       return;
@@ -315,7 +327,8 @@ public class ContextVerticle extends VerticleBase {
       .setComputeCapability(device.computeCapability())
       .setTotalMemory(limit > 0 ? Math.min(limit, total) : total)
       .setGeneration(runtime.generation())
-      .setPid(ProcessHandle.current().pid());
+      .setPid(ProcessHandle.current().pid())
+      .setLibraries(new ArrayList<>(libraries));
   }
 
   private void fault(Message<Object> m, FaultRequest r) throws BackendException {

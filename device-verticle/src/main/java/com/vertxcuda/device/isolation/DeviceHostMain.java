@@ -4,6 +4,7 @@ import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.context.TransferRequest;
 import com.vertxcuda.device.impl.ForwardFailures;
 import com.vertxcuda.device.impl.InProcessContextTier;
@@ -103,7 +104,11 @@ public final class DeviceHostMain {
         t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST);
     }
     boolean library = !Addresses.isContext(frame.address);
-    vertx.eventBus().request(frame.address, body, new DeliveryOptions().setSendTimeout(options.getRequestTimeout()))
+    DeliveryOptions delivery = new DeliveryOptions().setSendTimeout(options.getRequestTimeout());
+    if (frame.sequence > 0) {
+      delivery.addHeader(RequestSequencer.HEADER, Long.toString(frame.sequence));
+    }
+    vertx.eventBus().request(frame.address, body, delivery)
       .onComplete(ar -> {
         if (ar.succeeded()) {
           link.send(LinkFrame.reply(frame.id, ((Message<?>) ar.result()).body()));

@@ -51,18 +51,25 @@ final class LinkFrame {
   final Object body;
   final int code;
   final String text;
+  /** A request's sequence number (0: none), see {@code RequestSequencer}. */
+  final long sequence;
 
-  private LinkFrame(Kind kind, long id, String address, Object body, int code, String text) {
+  private LinkFrame(Kind kind, long id, String address, Object body, int code, String text, long sequence) {
     this.kind = kind;
     this.id = id;
     this.address = address;
     this.body = body;
     this.code = code;
     this.text = text;
+    this.sequence = sequence;
   }
 
-  static LinkFrame request(long id, String address, Object body) {
-    return new LinkFrame(Kind.REQUEST, id, address, body, 0, null);
+  private LinkFrame(Kind kind, long id, String address, Object body, int code, String text) {
+    this(kind, id, address, body, code, text, 0);
+  }
+
+  static LinkFrame request(long id, String address, Object body, long sequence) {
+    return new LinkFrame(Kind.REQUEST, id, address, body, 0, null, sequence);
   }
 
   static LinkFrame reply(long id, Object body) {
@@ -84,7 +91,7 @@ final class LinkFrame {
     WireOut out = new WireOut(b);
     switch (kind) {
       case REQUEST:
-        out.writeString(address);
+        out.writeString(address).writeLong(sequence);
         writeBody(b, out);
         break;
       case REPLY:
@@ -128,7 +135,8 @@ final class LinkFrame {
     switch (kind) {
       case REQUEST: {
         String address = in.readString();
-        return new LinkFrame(kind, id, address, readBody(record, in), 0, null);
+        long sequence = in.readLong();
+        return new LinkFrame(kind, id, address, readBody(record, in), 0, null, sequence);
       }
       case REPLY:
         return new LinkFrame(kind, id, null, readBody(record, in), 0, null);

@@ -7,6 +7,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.isolation.DeviceHostMain;
 import com.vertxcuda.device.impl.ContextTier;
@@ -239,15 +240,16 @@ public final class ProcessContextTier implements ContextTier {
 
   private void forward(String address, Message<Object> m) {
     Object body = m.body();
+    long seq = RequestSequencer.of(m);
     Future<?> answer;
     try {
       if (body instanceof UploadRequest && ((UploadRequest) body).getHandle() != null
         && ((UploadRequest) body).getData() != null) {
-        answer = upload(address, (UploadRequest) body);
+        answer = upload(address, (UploadRequest) body, seq);
       } else if (body instanceof DownloadRequest && ((DownloadRequest) body).getHandle() != null) {
-        answer = download(address, ((DownloadRequest) body).getHandle());
+        answer = download(address, ((DownloadRequest) body).getHandle(), seq);
       } else {
-        answer = relay(address, body);
+        answer = relay(address, body, seq);
       }
     } catch (RuntimeException e) {
       answer = Future.failedFuture(e);
@@ -262,19 +264,19 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   /** Uploads through the region: no copy when the data already lies there, one copy otherwise. */
-  private Future<BufferHandle> upload(String address, UploadRequest r) {
+  private Future<BufferHandle> upload(String address, UploadRequest r, long seq) {
     BufferHandle h = r.getHandle();
     Buffer data = r.getData();
     Transfers.checkUpload(h, data.length());
     long at = region.offsetOf(data);
     if (at >= 0) {
-      return relay(address, new SharedTransfer(h, at, data.length(), true)).map(x -> h);
+      return relay(address, new SharedTransfer(h, at, data.length(), true), seq).map(x -> h);
     }
     ByteBuffer src = ((BufferInternal) data).getByteBuf().nioBuffer();
     return inChunks(h, (view, from) -> {
       long slot = slot(view.byteLength());
       region.slice(slot, view.byteLength()).put(src.slice((int) from, (int) view.byteLength()));
-      return relay(address, new SharedTransfer(view, slot, view.byteLength(), true))
+      return relay(address, new SharedTransfer(view, slot, view.byteLength(), true), seq)
         .eventually(() -> {
           region.release(slot, view.byteLength());
           return Future.succeededFuture();
@@ -287,19 +289,19 @@ public final class ProcessContextTier implements ContextTier {
    * (no copy; the slot returns when the buffer is released or unreachable); a larger one is
    * assembled chunk by chunk.
    */
-  private Future<DownloadReply> download(String address, BufferHandle h) {
+  private Future<DownloadReply> download(String address, BufferHandle h, long seq) {
     Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
     int length = (int) h.byteLength();
     if (length <= region.largestSlot()) {
       long slot = slot(length);
-      return relay(address, new SharedTransfer(h, slot, length, false))
+      return relay(address, new SharedTransfer(h, slot, length, false), seq)
         .map(x -> new DownloadReply(h, region.buffer(slot, length, length)))
         .onFailure(t -> region.release(slot, length));
     }
     Buffer out = Buffer.buffer(length);
     return inChunks(h, (view, from) -> {
       long slot = slot(view.byteLength());
-      return relay(address, new SharedTransfer(view, slot, view.byteLength(), false))
+      return relay(address, new SharedTransfer(view, slot, view.byteLength(), false), seq)
         .map(x -> {
           out.appendBuffer(BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer(region.slice(slot, view.byteLength()))));
           return x;
@@ -339,13 +341,17 @@ public final class ProcessContextTier implements ContextTier {
 
   /** Sends a message over the link and completes with the reply's body. */
   private Future<Object> relay(String address, Object body) {
+    return relay(address, body, 0);
+  }
+
+  private Future<Object> relay(String address, Object body, long sequence) {
     if (link == null || stopping) {
       return Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "the device host is gone"));
     }
     long id = nextId++;
     Promise<Object> p = Promise.promise();
     pending.put(id, p);
-    link.send(LinkFrame.request(id, address, body));
+    link.send(LinkFrame.request(id, address, body, sequence));
     return p.future();
   }
 

@@ -107,6 +107,7 @@ public final class BlasVerticle extends LibraryVerticle {
     }
     heldMessages.add(m);
     heldCalls.add(call);
+    holdBack();
     if (heldCalls.size() >= options.getMaxBatchSize()) {
       sendBatch();
     }
@@ -156,6 +157,15 @@ public final class BlasVerticle extends LibraryVerticle {
     heldMessages.clear();
     heldCalls.clear();
     heldShape = null;
+    try {
+      enqueueBatch(messages, calls);
+    } finally {
+      // Queued or failed: the held requests no longer keep later ones of other verticles waiting.
+      messages.forEach(this::queued);
+    }
+  }
+
+  private void enqueueBatch(List<Message<Object>> messages, List<BlasCall> calls) {
     if (runtime.isPoisoned()) {
       // The window closed after the context was poisoned: it must not be touched again.
       messages.forEach(m -> Failures.fail(m, runtime.lostFailure()));

@@ -1,10 +1,9 @@
 package com.vertxcuda.library.impl;
 
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.cuda.CudaErrors;
 import com.vertxcuda.device.spi.BackendException;
-import jcuda.driver.CUresult;
 
-import java.util.Set;
 import java.util.function.IntFunction;
 
 /**
@@ -12,9 +11,6 @@ import java.util.function.IntFunction;
  * status fails the one request; a driver error of the sticky class poisons the context.
  */
 public final class CudaStatus {
-
-  // Errors CUDA documents as leaving the context unusable (illegal address, assert, launch failure, ECC, ...).
-  private static final Set<Integer> STICKY = Set.of(214, 700, 710, 713, 714, 715, 716, 717, 718, 719, 720);
 
   private CudaStatus() {
   }
@@ -26,15 +22,8 @@ public final class CudaStatus {
     }
   }
 
-  /** Checks a driver call; sticky errors poison the context. */
+  /** Checks a driver call; the cuda backend's {@link CudaErrors} decides what is sticky. */
   public static void checkDriver(int status, String call) throws BackendException {
-    if (status == 0) {
-      return;
-    }
-    String text = call + " failed: " + CUresult.stringFor(status);
-    if (STICKY.contains(status)) {
-      throw BackendException.sticky(text);
-    }
-    throw BackendException.of(status == 2 ? FailureCode.OUT_OF_MEMORY : FailureCode.LIBRARY_ERROR, text);
+    CudaErrors.check(status, call);
   }
 }

@@ -7,6 +7,7 @@ import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.context.Allocation;
 import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.context.StreamOrdering;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuEvent;
@@ -33,6 +34,7 @@ public abstract class LibraryVerticle extends VerticleBase {
   private final Library library;
   protected GpuStream stream;
   private MessageConsumer<Object> consumer;
+  private boolean held;
   private String unavailable;
 
   protected LibraryVerticle(ContextRuntime runtime, Library library) {
@@ -73,6 +75,21 @@ public abstract class LibraryVerticle extends VerticleBase {
   }
 
   private void receive(Message<Object> m) {
+    long seq = RequestSequencer.of(m);
+    runtime.sequencer().enter(seq, this);
+    held = false;
+    try {
+      serve(m);
+    } finally {
+      if (held) {
+        runtime.sequencer().hold(seq, this);
+      } else {
+        runtime.sequencer().done(seq);
+      }
+    }
+  }
+
+  private void serve(Message<Object> m) {
     if (runtime.isPoisoned()) {
       Failures.fail(m, runtime.lostFailure());
       return;
@@ -85,12 +102,28 @@ public abstract class LibraryVerticle extends VerticleBase {
     try {
       handle(m);
     } catch (ArithmeticException e) {
+      held = false;
       // Only the checks do exact arithmetic before anything is queued.
       Failures.fail(m, FailureCode.BAD_REQUEST, "a size, stride or distance of the request overflows: "
         + e.getMessage());
     } catch (Throwable t) {
+      held = false;
       runtime.fail(m, t);
     }
+  }
+
+  /**
+   * Called from {@link #handle} when the request is held back, not yet queued (a GEMM waiting for
+   * its batch): requests forwarded after it to other verticles wait until {@link #queued} says it
+   * has claimed its buffers; this verticle's own later requests pass.
+   */
+  protected void holdBack() {
+    held = true;
+  }
+
+  /** A request held back earlier has claimed its buffers (or failed). */
+  protected void queued(Message<Object> m) {
+    runtime.sequencer().done(RequestSequencer.of(m));
   }
 
   /** Opens the engine on this verticle's thread, after the stream exists. */

@@ -1,0 +1,19 @@
+package com.vertxcuda.kernel.impl;
+
+import com.vertxcuda.Library;
+import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.spi.LibraryProvider;
+import io.vertx.core.Deployable;
+
+public final class KernelProvider implements LibraryProvider {
+
+  @Override
+  public Library library() {
+    return Library.KERNEL;
+  }
+
+  @Override
+  public Deployable create(ContextRuntime runtime) {
+    return new KernelVerticle(runtime);
+  }
+}

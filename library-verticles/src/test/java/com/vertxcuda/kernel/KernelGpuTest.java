@@ -1,0 +1,255 @@
+package com.vertxcuda.kernel;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.DeviceVerticle;
+import com.vertxcuda.device.Isolation;
+import com.vertxcuda.device.cuda.CudaBackend;
+import com.vertxcuda.device.cuda.CudaUnavailableException;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceState;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * User kernels on a real GPU, and the fault drill: a kernel that stores through an invalid pointer
+ * poisons the context for real. In process isolation the device host is replaced; in-process the
+ * device is LOST. Either way every request is answered and this JVM never sees a native fault.
+ */
+@Tag("gpu")
+class KernelGpuTest {
+
+  static final String SAXPY = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, int n) {\n"
+    + "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    + "  if (i < n) y[i] = a * x[i] + y[i];\n"
+    + "}\n";
+  static final String POISON = "extern \"C\" __global__ void poison(float* p) {\n"
+    + "  *((volatile float*) (p - (1ll << 40))) = 1.0f;\n"
+    + "}\n";
+
+  private Vertx vertx;
+
+  @BeforeAll
+  static void needsGpu() {
+    try {
+      CudaBackend.load(new DeviceOptions());
+    } catch (CudaUnavailableException e) {
+      assumeTrue(false, "no usable GPU: " + e.getMessage());
+    }
+  }
+
+  @BeforeEach
+  void vertx() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void close() {
+    await(vertx.close());
+  }
+
+  static <T> T await(Future<T> f) {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : new RuntimeException(e.getCause());
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  static FailureCode code(Future<?> f) {
+    try {
+      f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      return ((CudaException) e.getCause()).code();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+    return fail("expected a failure");
+  }
+
+  static Buffer floats(float... v) {
+    Buffer b = Buffer.buffer();
+    for (float f : v) {
+      b.appendFloatLE(f);
+    }
+    return b;
+  }
+
+  static float[] floats(Buffer b) {
+    float[] out = new float[b.length() / 4];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = b.getFloatLE(i * 4);
+    }
+    return out;
+  }
+
+  private DeviceOptions cuda(Isolation isolation) {
+    return new DeviceOptions().setBackend(BackendKind.CUDA).setIsolation(isolation).setRestartLimit(10);
+  }
+
+  @Test
+  void compileLaunchCacheAndModuleHandles() {
+    await(vertx.deployVerticle(new DeviceVerticle(cuda(Isolation.PROCESS))));
+    DeviceClient device = DeviceClient.create(vertx);
+    KernelClient kernels = KernelClient.create(vertx);
+    KernelReply compiled = await(kernels.compile(SAXPY, null, List.of("-DUNUSED=1")));
+    assertFalse(compiled.isCached());
+    KernelReply again = await(kernels.compile(SAXPY, null, List.of("-DUNUSED=1")));
+    assertTrue(again.isCached(), "the second compile comes from the PTX cache");
+    int n = 1000;
+    float[] x = new float[n];
+    float[] y = new float[n];
+    float[] expected = new float[n];
+    for (int i = 0; i < n; i++) {
+      x[i] = i;
+      y[i] = 1;
+      expected[i] = 2.5f * i + 1;
+    }
+    BufferHandle hx = await(device.alloc(DType.F32, n).compose(h -> device.upload(h, floats(x))));
+    BufferHandle hy = await(device.alloc(DType.F32, n).compose(h -> device.upload(h, floats(y))));
+    // Launch, then download at once: the buffer rules order the copy after the kernel.
+    kernels.launch(compiled.getModule(), "saxpy", new int[] {(n + 127) / 128, 1, 1}, new int[] {128, 1, 1}, 0,
+      KernelArg.scalar(DType.F32, 2.5), KernelArg.in(hx), KernelArg.inOut(hy), KernelArg.integer(DType.I32, n));
+    assertArrayEquals(expected, floats(await(device.download(hy))));
+    ModuleHandle m = compiled.getModule();
+    ModuleHandle forged = new ModuleHandle(m.node(), m.device(), m.generation(), m.id(), m.tokenHigh() ^ 1, m.tokenLow());
+    assertEquals(FailureCode.FORBIDDEN, code(kernels.launch(forged, "saxpy", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0)));
+    assertEquals(FailureCode.NOT_FOUND, code(kernels.launch(m, "nosuch", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0)));
+    assertEquals(FailureCode.BAD_REQUEST, code(kernels.compile("this is not C", null, List.of())));
+    await(kernels.unload(m));
+    assertEquals(FailureCode.NOT_FOUND, code(kernels.unload(m)));
+    // PTX text loads as a module too.
+    ModuleHandle fromPtx = await(kernels.loadPtx(saxpyPtx()));
+    await(kernels.launch(fromPtx, "saxpy", new int[] {(n + 127) / 128, 1, 1}, new int[] {128, 1, 1}, 0,
+      KernelArg.scalar(DType.F32, -2.5), KernelArg.in(hx), KernelArg.inOut(hy), KernelArg.integer(DType.I32, n)));
+    float[] ones = new float[n];
+    java.util.Arrays.fill(ones, 1f);
+    assertArrayEquals(ones, floats(await(device.download(hy))));
+  }
+
+  /** SAXPY written as PTX by hand, as a user who ships PTX text would load it. */
+  private static String saxpyPtx() {
+    return "//\n.version 7.0\n.target sm_80\n.address_size 64\n"
+      + ".visible .entry saxpy(.param .f32 a, .param .u64 x, .param .u64 y, .param .u32 n)\n{\n"
+      + "  .reg .pred p; .reg .f32 f<4>; .reg .b32 r<6>; .reg .b64 d<8>;\n"
+      + "  ld.param.f32 f1, [a]; ld.param.u64 d1, [x]; ld.param.u64 d2, [y]; ld.param.u32 r1, [n];\n"
+      + "  mov.u32 r2, %ctaid.x; mov.u32 r3, %ntid.x; mov.u32 r4, %tid.x; mad.lo.s32 r5, r2, r3, r4;\n"
+      + "  setp.ge.s32 p, r5, r1; @p bra DONE;\n"
+      + "  cvta.to.global.u64 d3, d1; cvta.to.global.u64 d4, d2; mul.wide.s32 d5, r5, 4;\n"
+      + "  add.s64 d6, d3, d5; add.s64 d7, d4, d5; ld.global.f32 f2, [d6]; ld.global.f32 f3, [d7];\n"
+      + "  fma.rn.f32 f3, f1, f2, f3; st.global.f32 [d7], f3;\nDONE:\n  ret;\n}\n";
+  }
+
+  @Test
+  void faultDrillInProcessIsolation() {
+    DeviceVerticle verticle = new DeviceVerticle(cuda(Isolation.PROCESS));
+    await(vertx.deployVerticle(verticle));
+    DeviceClient device = DeviceClient.create(vertx);
+    DeviceClient other = DeviceClient.create(vertx);
+    KernelClient kernels = KernelClient.create(vertx);
+    DeviceInfo before = await(device.describe());
+    BufferHandle old = await(device.alloc(DType.F32, 4).compose(h -> device.upload(h, floats(1, 2, 3, 4))));
+    ModuleHandle bad = await(kernels.compile(POISON, null, List.of())).getModule();
+    Promise<DeviceEvent> changed = Promise.promise();
+    await(device.events(e -> {
+      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
+        changed.tryComplete(e);
+      }
+    }).completion());
+
+    long t0 = System.nanoTime();
+    Future<Void> launch = kernels.launch(bad, "poison", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0,
+      KernelArg.inOut(old));
+    // Another client keeps asking while the context dies and is rebuilt.
+    AtomicInteger replies = new AtomicInteger();
+    List<Future<BufferHandle>> others = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      others.add(other.alloc(DType.F32, 256).andThen(ar -> replies.incrementAndGet()));
+    }
+    assertEquals(FailureCode.CONTEXT_LOST, code(launch));
+    DeviceEvent event = await(changed.future());
+    long toEvent = System.nanoTime() - t0;
+    await(Future.join(new ArrayList<>(others)).otherwiseEmpty());
+    BufferHandle fresh = await(device.alloc(DType.F32, 3));
+    long toServed = System.nanoTime() - t0;
+    System.out.printf("drill (process isolation): poison to generation changed %.0f ms, to first request served "
+      + "%.0f ms; reason: %s%n", toEvent / 1e6, toServed / 1e6, event.getReason());
+
+    assertEquals(before.getGeneration() + 1, event.getNewGeneration());
+    assertTrue(event.getReason().contains("CUDA_ERROR") || event.getReason().contains("sticky"), event.getReason());
+    assertEquals(50, replies.get(), "every request of the other client was answered");
+    for (Future<BufferHandle> f : others) {
+      assertTrue(f.succeeded() || ((CudaException) f.cause()).code() == FailureCode.CONTEXT_LOST,
+        "only CONTEXT_LOST for requests in flight on the lost context: " + f.cause());
+    }
+    assertTrue(others.stream().anyMatch(Future::succeeded), "requests queued meanwhile ran on the new context");
+    assertEquals(FailureCode.STALE_HANDLE, code(device.download(old)));
+    assertEquals(FailureCode.STALE_HANDLE, code(kernels.launch(bad, "poison", new int[] {1, 1, 1},
+      new int[] {1, 1, 1}, 0, KernelArg.inOut(fresh))));
+    assertArrayEquals(new float[] {5, 5, 5}, floats(await(kernels.fill(fresh, 5).compose(device::download))));
+    DeviceInfo after = await(device.describe());
+    assertNotEquals(before.getPid(), after.getPid(), "a new device host serves");
+    assertNotEquals(ProcessHandle.current().pid(), after.getPid(), "the GPU is used by the device host, not this JVM");
+    assertTrue(toServed < 10_000_000_000L, "ready again within 10 s");
+  }
+
+  /** Run in a JVM of its own: afterwards this process can no longer use the GPU. */
+  @Test
+  @Tag("poisons-this-jvm")
+  void faultDrillInProcess() {
+    await(vertx.deployVerticle(new DeviceVerticle(cuda(Isolation.IN_PROCESS))));
+    DeviceClient device = DeviceClient.create(vertx);
+    KernelClient kernels = KernelClient.create(vertx);
+    BufferHandle old = await(device.alloc(DType.F32, 4));
+    ModuleHandle bad = await(kernels.compile(POISON, null, List.of())).getModule();
+    Promise<DeviceEvent> lost = Promise.promise();
+    await(device.events(e -> {
+      if (e.getType() == DeviceEvent.Type.LOST) {
+        lost.tryComplete(e);
+      }
+    }).completion());
+    Future<Void> launch = kernels.launch(bad, "poison", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0,
+      KernelArg.inOut(old));
+    List<Future<?>> others = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      others.add(device.alloc(DType.F32, 16));
+    }
+    assertEquals(FailureCode.CONTEXT_LOST, code(launch));
+    DeviceEvent event = await(lost.future());
+    System.out.println("drill (in-process): " + event.getReason());
+    assertTrue(event.getReason().contains("process isolation"), event.getReason());
+    await(Future.join(others).otherwiseEmpty());
+    assertTrue(others.stream().allMatch(Future::isComplete), "every request answered");
+    assertEquals(FailureCode.CONTEXT_LOST, code(device.alloc(DType.F32, 1)));
+    assertEquals(DeviceState.LOST, await(device.describe()).getState());
+  }
+}

@@ -1,0 +1,148 @@
+package com.vertxcuda.kernel;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.codec.WireType;
+import com.vertxcuda.device.TestDevices;
+import com.vertxcuda.kernel.impl.KernelWireTypes;
+import com.vertxcuda.library.HostDeviceTest;
+import com.vertxcuda.rand.RngType;
+import io.vertx.core.buffer.Buffer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The built-in kernels on every backend, the host's answer to user code, and bad requests. */
+class KernelVerticleTest extends HostDeviceTest {
+
+  private KernelClient kernels;
+
+  @BeforeEach
+  void client() {
+    kernels = KernelClient.create(vertx);
+  }
+
+  @Test
+  void fillScaleAddOnF32AndViews() {
+    BufferHandle x = f32(1, 2, 3, 4, 5, 6);
+    BufferHandle y = f32(10, 20, 30, 40, 50, 60);
+    BufferHandle out = f32(0, 0, 0, 0, 0, 0);
+    await(kernels.scale(x, 2.5, out));
+    assertArrayEquals(new float[] {2.5f, 5f, 7.5f, 10f, 12.5f, 15f}, readF32(out));
+    await(kernels.add(x.view(2, 3), y.view(0, 3), out.view(1, 3)));
+    assertArrayEquals(new float[] {2.5f, 13f, 24f, 35f, 12.5f, 15f}, readF32(out));
+    await(kernels.fill(out.view(4, 2), -1.25));
+    assertArrayEquals(new float[] {2.5f, 13f, 24f, 35f, -1.25f, -1.25f}, readF32(out));
+    // In place.
+    await(kernels.add(y, y, y));
+    assertArrayEquals(new float[] {20, 40, 60, 80, 100, 120}, readF32(y));
+  }
+
+  @Test
+  void f64Arithmetic() {
+    BufferHandle x = f64(0.1, 0.2, 1e300);
+    BufferHandle out = f64(0, 0, 0);
+    await(kernels.scale(x, 3, out));
+    assertArrayEquals(new double[] {0.1 * 3, 0.2 * 3, 3e300}, readF64(out));
+    await(kernels.add(x, out, out));
+    assertArrayEquals(new double[] {0.1 + 0.1 * 3, 0.2 + 0.2 * 3, 4e300}, readF64(out));
+  }
+
+  @Test
+  void conversionsRoundToNearestEven() {
+    float[] values = {1f, -2.5f, 65504f, 1e-8f, 3.14159265f, 1.0009765625f, 70000f};
+    BufferHandle x = f32(values);
+    BufferHandle half = await(device.alloc(DType.F16, values.length));
+    BufferHandle bf = await(device.alloc(DType.BF16, values.length));
+    BufferHandle back = await(device.alloc(DType.F32, values.length));
+    await(kernels.convert(x, half));
+    await(kernels.convert(half, bf));
+    await(kernels.convert(x, bf));
+    Buffer hb = await(device.download(half));
+    Buffer bb = await(device.download(bf));
+    for (int i = 0; i < values.length; i++) {
+      assertEquals(DType.F16.encode(values[i]), hb.getShortLE(i * 2) & 0xFFFF, "f16 of " + values[i]);
+      assertEquals(DType.BF16.encode(values[i]), bb.getShortLE(i * 2) & 0xFFFF, "bf16 of " + values[i]);
+    }
+    await(kernels.convert(half, back));
+    float[] widened = readF32(back);
+    assertEquals(65504f, widened[2]);
+    assertEquals(Float.POSITIVE_INFINITY, widened[6]);
+    assertEquals(3.140625f, widened[4]);
+  }
+
+  @Test
+  void builtinsOrderAfterOtherLibraries() {
+    // RAND writes on its stream, the kernel verticle scales on its own, download on the copy stream.
+    BufferHandle x = await(device.alloc(DType.F32, 4096));
+    BufferHandle out = await(device.alloc(DType.F32, 4096));
+    var generated = rand.uniform(RngType.PHILOX4_32_10, 42, x);
+    var scaled = kernels.scale(x, 2, out);
+    float[] twice = readF32(await(scaled.compose(h -> kernels.scale(out, 0.5, out))));
+    await(generated);
+    assertArrayEquals(readF32(x), twice);
+    for (float v : twice) {
+      assertTrue(v > 0 && v <= 1, "uniform in (0, 1]: " + v);
+    }
+  }
+
+  @Test
+  void hostAnswersUserCodeWithUnsupported() {
+    assumeTrue(TestDevices.backend() == com.vertxcuda.device.BackendKind.HOST);
+    CudaException e = failure(kernels.loadPtx(".version 7.0\n.target sm_80\n.address_size 64\n"));
+    assertEquals(FailureCode.UNSUPPORTED, e.code());
+    assertTrue(e.getMessage().contains("built-in kernels"), e.getMessage());
+    e = failure(kernels.compile("extern \"C\" __global__ void k() {}", null, List.of()));
+    assertEquals(FailureCode.UNSUPPORTED, e.code());
+    e = failure(kernels.execute(new KernelRequest(KernelOp.LOAD_IMAGE).setImage(Buffer.buffer(new byte[] {1}))));
+    assertEquals(FailureCode.UNSUPPORTED, e.code());
+    // And the device still serves.
+    assertArrayEquals(new float[] {7, 7}, readF32(await(kernels.fill(f32(0, 0), 7))));
+  }
+
+  @Test
+  void badRequestsNameTheField() {
+    BufferHandle x = f32(1, 2, 3);
+    BufferHandle i32 = await(device.alloc(DType.I32, 3));
+    BufferHandle two = f32(1, 2);
+    assertBadRequest(kernels.fill(i32, 1), "output");
+    assertBadRequest(kernels.scale(x, 2, two), "output");
+    assertBadRequest(kernels.add(x, f64(1, 2, 3), f32(0, 0, 0)), "y");
+    assertBadRequest(kernels.add(x.view(0, 2), x.view(1, 2), x.view(0, 2)), "output overlaps y");
+    assertBadRequest(kernels.convert(x, f32(0, 0)), "output");
+    assertBadRequest(kernels.convert(i32, x), "x");
+    assertBadRequest(kernels.execute(new KernelRequest()), "op");
+    assertBadRequest(kernels.execute(new KernelRequest(KernelOp.LOAD_PTX)), "ptx");
+    assertBadRequest(kernels.execute(new KernelRequest(KernelOp.COMPILE)), "source");
+    ModuleHandle forged = ModuleHandle.issue(x.node(), 0, x.generation(), 99);
+    assertEquals(FailureCode.NOT_FOUND, failure(kernels.launch(forged, "k", new int[] {1, 1, 1},
+      new int[] {1, 1, 1}, 0)).code());
+    ModuleHandle stale = ModuleHandle.issue(x.node(), 0, x.generation() + 1, 1);
+    assertEquals(FailureCode.STALE_HANDLE, failure(kernels.unload(stale)).code());
+  }
+
+  @Test
+  void kernelMessagesCrossTheWire() {
+    WireType<KernelRequest> type = KernelWireTypes.KERNEL_REQUEST;
+    assertTrue(CudaCodecs.wireTypes().contains(type));
+    BufferHandle x = f32(1);
+    KernelRequest r = new KernelRequest(KernelOp.LAUNCH).setModule(ModuleHandle.issue("n", 0, 3, 4))
+      .setFunction("saxpy").setGrid(List.of(4, 1, 1)).setBlock(List.of(128, 1, 1)).setSharedMemoryBytes(64)
+      .setArgs(List.of(KernelArg.in(x), KernelArg.out(x.view(0, 1)), KernelArg.scalar(DType.F32, 2.5),
+        KernelArg.integer(DType.U64, -1L)))
+      .setCompileOptions(List.of("-DN=4"));
+    Buffer wire = Buffer.buffer();
+    CudaCodecs.codec(type).encodeToWire(wire, r);
+    KernelRequest back = CudaCodecs.codec(type).decodeFromWire(0, wire);
+    assertEquals(r.toJson(), back.toJson());
+  }
+}
