@@ -11,6 +11,12 @@ mkdir -p "$out"
 java="$here/runtime/bin/java"
 cp=""
 for j in "$here"/lib/*.jar; do cp="$cp${cp:+:}$j"; done
+# The device-tier tests run as in their module: without the library verticles on the class path
+# (they would deploy with every context and answer where the tests expect no library).
+devcp=""
+for j in "$here"/lib/*.jar; do
+  case "$(basename "$j")" in vertx-cuda-libraries-*|vertx-cuda-samples-*) ;; *) devcp="$devcp${devcp:+:}$j" ;; esac
+done
 # Each stage has a time limit; past it the JVM prints its threads (SIGQUIT), then is killed.
 limit() { timeout --signal=QUIT --kill-after=10 "$@"; }
 launcher=(org.junit.platform.console.ConsoleLauncher --disable-banner --details=tree --disable-ansi-colors)
@@ -31,14 +37,14 @@ echo "backend: $backend ($probe)" | tee "$out/summary.txt"
 
 # ClusterTest needs Hazelcast, which the bundle leaves out.
 echo "== (a) device-tier suite, backend $backend"
-limit 200 "$java" -Xmx6g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
+limit 200 "$java" -Xmx6g -Dvertxcuda.test.backend=$backend -cp "$devcp" "${launcher[@]}" \
   --select-package com.vertxcuda.device --exclude-tag gpu --exclude-classname ".*ClusterTest" --fail-if-no-tests --reports-dir "$out/suite-cuda" \
   > "$out/suite-cuda.txt" 2>&1
 echo "suite rc=$?" | tee -a "$out/summary.txt"
 tail -n 25 "$out/suite-cuda.txt"
 
 echo "== (b) GPU-only tests"
-limit 150 "$java" -Xmx8g -Dvertxcuda.test.backend=$backend -cp "$cp" "${launcher[@]}" \
+limit 150 "$java" -Xmx8g -Dvertxcuda.test.backend=$backend -cp "$devcp" "${launcher[@]}" \
   --select-package com.vertxcuda.device --include-tag gpu --reports-dir "$out/gpu-tests" \
   > "$out/gpu-tests.txt" 2>&1
 echo "gpu tests rc=$?" | tee -a "$out/summary.txt"
