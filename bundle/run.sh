@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Runs on the GPU host (no JVM, no Maven needed): the device-tier suite against the cuda backend,
-# the GPU-only tests, a check of each CUDA library through native loading, the benchmark, then a
-# deliberate sticky error in a JVM of its own. Everything lands in the output folder given.
+# Runs on the GPU host (no JVM, no Maven needed). Phase 1, tests, three groups at once:
+#   A  the device-tier suite against the backend, in-process and then in process isolation;
+#   B  the library suite (BLAS, FFT, RAND, kernels), in-process and then in process isolation;
+#   C  the GPU-only tests (device tier, kernels and the fault drill in process isolation), the
+#      in-process fault drill in a JVM of its own, native loading, a deliberate sticky error.
+# Phase 2, benchmarks, one at a time (each wants the GPU to itself): DeviceBench, IsolationBench,
+# LibraryBench. Every log lands in a work folder; the output folder gets summary.txt (as it grows),
+# tests.tgz after phase 1, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir>
+# usage: bash run.sh <output dir> [tests|bench|all]
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
+what="${2:-all}"
 mkdir -p "$out"
+work="$(mktemp -d)"
+mkdir -p "$work/bench"
 java="$here/runtime/bin/java"
 cp=""
 for j in "$here"/lib/*.jar; do cp="$cp${cp:+:}$j"; done
@@ -20,47 +28,80 @@ done
 # Each stage has a time limit; past it the JVM prints its threads (SIGQUIT), then is killed.
 limit() { timeout --signal=QUIT --kill-after=10 "$@"; }
 launcher=(org.junit.platform.console.ConsoleLauncher --disable-banner --details=tree --disable-ansi-colors)
+summary="$work/summary.txt"
 
 {
-  echo "commit: $(cat "$here/COMMIT" | tr '\n' ' ')"
+  echo "commit: $(tr '\n' ' ' < "$here/COMMIT")"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   uname -a
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || echo "nvidia-smi: not available"
+  nproc
   "$java" -version 2>&1
-} > "$out/host.txt"
-cat "$out/host.txt"
+} > "$work/host.txt"
+cat "$work/host.txt"
 
-# The suite runs against cuda where a GPU is usable; elsewhere on host, with the GPU tests skipped.
+# The suites run against cuda where a GPU is usable; elsewhere on host, with the GPU tests skipped.
 probe="$("$java" -cp "$cp" com.vertxcuda.device.cuda.CudaBackend 2>&1)"
 if [ "$probe" = cuda ]; then backend=cuda; else backend=host; fi
-echo "backend: $backend ($probe)" | tee "$out/summary.txt"
+echo "backend: $backend ($probe)" | tee "$summary"
 
-# ClusterTest needs Hazelcast, which the bundle leaves out.
-echo "== (a) device-tier suite, backend $backend"
-limit 200 "$java" -Xmx6g -Dvertxcuda.test.backend=$backend -cp "$devcp" "${launcher[@]}" \
-  --select-package com.vertxcuda.device --exclude-tag gpu --exclude-classname ".*ClusterTest" --fail-if-no-tests --reports-dir "$out/suite-cuda" \
-  > "$out/suite-cuda.txt" 2>&1
-echo "suite rc=$?" | tee -a "$out/summary.txt"
-tail -n 25 "$out/suite-cuda.txt"
+# stage NAME SECONDS CLASSPATH JAVA-ARGS... : runs one stage, logs to NAME.txt, notes its exit code.
+stage() {
+  local name="$1" secs="$2" classpath="$3"
+  shift 3
+  local t0=$SECONDS
+  limit "$secs" "$java" -cp "$classpath" "$@" > "$work/$name.txt" 2>&1
+  local rc=$?
+  echo "$name rc=$rc ($((SECONDS - t0)) s)" >> "$summary"
+  grep -E "tests (successful|failed|skipped|aborted)" "$work/$name.txt" | tr -s ' ' | sed "s/^/  $name: /" >> "$summary"
+  cp "$summary" "$out/summary.txt"
+}
 
-echo "== (b) GPU-only tests"
-limit 150 "$java" -Xmx8g -Dvertxcuda.test.backend=$backend -cp "$devcp" "${launcher[@]}" \
-  --select-package com.vertxcuda.device --include-tag gpu --reports-dir "$out/gpu-tests" \
-  > "$out/gpu-tests.txt" 2>&1
-echo "gpu tests rc=$?" | tee -a "$out/summary.txt"
-tail -n 25 "$out/gpu-tests.txt"
+suite() { # NAME SECONDS CLASSPATH ISOLATION SELECTORS...
+  local name="$1" secs="$2" classpath="$3" isolation="$4"
+  shift 4
+  stage "$name" "$secs" "$classpath" -Xmx6g -Dvertxcuda.test.backend=$backend -Dvertxcuda.test.isolation=$isolation \
+    "${launcher[@]}" "$@" --exclude-tag gpu --exclude-classname ".*ClusterTest" --fail-if-no-tests \
+    --reports-dir "$work/reports-$name"
+}
 
-echo "== (c) native libraries through NativeLoading (forwarders where needed)"
-limit 60 "$java" -Xmx1g -cp "$cp" com.vertxcuda.samples.bench.NativeLibrariesCheck "$out/bench" > "$out/native-libraries.txt" 2>&1
-echo "native libraries rc=$?" | tee -a "$out/summary.txt"
-cat "$out/native-libraries.txt"
+if [ "$what" != bench ]; then
+  echo "== phase 1: tests"
+  (
+    suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
+    suite device-process 130 "$devcp" process --select-package com.vertxcuda.device
+  ) &
+  (
+    libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
+          --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
+    suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
+    suite libraries-process 130 "$cp" process "${libs[@]}"
+  ) &
+  (
+    stage gpu-device 60 "$devcp" -Xmx8g "${launcher[@]}" --select-package com.vertxcuda.device --include-tag gpu \
+      --reports-dir "$work/reports-gpu-device"
+    stage gpu-kernels 70 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.KernelGpuTest \
+      --exclude-tag poisons-this-jvm --reports-dir "$work/reports-gpu-kernels"
+    stage drill-in-process 50 "$cp" -Xmx2g "${launcher[@]}" \
+      --select-method com.vertxcuda.kernel.KernelGpuTest#faultDrillInProcess --reports-dir "$work/reports-drill"
+    stage native-libraries 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.NativeLibrariesCheck "$work/bench"
+    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/bench"
+  ) &
+  wait
+  cat "$summary"
+  # Keep what the tests gave even if the benchmarks overrun the time limit.
+  tar czf "$out/tests.tgz" -C "$work" .
+fi
 
-echo "== (d) benchmark"
-limit 150 "$java" -Xmx4g -cp "$cp" com.vertxcuda.samples.bench.DeviceBench "$out/bench" > "$out/bench.txt" 2>&1
-echo "bench rc=$?" | tee -a "$out/summary.txt"
-cat "$out/bench.txt"
+if [ "$what" != tests ]; then
+  echo "== phase 2: benchmarks"
+  stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
+  stage isolation-bench 80 "$cp" -Xmx6g com.vertxcuda.samples.bench.IsolationBench "$backend" "$work/bench/isolation-bench.txt"
+  stage library-bench 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend"
+  cat "$summary"
+fi
 
-echo "== (e) a sticky error, on purpose, in a process of its own"
-limit 60 "$java" -Xmx1g -cp "$cp" com.vertxcuda.samples.bench.StickyErrorCheck "$out/bench" > "$out/sticky-error.txt" 2>&1
-echo "sticky error rc=$?" | tee -a "$out/summary.txt"
-cat "$out/sticky-error.txt"
+for f in "$work"/*.txt; do echo "===== $(basename "$f")"; cat "$f"; done > "$out/all.log"
+cp "$summary" "$out/summary.txt"
+tar czf "$out/results.tgz" -C "$work" .
+rm -rf "$work"

@@ -45,6 +45,9 @@ public final class DeviceBench {
 
   private static final int BIG = 256 << 20;
   private static final int BIG_ITERS = 20;
+  /** Copies in flight at once in the pipelined runs, and how many such rounds. */
+  private static final int PIPE = 4;
+  private static final int PIPE_ROUNDS = 5;
   private static final int SMALL = 1024;
   private static final int SMALL_WARMUP = 2_000;
   private static final int SMALL_ITERS = 20_000;
@@ -125,6 +128,28 @@ public final class DeviceBench {
     }
     bandwidth("raw.h2dPinned256MiB", h2d);
     bandwidth("raw.d2hPinned256MiB", d2h);
+    // Pipelined: PIPE copies queued back to back, one synchronize at the end.
+    long[] h2dPipe = new long[PIPE_ROUNDS];
+    long[] d2hPipe = new long[PIPE_ROUNDS];
+    for (int r = -1; r < PIPE_ROUNDS; r++) {
+      long t0 = System.nanoTime();
+      for (int i = 0; i < PIPE; i++) {
+        check(JCudaDriver.cuMemcpyHtoDAsync(dev, host, BIG, s));
+      }
+      check(JCudaDriver.cuStreamSynchronize(s));
+      long t1 = System.nanoTime();
+      for (int i = 0; i < PIPE; i++) {
+        check(JCudaDriver.cuMemcpyDtoHAsync(host, dev, BIG, s));
+      }
+      check(JCudaDriver.cuStreamSynchronize(s));
+      long t2 = System.nanoTime();
+      if (r >= 0) {
+        h2dPipe[r] = (t1 - t0) / PIPE;
+        d2hPipe[r] = (t2 - t1) / PIPE;
+      }
+    }
+    bandwidth("raw.h2dPinned256MiB.pipelined", h2dPipe);
+    bandwidth("raw.d2hPinned256MiB.pipelined", d2hPipe);
 
     long[] rt = new long[SMALL_ITERS];
     for (int i = -SMALL_WARMUP; i < SMALL_ITERS; i++) {
@@ -231,8 +256,9 @@ public final class DeviceBench {
   private void verticles(Isolation isolation, String prefix) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
+      // A 2 GiB shared region: the pipelined run has five 256 MiB transfers in flight.
       DeviceOptions options = new DeviceOptions().setBackend(backend).setIsolation(isolation)
-        .setLibraries(List.of());
+        .setLibraries(List.of()).setSharedMemorySize(2047L << 20);
       DeviceVerticle deviceVerticle = new DeviceVerticle(options);
       await(vertx.deployVerticle(deviceVerticle));
       DeviceClient client = DeviceClient.create(vertx);
@@ -275,6 +301,35 @@ public final class DeviceBench {
       }
       bandwidth(prefix + "d2hPinned256MiB", d2h);
       result.getJsonObject(prefix + "d2hPinned256MiB").put("pinnedReplies", pinnedReplies);
+
+      // Pipelined, as an application streaming data would: PIPE requests in flight, then wait.
+      Buffer source = deviceVerticle.allocateTransferBuffer(BIG);
+      source.appendBytes(new byte[BIG]);
+      long[] h2dPipe = new long[PIPE_ROUNDS];
+      long[] d2hPipe = new long[PIPE_ROUNDS];
+      for (int r = -1; r < PIPE_ROUNDS; r++) {
+        List<Future<?>> ups = new java.util.ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < PIPE; i++) {
+          ups.add(client.upload(big, source));
+        }
+        await(Future.all(ups));
+        long t1 = System.nanoTime();
+        List<Future<Buffer>> downs = new java.util.ArrayList<>();
+        for (int i = 0; i < PIPE; i++) {
+          downs.add(client.download(big));
+        }
+        await(Future.all(downs));
+        long t2 = System.nanoTime();
+        downs.forEach(f -> deviceVerticle.releaseTransferBuffer(f.result()));
+        if (r >= 0) {
+          h2dPipe[r] = (t1 - t0) / PIPE;
+          d2hPipe[r] = (t2 - t1) / PIPE;
+        }
+      }
+      deviceVerticle.releaseTransferBuffer(source);
+      bandwidth(prefix + "h2dPinnedBuffer256MiB.pipelined", h2dPipe);
+      bandwidth(prefix + "d2hPinned256MiB.pipelined", d2hPipe);
 
       Buffer heap = Buffer.buffer(new byte[BIG]);
       long[] staged = new long[5];
@@ -352,7 +407,18 @@ public final class DeviceBench {
       double d2h = result.getJsonObject("verticle.d2hPinned256MiB").getDouble("medianGBps")
         / result.getJsonObject("raw.d2hPinned256MiB").getDouble("medianGBps");
       result.put("ratio.h2dVerticleOverRaw", round(h2d)).put("ratio.d2hVerticleOverRaw", round(d2h));
-      line(String.format("verticle/raw: H2D %.3f  D2H %.3f (goal >= 0.95)", h2d, d2h));
+      line(String.format("verticle/raw, one copy at a time: H2D %.3f  D2H %.3f (goal >= 0.95)", h2d, d2h));
+      for (String mode : new String[] {"verticle.", "verticleProcess."}) {
+        if (result.containsKey(mode + "h2dPinnedBuffer256MiB.pipelined")) {
+          double hp = result.getJsonObject(mode + "h2dPinnedBuffer256MiB.pipelined").getDouble("medianGBps")
+            / result.getJsonObject("raw.h2dPinned256MiB.pipelined").getDouble("medianGBps");
+          double dp = result.getJsonObject(mode + "d2hPinned256MiB.pipelined").getDouble("medianGBps")
+            / result.getJsonObject("raw.d2hPinned256MiB.pipelined").getDouble("medianGBps");
+          result.put("ratio." + mode + "pipelined.h2d", round(hp)).put("ratio." + mode + "pipelined.d2h", round(dp));
+          line(String.format("%s/raw, %d in flight: H2D %.3f  D2H %.3f (goal >= 0.95)", mode.substring(0, mode.length() - 1),
+            PIPE, hp, dp));
+        }
+      }
     }
     Files.writeString(out.resolve("device-bench.json"), result.encodePrettily() + "\n", StandardCharsets.UTF_8);
     Files.writeString(out.resolve("device-bench.txt"), text.toString(), StandardCharsets.UTF_8);
