@@ -41,7 +41,7 @@ summary="$work/summary.txt"
 cat "$work/host.txt"
 
 # The suites run against cuda where a GPU is usable; elsewhere on host, with the GPU tests skipped.
-probe="$("$java" -cp "$cp" com.vertxcuda.device.cuda.CudaBackend 2>&1)"
+probe="$("$java" -cp "$cp" com.vertxcuda.device.cuda.CudaBackend 2>/dev/null | tail -n 1)"
 if [ "$probe" = cuda ]; then backend=cuda; else backend=host; fi
 echo "backend: $backend ($probe)" | tee "$summary"
 
