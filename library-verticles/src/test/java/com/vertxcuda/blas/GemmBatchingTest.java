@@ -57,7 +57,17 @@ class GemmBatchingTest extends HostDeviceTest {
       BlasReply alone = await(blas.execute(gemm(as.get(i), bs.get(i), refs.get(i), 0.5)
         .setOp(BlasOp.GEMM_STRIDED_BATCHED).setBatchCount(1)));
       assertEquals(1, alone.getBatchSize());
-      assertArrayEquals(readF32(refs.get(i)), readF32(cs.get(i)), "request " + i);
+      float[] expected = readF32(refs.get(i));
+      float[] got = readF32(cs.get(i));
+      if (TestDevices.backend() == com.vertxcuda.device.BackendKind.HOST) {
+        assertArrayEquals(expected, got, "request " + i);
+      } else {
+        // cuBLAS's batched kernels may round differently from its single-GEMM ones: 1 ulp was seen
+        // on the H200. Allow 4.
+        for (int e = 0; e < expected.length; e++) {
+          assertEquals(expected[e], got[e], 4 * Math.ulp(expected[e]), "request " + i + " element " + e);
+        }
+      }
     }
   }
 

@@ -32,7 +32,9 @@ final class RawJCuda {
     void run();
   }
 
-  static List<String> run(LibraryBench.Sizes s) {
+  static List<String> run(LibraryBench.Sizes s) throws Exception {
+    // The same native loading as the verticles: the forwarders stand in for CUDA 11's sonames.
+    com.vertxcuda.device.cuda.CudaBackend.load(new com.vertxcuda.device.DeviceOptions());
     JCudaDriver.setExceptionsEnabled(true);
     JCublas2.setExceptionsEnabled(true);
     JCufft.setExceptionsEnabled(true);

@@ -43,6 +43,14 @@ public final class CudaRandEngine implements RandEngine {
 
   private curandGenerator generator(RngType type) throws BackendException {
     curandGenerator g = generators.get(type);
+    if (g != null && type == RngType.MTGP32) {
+      // An MTGP32 generator keeps its state across a new seed (seen on the H200: the same seed gave
+      // other numbers), so each request gets a fresh one. Destroying frees device memory, which
+      // waits for the work already queued.
+      JCurand.curandDestroyGenerator(g);
+      generators.remove(type);
+      g = null;
+    }
     if (g == null) {
       g = new curandGenerator();
       check(JCurand.curandCreateGenerator(g, kind(type)), "curandCreateGenerator");
