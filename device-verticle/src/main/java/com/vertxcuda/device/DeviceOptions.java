@@ -27,6 +27,7 @@ public class DeviceOptions {
   public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
   public static final long DEFAULT_SHARED_MEMORY_SIZE = 1L << 30;
   public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
+  public static final boolean DEFAULT_SPARE_DEVICE_HOST = true;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;
 
   private int device = DEFAULT_DEVICE;
@@ -49,6 +50,7 @@ public class DeviceOptions {
   private long sharedMemorySize = DEFAULT_SHARED_MEMORY_SIZE;
   private long deviceHostStartTimeout = DEFAULT_DEVICE_HOST_START_TIMEOUT;
   private List<String> deviceHostJvmOptions = new ArrayList<>();
+  private boolean spareDeviceHost = DEFAULT_SPARE_DEVICE_HOST;
   private String cudaLibraryPath;
   private JsonObject libraryOptions = new JsonObject();
 
@@ -149,6 +151,14 @@ public class DeviceOptions {
   /** Extra JVM options of the device-host process, e.g. -Xmx (process isolation). */
   public List<String> getDeviceHostJvmOptions() { return deviceHostJvmOptions; }
   public DeviceOptions setDeviceHostJvmOptions(List<String> v) { this.deviceHostJvmOptions = v; return this; }
+
+  /**
+   * Keep a spare device host started and ready for the next generation (process isolation), so a
+   * lost one is replaced in milliseconds instead of a process start; costs one more process and its
+   * context's device memory.
+   */
+  public boolean isSpareDeviceHost() { return spareDeviceHost; }
+  public DeviceOptions setSpareDeviceHost(boolean v) { this.spareDeviceHost = v; return this; }
 
   /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
   public String getCudaLibraryPath() { return cudaLibraryPath; }

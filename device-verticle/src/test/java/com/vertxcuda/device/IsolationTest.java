@@ -108,6 +108,53 @@ class IsolationTest {
   }
 
   @Test
+  void aSpareDeviceHostTakesOver(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient c = DeviceClient.create(vertx);
+    DeviceVerticle verticle = new DeviceVerticle(processOptions().setSpareDeviceHost(true));
+    long[] pids = new long[2];
+    vertx.deployVerticle(verticle).compose(id -> c.describe())
+      .compose(info -> {
+        pids[0] = info.getPid();
+        return waitForSpare(vertx, pids[0]);
+      })
+      .compose(spare -> {
+        pids[1] = spare;
+        Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+        ProcessHandle.of(pids[0]).ifPresent(ProcessHandle::destroyForcibly);
+        return changed.future();
+      })
+      .compose(e -> {
+        assertEquals(2, e.getNewGeneration());
+        return c.describe();
+      })
+      .compose(info -> {
+        assertEquals(pids[1], info.getPid(), "the spare serves generation 2");
+        return FailureCodesTest.stillServes(c);
+      })
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  /** The pid of a device host of this JVM other than {@code current}, once it runs. */
+  static Future<Long> waitForSpare(Vertx vertx, long current) {
+    Promise<Long> p = Promise.promise();
+    long start = System.currentTimeMillis();
+    vertx.setPeriodic(100, id -> {
+      List<ProcessHandle> hosts = ProcessHandle.current().children()
+        .filter(h -> h.pid() != current && h.isAlive())
+        .filter(h -> h.info().commandLine().map(cl -> cl.contains("DeviceHostMain")).orElse(false)).toList();
+      if (!hosts.isEmpty()) {
+        vertx.cancelTimer(id);
+        // Give it time to report ready before it is needed.
+        vertx.setTimer(3000, t -> p.complete(hosts.get(0).pid()));
+      } else if (System.currentTimeMillis() - start > 30_000) {
+        vertx.cancelTimer(id);
+        p.fail("no spare device host started");
+      }
+    });
+    return p.future();
+  }
+
+  @Test
   void poisonEndsTheDeviceHost(Vertx vertx, VertxTestContext ctx) {
     assumeTrue(TestDevices.faultsInjectable());
     DeviceClient c = DeviceClient.create(vertx);

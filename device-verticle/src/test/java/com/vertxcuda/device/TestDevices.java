@@ -29,7 +29,9 @@ public final class TestDevices {
 
   public static DeviceOptions options() {
     return new DeviceOptions().setBackend(backend()).setIsolation(isolation())
-      .setFaultInjection(faultsInjectable()).setHeartbeatInterval(500).setHeartbeatTimeout(5_000);
+      .setFaultInjection(faultsInjectable()).setHeartbeatInterval(500).setHeartbeatTimeout(5_000)
+      // One device host per device keeps the suite light; IsolationTest covers the spare.
+      .setSpareDeviceHost(false);
   }
 
   public static Future<String> deploy(Vertx vertx, DeviceOptions options) {

@@ -43,9 +43,10 @@ public final class IsolationBench {
     StringBuilder out = new StringBuilder();
     out.append(String.format("# vertx-cuda isolation benchmark, backend=%s, java %s, %d cores%n",
       backend.name().toLowerCase(), System.getProperty("java.version"), Runtime.getRuntime().availableProcessors()));
-    out.append(run("in-process", backend, Isolation.IN_PROCESS, false));
-    out.append(run("process (tcp link)", backend, Isolation.PROCESS, false));
-    out.append(run("process (unix link)", backend, Isolation.PROCESS, true));
+    out.append(run("in-process", backend, Isolation.IN_PROCESS, false, false));
+    out.append(run("process (tcp link)", backend, Isolation.PROCESS, false, false));
+    out.append(run("process (unix link)", backend, Isolation.PROCESS, true, false));
+    out.append(run("process (unix, spare)", backend, Isolation.PROCESS, true, true));
     System.out.print(out);
     if (args.length > 1) {
       Files.writeString(Path.of(args[1]), out.toString());
@@ -53,14 +54,15 @@ public final class IsolationBench {
     System.exit(0);
   }
 
-  private static String run(String label, BackendKind backend, Isolation isolation, boolean nativeTransport) {
+  private static String run(String label, BackendKind backend, Isolation isolation, boolean nativeTransport,
+                            boolean spare) {
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(nativeTransport));
     if (nativeTransport && !vertx.isNativeTransportEnabled()) {
       vertx.close().await();
       return String.format("%-22s skipped: no native transport%n", label);
     }
     DeviceOptions options = new DeviceOptions().setBackend(backend).setIsolation(isolation)
-      .setHostMemory(2L << 30).setSharedMemorySize(1L << 30).setRestartLimit(100);
+      .setHostMemory(2L << 30).setSharedMemorySize(1L << 30).setRestartLimit(100).setSpareDeviceHost(spare);
     DeviceVerticle device = new DeviceVerticle(options);
     StringBuilder sb = new StringBuilder();
     try {
@@ -98,7 +100,7 @@ public final class IsolationBench {
         info.getIsolation(), info.getPid(), lat[SMALL_RUNS / 2] / 1e3, lat[SMALL_RUNS * 99 / 100] / 1e3,
         up / 1e9, down / 1e9, BIG_RUNS));
       if (isolation == Isolation.PROCESS) {
-        sb.append(deathToReady(vertx, c));
+        sb.append(deathToReady(vertx, c, spare));
       }
     } catch (Throwable t) {
       sb.append(String.format("%-22s failed: %s%n", label, t));
@@ -109,10 +111,13 @@ public final class IsolationBench {
   }
 
   /** kill -9 the device host, then time until the generation-changed event and a served request. */
-  private static String deathToReady(Vertx vertx, DeviceClient c) {
+  private static String deathToReady(Vertx vertx, DeviceClient c, boolean spare) {
     long[] toEvent = new long[KILLS];
     long[] toServed = new long[KILLS];
     for (int k = 0; k < KILLS; k++) {
+      if (spare) {
+        sleep(5000); // the spare device host of the new generation starts meanwhile
+      }
       DeviceInfo info = c.describe().await();
       Promise<DeviceEvent> changed = Promise.promise();
       var sub = c.events(e -> {
@@ -134,6 +139,14 @@ public final class IsolationBench {
     return String.format(Locale.ROOT, "%-22s kill -9 → generation changed: median %.0f ms, max %.0f ms;"
         + " → first request served: median %.0f ms, max %.0f ms (%d kills)%n", "", toEvent[KILLS / 2] / 1e6,
       toEvent[KILLS - 1] / 1e6, toServed[KILLS / 2] / 1e6, toServed[KILLS - 1] / 1e6, KILLS);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static Buffer transferBuffer(DeviceVerticle device, int bytes) {
