@@ -186,6 +186,13 @@ class KernelGpuTest {
       }
     }).completion());
 
+    // The device keeps a spare device host for the next generation; let it come up first.
+    long waitUntil = System.currentTimeMillis() + 30_000;
+    while (deviceHosts() < 2 && System.currentTimeMillis() < waitUntil) {
+      sleep(100);
+    }
+    sleep(3000);
+    long hostsBefore = deviceHosts();
     long t0 = System.nanoTime();
     Future<Void> launch = kernels.launch(bad, "poison", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0,
       KernelArg.inOut(old));
@@ -201,8 +208,8 @@ class KernelGpuTest {
     await(Future.join(new ArrayList<>(others)).otherwiseEmpty());
     BufferHandle fresh = await(device.alloc(DType.F32, 3));
     long toServed = System.nanoTime() - t0;
-    System.out.printf("drill (process isolation): poison to generation changed %.0f ms, to first request served "
-      + "%.0f ms; reason: %s%n", toEvent / 1e6, toServed / 1e6, event.getReason());
+    System.out.printf("drill (process isolation, %d device hosts at the poison): poison to generation changed %.0f ms,"
+      + " to first request served %.0f ms; reason: %s%n", hostsBefore, toEvent / 1e6, toServed / 1e6, event.getReason());
 
     assertEquals(before.getGeneration() + 1, event.getNewGeneration());
     assertTrue(event.getReason().contains("CUDA_ERROR") || event.getReason().contains("sticky"), event.getReason());
@@ -219,7 +226,20 @@ class KernelGpuTest {
     DeviceInfo after = await(device.describe());
     assertNotEquals(before.getPid(), after.getPid(), "a new device host serves");
     assertNotEquals(ProcessHandle.current().pid(), after.getPid(), "the GPU is used by the device host, not this JVM");
-    assertTrue(toServed < 10_000_000_000L, "ready again within 10 s");
+    assertTrue(toServed < 2_000_000_000L, "ready again within 2 s: " + toServed / 1_000_000 + " ms");
+  }
+
+  private static long deviceHosts() {
+    return ProcessHandle.current().children().filter(ProcessHandle::isAlive)
+      .filter(h -> h.info().commandLine().map(c -> c.contains("DeviceHostMain")).orElse(false)).count();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Run in a JVM of its own: afterwards this process can no longer use the GPU. */

@@ -26,7 +26,6 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUstream;
 import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
-import jcuda.jcublas.cublasComputeType;
 import jcuda.jcublas.cublasDiagType;
 import jcuda.jcublas.cublasFillMode;
 import jcuda.jcublas.cublasGemmAlgo;
@@ -153,11 +152,13 @@ public final class CudaBlasEngine implements BlasEngine {
         break;
       case GEMM_EX: {
         int in = dataType(call.a().dtype());
-        int compute = r.isTf32() ? cublasComputeType.CUBLAS_COMPUTE_32F_FAST_TF32 : cublasComputeType.CUBLAS_COMPUTE_32F;
-        check(JCublas2.cublasGemmEx(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
-          scalar(DType.F32, r.getAlpha()), ptr(call.a()), in, r.getLda(), ptr(call.b()), in, r.getLdb(),
-          scalar(DType.F32, r.getBeta()), ptr(call.c()), cudaDataType.CUDA_R_32F, r.getLdc(), compute,
-          cublasGemmAlgo.CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
+        // Through JCuda 11.8 on cuBLAS 13 (H200 host), every cublasComputeType (CUBLAS_COMPUTE_32F,
+        // ..._FAST_TF32) answered NOT_SUPPORTED while the older cudaDataType compute type
+        // CUDA_R_32F worked for F16, BF16 and F32 inputs; TF32 then comes from the math mode.
+        withMath(r.isTf32(), () -> check(JCublas2.cublasGemmEx(handle, op(r.getTransA()), op(r.getTransB()),
+          r.getM(), r.getN(), r.getK(), scalar(DType.F32, r.getAlpha()), ptr(call.a()), in, r.getLda(), ptr(call.b()),
+          in, r.getLdb(), scalar(DType.F32, r.getBeta()), ptr(call.c()), cudaDataType.CUDA_R_32F, r.getLdc(),
+          cudaDataType.CUDA_R_32F, cublasGemmAlgo.CUBLAS_GEMM_DEFAULT), "cublasGemmEx"));
         break;
       }
       case GEMV:
