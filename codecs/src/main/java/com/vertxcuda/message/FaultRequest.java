@@ -18,6 +18,8 @@ public class FaultRequest {
     POISON,
     /** Make the next allocation fail with OUT_OF_MEMORY. */
     FAIL_NEXT_ALLOCATION,
+    /** Make the next device operation fail as a library call would, for that request only (LIBRARY_ERROR). */
+    FAIL_NEXT_OPERATION,
     /** Stop the context from answering anything (a hung device). */
     STALL
   }

@@ -116,6 +116,23 @@ class FailureCodesTest {
   }
 
   @Test
+  void libraryErrorFailsOneRequestOnly(Vertx vertx, VertxTestContext ctx) {
+    assumeTrue(TestDevices.faultsInjectable());
+    TestDevices.deploy(vertx, TestDevices.options()).compose(id -> {
+      DeviceClient c = DeviceClient.create(vertx);
+      return c.alloc(DType.F32, 3).compose(h -> c.upload(h, floats(1, 2, 3))
+        .compose(x -> vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.FAIL_NEXT_OPERATION)))
+        .compose(x -> expect(c, FailureCode.LIBRARY_ERROR, "injected", () -> c.fill(h, 9)))
+        .compose(x -> c.download(h))
+        .map(b -> {
+          // The failed fill wrote nothing; the buffer keeps its bytes.
+          assertArrayEquals(new float[] {1, 2, 3}, floats(b));
+          return null;
+        }));
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
   void unsupportedWithoutFaultInjectionOrLibrary(Vertx vertx, VertxTestContext ctx) {
     TestDevices.deploy(vertx, TestDevices.options().setFaultInjection(false).setLibraries(List.of(Library.KERNEL)))
       .compose(id -> {

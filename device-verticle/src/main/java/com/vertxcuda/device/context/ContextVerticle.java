@@ -349,6 +349,10 @@ public class ContextVerticle extends VerticleBase {
         faults.failNextAllocation();
         m.reply(r);
         break;
+      case FAIL_NEXT_OPERATION:
+        faults.failNextOperation();
+        m.reply(r);
+        break;
       default:
         stalled = true;
         LOG.log(System.Logger.Level.WARNING, "context generation " + runtime.generation() + " stalled on request");

@@ -28,6 +28,9 @@ final class HostContext implements DeviceContext, FaultInjection {
   private final List<HostStream> streams = new CopyOnWriteArrayList<>();
   private volatile boolean poisoned;
   private volatile boolean failNextAllocation;
+  private volatile boolean failNextOperation;
+  /** The failure the next recorded event reports: the operation queued before it was dropped. */
+  private volatile BackendException pendingFailure;
 
   HostContext(int device, long totalMemory) {
     this.device = device;
@@ -100,6 +103,8 @@ final class HostContext implements DeviceContext, FaultInjection {
   public GpuEvent record(GpuStream stream) throws BackendException {
     checkAlive();
     HostEvent e = new HostEvent(stream);
+    e.failure = pendingFailure;
+    pendingFailure = null;
     ((HostStream) stream).executor.execute(() -> e.done.complete(null));
     return e;
   }
@@ -113,9 +118,10 @@ final class HostContext implements DeviceContext, FaultInjection {
 
   @Override
   public CompletableFuture<Void> whenComplete(GpuEvent event) {
-    return ((HostEvent) event).done.thenCompose(v -> poisoned
+    HostEvent e = (HostEvent) event;
+    return e.done.thenCompose(v -> poisoned
       ? CompletableFuture.failedFuture(BackendException.sticky(POISON_REASON))
-      : CompletableFuture.completedFuture(null));
+      : e.failure != null ? CompletableFuture.failedFuture(e.failure) : CompletableFuture.completedFuture(null));
   }
 
   @Override
@@ -163,6 +169,11 @@ final class HostContext implements DeviceContext, FaultInjection {
   }
 
   @Override
+  public void failNextOperation() {
+    failNextOperation = true;
+  }
+
+  @Override
   public void close(boolean poisoned) {
     streams.forEach(s -> s.executor.shutdownNow());
     streams.clear();
@@ -178,6 +189,12 @@ final class HostContext implements DeviceContext, FaultInjection {
   /** Queues {@code work} on a stream; a poisoned stream skips it, as a GPU would after a sticky error. */
   void enqueue(GpuStream stream, Runnable work) throws BackendException {
     checkAlive();
+    if (failNextOperation) {
+      failNextOperation = false;
+      pendingFailure = BackendException.of(FailureCode.LIBRARY_ERROR,
+        "the operation failed (injected by the host backend); the device is healthy");
+      return;
+    }
     ((HostStream) stream).executor.execute(() -> {
       if (!poisoned) {
         work.run();
@@ -213,6 +230,7 @@ final class HostContext implements DeviceContext, FaultInjection {
   static final class HostEvent implements GpuEvent {
     final GpuStream stream;
     final CompletableFuture<Void> done = new CompletableFuture<>();
+    volatile BackendException failure;
 
     HostEvent(GpuStream stream) {
       this.stream = stream;

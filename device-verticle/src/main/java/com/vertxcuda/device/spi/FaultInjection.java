@@ -8,4 +8,7 @@ public interface FaultInjection {
 
   /** Makes the next allocation fail with OUT_OF_MEMORY. */
   void failNextAllocation();
+
+  /** Makes the next queued operation fail (not sticky), as a failed library call does. */
+  void failNextOperation();
 }
