@@ -170,6 +170,44 @@ class KernelGpuTest {
   }
 
   @Test
+  void cubinImagesLoadAndRun() throws Exception {
+    // A cubin made here with NVRTC for the device's own architecture, loaded through LOAD_IMAGE.
+    com.vertxcuda.device.cuda.NativeLoading.prepare(com.vertxcuda.device.cuda.NativeLoading.NativeLibrary.NVRTC,
+      new DeviceOptions());
+    jcuda.driver.JCudaDriver.cuInit(0);
+    jcuda.driver.CUdevice dev = new jcuda.driver.CUdevice();
+    jcuda.driver.JCudaDriver.cuDeviceGet(dev, 0);
+    int[] major = new int[1];
+    int[] minor = new int[1];
+    jcuda.driver.JCudaDriver.cuDeviceGetAttribute(major,
+      jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+    jcuda.driver.JCudaDriver.cuDeviceGetAttribute(minor,
+      jcuda.driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+    jcuda.nvrtc.nvrtcProgram program = new jcuda.nvrtc.nvrtcProgram();
+    jcuda.nvrtc.JNvrtc.nvrtcCreateProgram(program, SAXPY, "saxpy.cu", 0, null, null);
+    assertEquals(0, jcuda.nvrtc.JNvrtc.nvrtcCompileProgram(program, 1,
+      new String[] {"--gpu-architecture=sm_" + major[0] + minor[0]}));
+    long[] size = new long[1];
+    jcuda.nvrtc.JNvrtc.nvrtcGetCUBINSize(program, size);
+    byte[] cubin = new byte[(int) size[0]];
+    jcuda.nvrtc.JNvrtc.nvrtcGetCUBIN(program, cubin);
+    jcuda.nvrtc.JNvrtc.nvrtcDestroyProgram(program);
+
+    await(vertx.deployVerticle(new DeviceVerticle(cuda(Isolation.PROCESS).setSpareDeviceHost(false))));
+    DeviceClient device = DeviceClient.create(vertx);
+    KernelClient kernels = KernelClient.create(vertx);
+    ModuleHandle m = await(kernels.execute(new KernelRequest(KernelOp.LOAD_IMAGE).setImage(Buffer.buffer(cubin))))
+      .getModule();
+    BufferHandle x = await(device.alloc(DType.F32, 4).compose(h -> device.upload(h, floats(1, 2, 3, 4))));
+    BufferHandle y = await(device.alloc(DType.F32, 4).compose(h -> device.upload(h, floats(10, 10, 10, 10))));
+    await(kernels.launch(m, "saxpy", new int[] {1, 1, 1}, new int[] {32, 1, 1}, 0,
+      KernelArg.scalar(DType.F32, 3), KernelArg.in(x), KernelArg.inOut(y), KernelArg.integer(DType.I32, 4)));
+    assertArrayEquals(new float[] {13, 16, 19, 22}, floats(await(device.download(y))));
+    assertEquals(FailureCode.BAD_REQUEST, code(kernels.execute(new KernelRequest(KernelOp.LOAD_IMAGE)
+      .setImage(Buffer.buffer(new byte[] {1, 2, 3, 4})))));
+  }
+
+  @Test
   void faultDrillInProcessIsolation() {
     DeviceVerticle verticle = new DeviceVerticle(cuda(Isolation.PROCESS));
     await(vertx.deployVerticle(verticle));
