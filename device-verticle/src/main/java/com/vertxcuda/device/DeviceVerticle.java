@@ -287,6 +287,14 @@ public class DeviceVerticle extends VerticleBase {
     if (gen != generation || state != DeviceState.READY) {
       return; // a report from an incarnation already replaced
     }
+    if (m.body().getBoolean("stopped", false)) {
+      // Our context is being undeployed by someone else: this device is going down with it
+      // (Vert.x undeploys a verticle's children first). No rebuild; everything gets its answer.
+      context = null;
+      state = DeviceState.STOPPED;
+      failAll("the device is being undeployed");
+      return;
+    }
     contextLost(m.body().getString("reason", "unknown"));
   }
 

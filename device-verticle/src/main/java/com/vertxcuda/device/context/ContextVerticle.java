@@ -98,6 +98,12 @@ public class ContextVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
+    if (runtime != null) {
+      // The device verticle forgets a context before it stops one; hearing this for its current
+      // context means someone else is taking the device down (an undeploy, Vert.x closing).
+      vertx.eventBus().send(Addresses.supervisor(runtime.node(), runtime.deviceIndex()),
+        new io.vertx.core.json.JsonObject().put("generation", runtime.generation()).put("stopped", true));
+    }
     if (device != null) {
       boolean poisoned = runtime.isPoisoned();
       for (Allocation a : runtime.allocations().drain()) {

@@ -74,6 +74,9 @@ public final class DeviceHostMain {
         Runtime.getRuntime().halt(0);
       });
       vertx.eventBus().<JsonObject>consumer(Addresses.supervisor(node, options.getDevice()), m -> {
+        if (m.body().getBoolean("stopped", false)) {
+          return; // this process is ending anyway
+        }
         self[0].send(LinkFrame.notice(LinkFrame.Kind.POISONED, m.body().getLong("generation"),
           m.body().getString("reason")));
         // Give the frame a moment to leave, then end the process: its use of the GPU is over.
