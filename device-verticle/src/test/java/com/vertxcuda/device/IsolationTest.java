@@ -259,6 +259,25 @@ class IsolationTest {
   }
 
   @Test
+  void aFullSharedRegionAnswersQueueFullAndRecovers(Vertx vertx, VertxTestContext ctx) {
+    DeviceVerticle device = new DeviceVerticle(processOptions().setSharedMemorySize(1 << 20));
+    DeviceClient c = DeviceClient.create(vertx);
+    vertx.deployVerticle(device).compose(id -> c.alloc(DType.F32, 1 << 16)).compose(h -> {
+      // A user's transfer buffer takes most of the region; a 256 KiB download finds no slot.
+      Buffer held = device.allocateTransferBuffer(900 << 10);
+      return FailureCodesTest.expect(c, FailureCode.QUEUE_FULL, "shared region has no free", () -> c.download(h))
+        .compose(x -> {
+          assertTrue(device.releaseTransferBuffer(held));
+          return c.fill(h, 2).compose(y -> c.download(h));
+        });
+    }).onComplete(ctx.succeeding(b -> ctx.verify(() -> {
+      assertEquals(1 << 18, b.length());
+      assertEquals(2f, b.getFloatLE(4096));
+      ctx.completeNow();
+    })));
+  }
+
+  @Test
   void transfersLargerThanTheRegionGoInChunks(Vertx vertx, VertxTestContext ctx) {
     DeviceClient c = DeviceClient.create(vertx);
     int n = 3 << 18; // 3 MiB of floats through a 1 MiB region
