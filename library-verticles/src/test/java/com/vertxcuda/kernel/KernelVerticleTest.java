@@ -124,6 +124,19 @@ class KernelVerticleTest extends HostDeviceTest {
     assertBadRequest(kernels.execute(new KernelRequest(KernelOp.LOAD_PTX)), "ptx");
     assertBadRequest(kernels.execute(new KernelRequest(KernelOp.COMPILE)), "source");
     ModuleHandle forged = ModuleHandle.issue(x.node(), 0, x.generation(), 99);
+    // Launch shapes and arguments are checked before the module is looked up.
+    assertBadRequest(kernels.launch(forged, "k", new int[] {1, 1, 1}, new int[] {2048, 1, 1}, 0), "block[0]");
+    assertBadRequest(kernels.launch(forged, "k", new int[] {1, 1, 1}, new int[] {64, 64, 1}, 0), "4096 threads");
+    assertBadRequest(kernels.launch(forged, "k", new int[] {0, 1, 1}, new int[] {1, 1, 1}, 0), "grid[0]");
+    assertBadRequest(kernels.launch(forged, "k", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 1 << 20),
+      "sharedMemoryBytes");
+    assertBadRequest(kernels.launch(forged, "k", new int[] {1, 1}, new int[] {1, 1, 1}, 0), "grid must have 3");
+    assertBadRequest(kernels.launch(forged, "k", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0,
+      new KernelArg().setBuffer(x).setAccess(Access.READ).setDtype(DType.F32)), "args[0] must be either");
+    assertBadRequest(kernels.launch(forged, "k", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0,
+      new KernelArg().setBuffer(x)), "args[0].access");
+    assertBadRequest(kernels.launch(forged, "k", new int[] {1, 1, 1}, new int[] {1, 1, 1}, 0,
+      new KernelArg().setDtype(DType.U8).setBits(0x1FF)), "args[0].bits");
     assertEquals(FailureCode.NOT_FOUND, failure(kernels.launch(forged, "k", new int[] {1, 1, 1},
       new int[] {1, 1, 1}, 0)).code());
     ModuleHandle stale = ModuleHandle.issue(x.node(), 0, x.generation() + 1, 1);

@@ -69,8 +69,8 @@ public final class KernelVerticle extends LibraryVerticle {
         compile(m, r);
         break;
       case LAUNCH: {
-        Object module = modules.resolve(r.getModule());
         KernelCall call = KernelCall.launch(r, runtime.allocations());
+        Object module = modules.resolve(r.getModule());
         GpuEvent done = enqueue(call.reads(), call.writes(), () -> engine.launch(stream, module, r.getFunction(), call));
         runtime.replyWhenDone(m, done, KernelReply::new);
         break;
