@@ -7,7 +7,6 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.FaultRequest;
@@ -137,11 +136,9 @@ class FailureCodesTest {
     TestDevices.deploy(vertx, TestDevices.options().setFaultInjection(false).setLibraries(List.of(Library.KERNEL)))
       .compose(id -> {
         DeviceClient c = DeviceClient.create(vertx);
-        Future<Object> fault = vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.POISON))
-          .map(m -> m.body()).recover(t -> Future.failedFuture(Failures.toCudaException(t)));
-        Future<Object> kernel = vertx.eventBus().request(
-            Addresses.library(Addresses.LOCAL_NODE, 0, Library.KERNEL), new FaultRequest(FaultRequest.Kind.POISON))
-          .map(m -> m.body()).recover(t -> Future.failedFuture(Failures.toCudaException(t)));
+        Future<Object> fault = TestDevices.fault(vertx, c.address(), FaultRequest.Kind.POISON);
+        Future<Object> kernel = TestDevices.fault(vertx, Addresses.library(Addresses.LOCAL_NODE, 0, Library.KERNEL),
+          FaultRequest.Kind.POISON);
         return expect(c, FailureCode.UNSUPPORTED, "fault injection needs", () -> fault)
           .compose(x -> expect(c, FailureCode.UNSUPPORTED, "not deployed", () -> kernel));
       }).onComplete(ctx.succeedingThenComplete());

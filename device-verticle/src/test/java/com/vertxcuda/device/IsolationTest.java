@@ -163,8 +163,7 @@ class IsolationTest {
     TestDevices.deploy(vertx, processOptions()).compose(id -> c.describe()).compose(info -> {
       pid[0] = info.getPid();
       return FailureCodesTest.expectFailure(FailureCode.CONTEXT_LOST,
-        vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.POISON))
-          .recover(t -> Future.failedFuture(com.vertxcuda.Failures.toCudaException(t))));
+        TestDevices.fault(vertx, c.address(), FaultRequest.Kind.POISON));
     }).compose(x -> changed.future()).compose(e -> {
       assertTrue(e.getReason().contains("CUDA_ERROR_ILLEGAL_ADDRESS"), e.getReason());
       return exited(vertx, pid[0]);

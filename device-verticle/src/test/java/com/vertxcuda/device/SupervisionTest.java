@@ -129,8 +129,7 @@ class SupervisionTest {
           load.add(ledger.track(c.download(old)));
           load.add(ledger.track(c.alloc(DType.F64, 100)));
           if (i == 20) {
-            load.add(ledger.track(vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.POISON))
-              .recover(t -> Future.failedFuture(com.vertxcuda.Failures.toCudaException(t)))));
+            load.add(ledger.track(TestDevices.fault(vertx, c.address(), FaultRequest.Kind.POISON)));
           }
         }
         return Future.join(load).otherwiseEmpty().compose(y -> changed.future()).map(e -> old);

@@ -34,6 +34,13 @@ public final class TestDevices {
       .setSpareDeviceHost(false);
   }
 
+  /** Sends a fault request to {@code address}; failures come back typed, as from the clients. */
+  public static Future<Object> fault(Vertx vertx, String address, com.vertxcuda.message.FaultRequest.Kind kind) {
+    return vertx.eventBus().request(address, new com.vertxcuda.message.FaultRequest(kind))
+      .map(m -> m.body())
+      .recover(t -> Future.failedFuture(com.vertxcuda.Failures.toCudaException(t)));
+  }
+
   public static Future<String> deploy(Vertx vertx, DeviceOptions options) {
     return vertx.deployVerticle(new DeviceVerticle(options));
   }

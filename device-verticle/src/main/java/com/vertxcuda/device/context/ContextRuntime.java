@@ -8,10 +8,13 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuEvent;
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -78,6 +81,17 @@ public final class ContextRuntime {
       vertx.eventBus().send(Addresses.supervisor(node, options.getDevice()),
         new JsonObject().put("generation", generation).put("reason", reason));
     }
+  }
+
+  /**
+   * Runs {@code action} on {@code context} once every one of {@code uses} is reached (or failed),
+   * releasing them: how memory and modules go back only after their last recorded use.
+   */
+  public void afterUses(List<GpuEvent> uses, Context context, Runnable action) {
+    CompletableFuture<?>[] done = uses.stream()
+      .map(e -> device.whenComplete(e).whenComplete((v, t) -> e.release()))
+      .toArray(CompletableFuture[]::new);
+    CompletableFuture.allOf(done).whenComplete((v, t) -> context.runOnContext(x -> action.run()));
   }
 
   /**

@@ -43,7 +43,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * The inner tier: owns one CUDA (or host) context, its allocation table and its copy stream, and
@@ -194,10 +193,8 @@ public class ContextVerticle extends VerticleBase {
     Allocation a = table.remove(r.getHandle());
     List<GpuEvent> uses = runtime.ordering().pendingUses(a);
     runtime.ordering().forget(a);
-    CompletableFuture<?>[] done = uses.stream().map(e -> device.whenComplete(e).whenComplete((v, t) -> e.release()))
-      .toArray(CompletableFuture[]::new);
-    // Memory returns only after every recorded use has completed; the release runs on this context's thread.
-    CompletableFuture.allOf(done).whenComplete((v, t) -> context.runOnContext(x -> {
+    // Memory returns only after every recorded use has completed, on this context's thread.
+    runtime.afterUses(uses, context, () -> {
       if (!runtime.isPoisoned()) {
         try {
           device.release(a.memory());
@@ -206,7 +203,7 @@ public class ContextVerticle extends VerticleBase {
         }
       }
       table.unreserve(a.bytes());
-    }));
+    });
     m.reply(a.handle());
   }
 

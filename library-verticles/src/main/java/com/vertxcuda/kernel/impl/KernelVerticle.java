@@ -114,18 +114,14 @@ public final class KernelVerticle extends LibraryVerticle {
   // and the module is unloaded once it is reached. Later uses of the handle get NOT_FOUND at once.
   private void unload(Message<Object> m, KernelRequest r) throws BackendException {
     Object module = modules.remove(r.getModule());
-    GpuEvent after = runtime.device().record(stream);
-    runtime.device().whenComplete(after).whenComplete((v, t) -> {
-      after.release();
-      context.runOnContext(x -> {
-        if (!runtime.isPoisoned()) {
-          try {
-            engine.unload(module);
-          } catch (BackendException e) {
-            LOG.log(System.Logger.Level.WARNING, "unloading a module failed: " + e.getMessage());
-          }
+    runtime.afterUses(List.of(runtime.device().record(stream)), context, () -> {
+      if (!runtime.isPoisoned()) {
+        try {
+          engine.unload(module);
+        } catch (BackendException e) {
+          LOG.log(System.Logger.Level.WARNING, "unloading a module failed: " + e.getMessage());
         }
-      });
+      }
     });
     m.reply(new KernelReply().setModule(r.getModule()));
   }
