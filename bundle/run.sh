@@ -8,7 +8,7 @@
 # LibraryBench. Every log lands in a work folder; the output folder gets summary.txt (as it grows),
 # tests.tgz after phase 1, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all]
+# usage: bash run.sh <output dir> [tests|bench|all|probe]  (probe: HopProbe and LibraryBench in both isolation modes)
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
@@ -65,7 +65,15 @@ suite() { # NAME SECONDS CLASSPATH ISOLATION SELECTORS...
     --reports-dir "$work/reports-$name"
 }
 
-if [ "$what" != bench ]; then
+if [ "$what" = probe ]; then
+  echo "== probe"
+  { ls /usr/local/cuda/bin 2>&1 | tr '\n' ' '; echo; command -v nsys ncu nvcc 2>&1; } > "$work/tools.txt"
+  stage hop-probe 120 "$cp" -Xmx6g -Dvertxcuda.probe=true com.vertxcuda.samples.bench.HopProbe "$backend" $([ $backend = host ] && echo small)
+  stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
+  stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
+fi
+
+if [ "$what" != bench ] && [ "$what" != probe ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
@@ -93,7 +101,7 @@ if [ "$what" != bench ]; then
   tar czf "$out/tests.tgz" -C "$work" .
 fi
 
-if [ "$what" != tests ]; then
+if [ "$what" != tests ] && [ "$what" != probe ]; then
   echo "== phase 2: benchmarks"
   stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
   stage isolation-bench 80 "$cp" -Xmx6g com.vertxcuda.samples.bench.IsolationBench "$backend" "$work/bench/isolation-bench.txt"

@@ -8,6 +8,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.device.context.Probe;
 import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
@@ -257,11 +258,16 @@ public class DeviceVerticle extends VerticleBase {
       ? Addresses.context(node, device, gen)
       : Addresses.contextLibrary(node, device, gen, r.library);
     DeliveryOptions delivery = forwardOptions;
+    long seq = 0;
     if (r.library == null || context.info().getLibraries().contains(r.library.suffix())) {
       // Numbered in arrival order, so the context and libraries claim buffers in that order.
-      delivery = new DeliveryOptions(forwardOptions).addHeader(RequestSequencer.HEADER, Long.toString(++sequence));
+      seq = ++sequence;
+      delivery = new DeliveryOptions(forwardOptions).addHeader(RequestSequencer.HEADER, Long.toString(seq));
     }
+    Probe.mark(seq, Probe.Point.FORWARDED);
+    long numbered = seq;
     vertx.eventBus().request(target, r.message.body(), delivery).onComplete(ar -> {
+      Probe.mark(numbered, Probe.Point.ANSWERED);
       if (inFlight.remove(id) == null) {
         return; // already answered when its context was lost
       }

@@ -100,6 +100,8 @@ public final class ContextRuntime {
    */
   public <T> void replyWhenDone(Message<?> message, GpuEvent event, Supplier<T> reply) {
     device.whenComplete(event).whenComplete((v, err) -> {
+      long seq = Probe.ENABLED ? RequestSequencer.of(message) : 0;
+      Probe.mark(seq, Probe.Point.COMPLETED);
       event.release();
       if (err != null) {
         fail(message, err);
@@ -113,6 +115,7 @@ public final class ContextRuntime {
         return;
       }
       message.reply(body);
+      Probe.mark(seq, Probe.Point.REPLIED);
     });
   }
 

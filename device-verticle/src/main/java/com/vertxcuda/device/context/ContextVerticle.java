@@ -131,10 +131,12 @@ public class ContextVerticle extends VerticleBase {
     }
     long seq = RequestSequencer.of(m);
     runtime.sequencer().enter(seq, this);
+    Probe.mark(seq, Probe.Point.RECEIVED);
     try {
       serve(m);
     } finally {
       runtime.sequencer().done(seq);
+      Probe.mark(seq, Probe.Point.QUEUED);
     }
   }
 

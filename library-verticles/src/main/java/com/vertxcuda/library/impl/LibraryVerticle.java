@@ -7,6 +7,7 @@ import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.context.Allocation;
 import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.context.Probe;
 import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.context.StreamOrdering;
 import com.vertxcuda.device.spi.BackendException;
@@ -77,6 +78,7 @@ public abstract class LibraryVerticle extends VerticleBase {
   private void receive(Message<Object> m) {
     long seq = RequestSequencer.of(m);
     runtime.sequencer().enter(seq, this);
+    Probe.mark(seq, Probe.Point.RECEIVED);
     held = false;
     try {
       serve(m);
@@ -86,6 +88,7 @@ public abstract class LibraryVerticle extends VerticleBase {
       } else {
         runtime.sequencer().done(seq);
       }
+      Probe.mark(seq, Probe.Point.QUEUED);
     }
   }
 

@@ -11,6 +11,7 @@ import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
+import com.vertxcuda.device.Isolation;
 import com.vertxcuda.fft.FftClient;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftRequest;
@@ -34,7 +35,8 @@ import java.util.function.IntFunction;
  * the event bus with dynamic batching off and on. On the host backend it runs small sizes and skips
  * the raw JCuda part.
  *
- * <p>Arguments: {@code [auto|cuda|host] [full|small]} (default: auto, full on cuda, small on host).
+ * <p>Arguments: {@code [auto|cuda|host] [full|small] [auto|in_process|process]} (default: auto, full on
+ * cuda, small on host, the isolation {@code auto} picks).
  */
 public final class LibraryBench {
 
@@ -51,14 +53,16 @@ public final class LibraryBench {
     BackendKind backend = args.length > 0 ? BackendKind.valueOf(args[0].toUpperCase(Locale.ROOT)) : BackendKind.AUTO;
     Vertx vertx = Vertx.vertx();
     try {
-      DeviceOptions base = new DeviceOptions().setBackend(backend).setHostMemory(3L << 30);
+      Isolation isolation = args.length > 2 ? Isolation.valueOf(args[2].toUpperCase(Locale.ROOT)) : Isolation.AUTO;
+      DeviceOptions base = new DeviceOptions().setBackend(backend).setIsolation(isolation).setHostMemory(3L << 30);
       String deployment = await(vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(base))));
       DeviceClient device = DeviceClient.create(vertx);
       DeviceInfo info = await(device.describe());
       boolean cuda = "cuda".equals(info.getBackend());
-      Sizes sizes = args.length > 1 ? (args[1].equals("small") ? Sizes.SMALL : Sizes.FULL)
+      Sizes sizes = args.length > 1 && !args[1].equals("auto") ? (args[1].equals("small") ? Sizes.SMALL : Sizes.FULL)
         : cuda ? Sizes.FULL : Sizes.SMALL;
-      System.out.printf("device: %s (%s backend), sizes: %s%n", info.getName(), info.getBackend(), sizes);
+      System.out.printf("device: %s (%s backend, isolation %s), sizes: %s%n", info.getName(), info.getBackend(),
+        isolation, sizes);
       List<String> rows = new ArrayList<>();
       rows.addAll(viaVerticles(vertx, device, sizes));
       rows.add(smallGemms(vertx, device, sizes, "64x64 SGEMM, batching off"));

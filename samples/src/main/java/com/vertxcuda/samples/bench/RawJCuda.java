@@ -120,6 +120,109 @@ final class RawJCuda {
     return rows;
   }
 
+  /**
+   * Raw variants that tell the verticles' overheads apart (for {@link HopProbe}): RNG reseeded per
+   * call as the RAND verticle does, RNG timed by the host clock, FFT with a 64-bit plan as the FFT
+   * verticle makes, and RNG with another thread polling an event as the completion poller does.
+   */
+  static List<String> variants(long rngCount, int fftLength, int fftBatch, int repeats) throws Exception {
+    com.vertxcuda.device.cuda.CudaBackend.load(new com.vertxcuda.device.DeviceOptions());
+    JCudaDriver.setExceptionsEnabled(true);
+    JCufft.setExceptionsEnabled(true);
+    JCurand.setExceptionsEnabled(true);
+    JCudaDriver.cuInit(0);
+    CUdevice device = new CUdevice();
+    JCudaDriver.cuDeviceGet(device, 0);
+    CUcontext context = new CUcontext();
+    JCudaDriver.cuDevicePrimaryCtxRetain(context, device);
+    JCudaDriver.cuCtxSetCurrent(context);
+    CUstream stream = new CUstream();
+    JCudaDriver.cuStreamCreate(stream, jcuda.driver.CUstream_flags.CU_STREAM_NON_BLOCKING);
+    cudaStream_t rtStream = new cudaStream_t(stream);
+    List<String> rows = new ArrayList<>();
+
+    CUdeviceptr numbers = alloc(4L * rngCount);
+    curandGenerator gen = new curandGenerator();
+    JCurand.curandCreateGenerator(gen, curandRngType.CURAND_RNG_PSEUDO_PHILOX4_32_10);
+    JCurand.curandSetStream(gen, rtStream);
+    JCurand.curandSetPseudoRandomGeneratorSeed(gen, 1234);
+    double once = time(stream, repeats, () -> JCurand.curandGenerateUniform(gen, numbers, rngCount));
+    double reseeded = time(stream, repeats, () -> {
+      JCurand.curandSetPseudoRandomGeneratorSeed(gen, 1234);
+      JCurand.curandSetGeneratorOffset(gen, 0);
+      JCurand.curandGenerateUniform(gen, numbers, rngCount);
+    });
+    rows.add(String.format("raw RNG seeded once %.3f ms, reseeded per call %.3f ms (GPU time per call)", once * 1e3,
+      reseeded * 1e3));
+    long[] hostCall = new long[repeats];
+    long t0 = System.nanoTime();
+    for (int i = 0; i < repeats; i++) {
+      long c0 = System.nanoTime();
+      JCurand.curandSetPseudoRandomGeneratorSeed(gen, 1234);
+      JCurand.curandSetGeneratorOffset(gen, 0);
+      JCurand.curandGenerateUniform(gen, numbers, rngCount);
+      hostCall[i] = System.nanoTime() - c0;
+    }
+    JCudaDriver.cuStreamSynchronize(stream);
+    double wall = (System.nanoTime() - t0) / 1e9 / repeats;
+    rows.add(String.format("raw RNG reseeded, host clock incl. sync: %.3f ms per call; host time of each call (us): %s",
+      wall * 1e3, java.util.Arrays.toString(java.util.Arrays.stream(hostCall).map(x -> x / 1000).toArray())));
+    // Another thread spinning on cuEventQuery, as the completion poller does while work is pending.
+    CUevent far = new CUevent();
+    JCudaDriver.cuEventCreate(far, jcuda.driver.CUevent_flags.CU_EVENT_DISABLE_TIMING);
+    java.util.concurrent.atomic.AtomicBoolean polling = new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicLong queries = new java.util.concurrent.atomic.AtomicLong();
+    JCudaDriver.cuEventRecord(far, stream);
+    Thread poller = new Thread(() -> {
+      JCudaDriver.cuCtxSetCurrent(context);
+      JCudaDriver.setExceptionsEnabled(false);
+      while (polling.get()) {
+        JCudaDriver.cuEventQuery(far);
+        queries.incrementAndGet();
+      }
+    });
+    poller.start();
+    double contended = time(stream, repeats, () -> {
+      JCurand.curandSetPseudoRandomGeneratorSeed(gen, 1234);
+      JCurand.curandSetGeneratorOffset(gen, 0);
+      JCurand.curandGenerateUniform(gen, numbers, rngCount);
+    });
+    polling.set(false);
+    poller.join();
+    JCudaDriver.setExceptionsEnabled(true);
+    rows.add(String.format("raw RNG reseeded with a thread polling cuEventQuery: %.3f ms per call (%d queries)",
+      contended * 1e3, queries.get()));
+    JCurand.curandDestroyGenerator(gen);
+    JCudaDriver.cuMemFree(numbers);
+
+    CUdeviceptr signal = alloc(8L * fftLength * fftBatch);
+    cufftHandle plan = new cufftHandle();
+    JCufft.cufftPlanMany(plan, 1, new int[] {fftLength}, null, 1, 0, null, 1, 0, cufftType.CUFFT_C2C, fftBatch);
+    JCufft.cufftSetStream(plan, rtStream);
+    double planMany = time(stream, repeats, () -> JCufft.cufftExecC2C(plan, signal, signal, JCufft.CUFFT_FORWARD));
+    JCufft.cufftDestroy(plan);
+    cufftHandle plan64 = new cufftHandle();
+    JCufft.cufftCreate(plan64);
+    JCufft.cufftSetStream(plan64, rtStream);
+    long[] work = new long[1];
+    JCufft.cufftMakePlanMany64(plan64, 1, new long[] {fftLength}, new long[] {fftLength}, 1, fftLength,
+      new long[] {fftLength}, 1, fftLength, cufftType.CUFFT_C2C, fftBatch, work);
+    double many64 = time(stream, repeats, () -> JCufft.cufftExecC2C(plan64, signal, signal, JCufft.CUFFT_FORWARD));
+    long f0 = System.nanoTime();
+    for (int i = 0; i < repeats; i++) {
+      JCufft.cufftExecC2C(plan64, signal, signal, JCufft.CUFFT_FORWARD);
+    }
+    JCudaDriver.cuStreamSynchronize(stream);
+    double fftWall = (System.nanoTime() - f0) / 1e9 / repeats;
+    rows.add(String.format("raw FFT cufftPlanMany %.3f ms, cufftMakePlanMany64 with layout %.3f ms (GPU time), "
+      + "host clock incl. sync %.3f ms", planMany * 1e3, many64 * 1e3, fftWall * 1e3));
+    JCufft.cufftDestroy(plan64);
+    JCudaDriver.cuMemFree(signal);
+    JCudaDriver.cuStreamDestroy(stream);
+    JCudaDriver.cuDevicePrimaryCtxRelease(device);
+    return rows;
+  }
+
   private static CUdeviceptr alloc(long bytes) {
     CUdeviceptr p = new CUdeviceptr();
     JCudaDriver.cuMemAlloc(p, bytes);
