@@ -46,6 +46,40 @@ class RandVerticleTest extends HostDeviceTest {
     }
   }
 
+  /**
+   * Requests that continue each other (same seed, each offset where the last ended) give the
+   * numbers of one long request, and so does the same request after another seed came between:
+   * the cuda engine skips re-seeding a generator that already stands where a request starts.
+   */
+  @Test
+  void continuingRequestsGiveTheNumbersOfOneLongRequest() {
+    for (RngType gen : new RngType[] {RngType.PHILOX4_32_10, RngType.XORWOW, RngType.MRG32K3A}) {
+      for (Distribution dist : new Distribution[] {Distribution.UNIFORM, Distribution.NORMAL}) {
+        BufferHandle whole = f32s(3 * 64);
+        await(rand.generate(new RandRequest().setGenerator(gen).setDistribution(dist).setSeed(11).setOutput(whole)));
+        float[] expected = readF32(whole);
+        BufferHandle[] parts = {f32s(64), f32s(64), f32s(64)};
+        for (int i = 0; i < 3; i++) {
+          await(rand.generate(new RandRequest().setGenerator(gen).setDistribution(dist).setSeed(11).setOffset(64L * i)
+            .setOutput(parts[i])));
+        }
+        // The middle part again, after a request of another seed moved the generator.
+        BufferHandle other = f32s(64);
+        BufferHandle again = f32s(64);
+        await(rand.generate(new RandRequest().setGenerator(gen).setDistribution(dist).setSeed(12).setOutput(other)));
+        await(rand.generate(new RandRequest().setGenerator(gen).setDistribution(dist).setSeed(11).setOffset(64)
+          .setOutput(again)));
+        String what = gen + " " + dist;
+        for (int i = 0; i < 3; i++) {
+          assertArrayEquals(java.util.Arrays.copyOfRange(expected, 64 * i, 64 * (i + 1)), readF32(parts[i]),
+            what + " part " + i);
+        }
+        assertArrayEquals(java.util.Arrays.copyOfRange(expected, 64, 128), readF32(again), what + " after another seed");
+        assertFalse(java.util.Arrays.equals(readF32(other), readF32(parts[0])), what + " other seed");
+      }
+    }
+  }
+
   private static double mean(double[] v) {
     double s = 0;
     for (double x : v) {

@@ -1,5 +1,10 @@
 package com.vertxcuda.device.context;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -42,6 +47,38 @@ public final class Probe {
     if (ENABLED && seq > 0) {
       MARKS.add(new Mark(seq, point, System.nanoTime(), Thread.currentThread().getName()));
     }
+  }
+
+  /**
+   * Where a device host appends its marks (system property {@code vertxcuda.probe.file}), or null.
+   * Both processes read the same monotonic clock, so the parent can merge them with its own.
+   */
+  public static final String FILE = System.getProperty("vertxcuda.probe.file");
+
+  /** Appends every mark so far to {@code file}, one per line. */
+  public static void appendTo(Path file) throws IOException {
+    StringBuilder out = new StringBuilder();
+    for (Mark m : drain()) {
+      out.append(m.seq()).append(' ').append(m.point()).append(' ').append(m.nanos()).append(' ').append(m.thread())
+        .append('\n');
+    }
+    if (out.length() > 0) {
+      Files.writeString(file, out, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+  }
+
+  /** Reads and removes the marks a device host appended to {@code file}. */
+  public static List<Mark> takeFrom(Path file) throws IOException {
+    List<Mark> marks = new ArrayList<>();
+    if (!Files.exists(file)) {
+      return marks;
+    }
+    for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+      String[] f = line.split(" ", 4);
+      marks.add(new Mark(Long.parseLong(f[0]), Point.valueOf(f[1]), Long.parseLong(f[2]), f[3]));
+    }
+    Files.delete(file);
+    return marks;
   }
 
   /** Takes every mark so far. */

@@ -4,6 +4,7 @@ import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.Probe;
 import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.context.TransferRequest;
 import com.vertxcuda.device.impl.ForwardFailures;
@@ -51,6 +52,15 @@ public final class DeviceHostMain {
     boolean unix = link.startsWith("unix:");
     Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(unix)).build();
     CudaCodecs.register(vertx.eventBus());
+    if (Probe.ENABLED && Probe.FILE != null) {
+      vertx.setPeriodic(50, id -> {
+        try {
+          Probe.appendTo(Path.of(Probe.FILE));
+        } catch (IOException e) {
+          System.err.println("device host: probe marks not written: " + e);
+        }
+      });
+    }
     vertx.eventBus().registerDefaultCodec(TransferRequest.class, new LocalOnlyCodec<>(TransferRequest.class));
     SharedRegion region = SharedRegion.open(regionPath);
     DeviceOptions options = new DeviceOptions(config);

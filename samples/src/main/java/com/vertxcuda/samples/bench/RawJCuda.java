@@ -167,6 +167,23 @@ final class RawJCuda {
     double wall = (System.nanoTime() - t0) / 1e9 / repeats;
     rows.add(String.format("raw RNG reseeded, host clock incl. sync: %.3f ms per call; host time of each call (us): %s",
       wall * 1e3, java.util.Arrays.toString(java.util.Arrays.stream(hostCall).map(x -> x / 1000).toArray())));
+    for (String what : new String[] {"seed only", "offset only", "continuing"}) {
+      long c0 = System.nanoTime();
+      long worst = 0;
+      for (int i = 0; i < repeats; i++) {
+        long c1 = System.nanoTime();
+        if (what.equals("seed only")) {
+          JCurand.curandSetPseudoRandomGeneratorSeed(gen, 1234);
+        } else if (what.equals("offset only")) {
+          JCurand.curandSetGeneratorOffset(gen, 0);
+        }
+        JCurand.curandGenerateUniform(gen, numbers, rngCount);
+        worst = Math.max(worst, System.nanoTime() - c1);
+      }
+      JCudaDriver.cuStreamSynchronize(stream);
+      rows.add(String.format("raw RNG %s per call: host clock incl. sync %.3f ms per call, longest host call %d us",
+        what, (System.nanoTime() - c0) / 1e6 / repeats, worst / 1000));
+    }
     // Another thread spinning on cuEventQuery, as the completion poller does while work is pending.
     CUevent far = new CUevent();
     JCudaDriver.cuEventCreate(far, jcuda.driver.CUevent_flags.CU_EVENT_DISABLE_TIMING);
