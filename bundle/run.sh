@@ -105,7 +105,8 @@ if [ "$what" != tests ] && [ "$what" != probe ]; then
   echo "== phase 2: benchmarks"
   stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
   stage isolation-bench 80 "$cp" -Xmx6g com.vertxcuda.samples.bench.IsolationBench "$backend" "$work/bench/isolation-bench.txt"
-  stage library-bench 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend"
+  stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
+  stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
   cat "$summary"
 fi
 

@@ -19,14 +19,22 @@ public interface BlasClient {
   }
 
   static BlasClient create(Vertx vertx, DeviceClientOptions options) {
-    return new BlasClientImpl(vertx, options);
+    return create(vertx, options, new BlasClientOptions());
+  }
+
+  /** A client that may coalesce its requests (see {@link BlasClientOptions}). */
+  static BlasClient create(Vertx vertx, DeviceClientOptions options, BlasClientOptions blasOptions) {
+    return new BlasClientImpl(vertx, options, blasOptions);
   }
 
   /** The BLAS address this client talks to. */
   String address();
 
-  /** Sends any request. */
+  /** Sends any request (coalesced with others when the client coalesces). */
   Future<BlasReply> execute(BlasRequest request);
+
+  /** Sends several requests as one message; the reply has an outcome per request, in order. */
+  Future<BlasBatchReply> executeBatch(BlasBatch batch);
 
   /** C = alpha op(A) op(B) + beta C; replies C. */
   Future<BufferHandle> gemm(Transpose transA, Transpose transB, int m, int n, int k, double alpha,

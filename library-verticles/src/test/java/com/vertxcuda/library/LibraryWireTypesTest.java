@@ -2,7 +2,12 @@ package com.vertxcuda.library;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.blas.BlasBatch;
+import com.vertxcuda.blas.BlasBatchReply;
 import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasOutcome;
 import com.vertxcuda.blas.BlasReply;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.blas.Diagonal;
@@ -53,6 +58,13 @@ class LibraryWireTypesTest {
       .setSine(0.25).setTf32(true), BlasRequest::toJson);
     roundTrip(LibraryWireTypes.BLAS_REPLY, new BlasReply().setOutput(handle).setValue(3.5).setIndex(7).setBatchSize(4),
       BlasReply::toJson);
+    roundTrip(LibraryWireTypes.BLAS_BATCH, new BlasBatch(java.util.Arrays.asList(
+      new BlasRequest(BlasOp.GEMM).setM(2).setN(3).setK(4).setA(handle).setB(handle).setC(handle).setLdc(9),
+      new BlasRequest(BlasOp.DOT).setN(5).setX(handle).setY(handle))), BlasBatch::toJson);
+    roundTrip(LibraryWireTypes.BLAS_BATCH_REPLY, new BlasBatchReply(List.of(
+      BlasOutcome.of(new BlasReply().setOutput(handle).setBatchSize(2)),
+      BlasOutcome.of(new CudaException(FailureCode.BAD_REQUEST, "ldc must be >= 2")),
+      BlasOutcome.of(new BlasReply().setValue(1.5)))), BlasBatchReply::toJson);
     roundTrip(LibraryWireTypes.FFT_REQUEST, new FftRequest().setType(FftType.D2Z).setDirection(FftDirection.INVERSE)
       .setN(List.of(4, 8)).setBatch(3).setInembed(List.of(4, 10)).setIstride(2).setIdist(100).setOstride(1)
       .setOdist(40).setInput(handle).setOutput(handle), FftRequest::toJson);
@@ -65,8 +77,8 @@ class LibraryWireTypesTest {
   @Test
   void theServiceFileContributesThem() {
     List<WireType<?>> all = CudaCodecs.wireTypes();
-    for (Class<?> type : new Class<?>[] {BlasRequest.class, BlasReply.class, FftRequest.class, FftReply.class,
-      RandRequest.class}) {
+    for (Class<?> type : new Class<?>[] {BlasRequest.class, BlasReply.class, BlasBatch.class, BlasBatchReply.class,
+      FftRequest.class, FftReply.class, RandRequest.class}) {
       assertTrue(all.stream().anyMatch(t -> t.type() == type), type.getSimpleName());
     }
   }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -99,10 +100,9 @@ public final class ContextRuntime {
    * supplier that throws (work that failed on the stream) answers with that failure instead.
    */
   public <T> void replyWhenDone(Message<?> message, GpuEvent event, Supplier<T> reply) {
-    device.whenComplete(event).whenComplete((v, err) -> {
+    whenDone(event, err -> {
       long seq = Probe.ENABLED ? RequestSequencer.of(message) : 0;
       Probe.mark(seq, Probe.Point.COMPLETED);
-      event.release();
       if (err != null) {
         fail(message, err);
         return;
@@ -119,19 +119,36 @@ public final class ContextRuntime {
     });
   }
 
+  /**
+   * Runs {@code then} once {@code event} is reached (with null) or has failed (with the failure),
+   * on the thread that sees it, then releases the event.
+   */
+  public void whenDone(GpuEvent event, Consumer<Throwable> then) {
+    device.whenComplete(event).whenComplete((v, err) -> {
+      event.release();
+      then.accept(err);
+    });
+  }
+
   /** Answers a failure; a sticky backend error poisons the context and answers CONTEXT_LOST. */
   public void fail(Message<?> message, Throwable t) {
+    Failures.fail(message, failure(t));
+  }
+
+  /**
+   * The typed failure that {@code t} stands for: a backend error's own code, CONTEXT_LOST for a
+   * sticky one (which poisons the context first).
+   */
+  public CudaException failure(Throwable t) {
     Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     if (cause instanceof BackendException) {
       BackendException be = (BackendException) cause;
       if (be.isSticky()) {
         poison(be.getMessage());
-        Failures.fail(message, lostFailure());
-        return;
+        return lostFailure();
       }
-      Failures.fail(message, be.code(), be.getMessage());
-      return;
+      return new CudaException(be.code(), be.getMessage());
     }
-    Failures.fail(message, cause);
+    return Failures.toCudaException(cause);
   }
 }

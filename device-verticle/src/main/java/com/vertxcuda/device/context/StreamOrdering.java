@@ -7,9 +7,12 @@ import com.vertxcuda.device.spi.GpuStream;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The one place that orders work on buffers across streams. Each buffer remembers the event of its
@@ -40,13 +43,13 @@ public final class StreamOrdering {
   public GpuEvent run(GpuStream stream, List<Allocation> reads, List<Allocation> writes, Work work)
     throws BackendException {
     Allocation[] all = distinctSorted(reads, writes);
+    Set<Allocation> written = identitySet(writes);
     lockAndRun(all, 0, () -> {
       for (Allocation a : all) {
-        boolean written = writes.contains(a);
         if (a.lastWrite != null && a.lastWrite.stream() != stream && !a.lastWrite.isComplete()) {
           device.await(stream, a.lastWrite);
         }
-        if (written) {
+        if (written.contains(a)) {
           for (GpuEvent r : a.readsSinceWrite) {
             if (r.stream() != stream && !r.isComplete()) {
               device.await(stream, r);
@@ -60,7 +63,7 @@ public final class StreamOrdering {
     GpuEvent done = device.record(stream);
     lockAndRun(all, 0, () -> {
       for (Allocation a : all) {
-        if (writes.contains(a)) {
+        if (written.contains(a)) {
           if (a.lastWrite != null) {
             a.lastWrite.release();
           }
@@ -133,18 +136,16 @@ public final class StreamOrdering {
     }
   }
 
+  private static Set<Allocation> identitySet(List<Allocation> list) {
+    Set<Allocation> set = Collections.newSetFromMap(new IdentityHashMap<>(list.size() * 2));
+    set.addAll(list);
+    return set;
+  }
+
+  // Batched calls bring hundreds of buffers: sets, not list scans.
   private static Allocation[] distinctSorted(List<Allocation> reads, List<Allocation> writes) {
-    List<Allocation> all = new ArrayList<>(reads.size() + writes.size());
-    for (Allocation a : reads) {
-      if (!all.contains(a)) {
-        all.add(a);
-      }
-    }
-    for (Allocation a : writes) {
-      if (!all.contains(a)) {
-        all.add(a);
-      }
-    }
+    Set<Allocation> all = identitySet(reads);
+    all.addAll(writes);
     Allocation[] sorted = all.toArray(new Allocation[0]);
     Arrays.sort(sorted, Comparator.comparingLong(a -> a.handle().id()));
     return sorted;

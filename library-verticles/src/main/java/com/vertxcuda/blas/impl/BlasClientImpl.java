@@ -5,8 +5,14 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
 import com.vertxcuda.Nodes;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.blas.BlasBatch;
+import com.vertxcuda.blas.BlasBatchReply;
 import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.blas.BlasClientOptions;
 import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasOutcome;
 import com.vertxcuda.blas.BlasReply;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.blas.Diagonal;
@@ -16,17 +22,29 @@ import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.impl.RequestSender;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+
+import java.util.ArrayList;
+import java.util.List;
 
 public final class BlasClientImpl implements BlasClient {
 
   private final RequestSender sender;
+  private final boolean coalesce;
+  private final int maxCoalesced;
+  private final Object lock = new Object();
+  private List<BlasRequest> pendingRequests = new ArrayList<>();
+  private List<Promise<BlasReply>> pendingPromises = new ArrayList<>();
+  private boolean flushScheduled;
 
-  public BlasClientImpl(Vertx vertx, DeviceClientOptions options) {
+  public BlasClientImpl(Vertx vertx, DeviceClientOptions options, BlasClientOptions blas) {
     CudaCodecs.register(vertx.eventBus());
     String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
     this.sender = new RequestSender(vertx, Addresses.library(node, options.getDevice(), Library.BLAS),
       options.getTimeout());
+    this.coalesce = blas.isCoalesce();
+    this.maxCoalesced = blas.getMaxCoalesced();
   }
 
   @Override
@@ -36,7 +54,75 @@ public final class BlasClientImpl implements BlasClient {
 
   @Override
   public Future<BlasReply> execute(BlasRequest request) {
-    return sender.request(request);
+    if (!coalesce) {
+      return sender.request(request);
+    }
+    Promise<BlasReply> promise = Promise.promise();
+    boolean schedule = false;
+    List<BlasRequest> full = null;
+    List<Promise<BlasReply>> fullPromises = null;
+    synchronized (lock) {
+      pendingRequests.add(request);
+      pendingPromises.add(promise);
+      if (pendingRequests.size() >= maxCoalesced) {
+        full = pendingRequests;
+        fullPromises = pendingPromises;
+        pendingRequests = new ArrayList<>();
+        pendingPromises = new ArrayList<>();
+      } else if (!flushScheduled) {
+        flushScheduled = true;
+        schedule = true;
+      }
+    }
+    if (full != null) {
+      send(full, fullPromises);
+    } else if (schedule) {
+      // After the task that made this request: whatever it (or another thread) adds meanwhile goes along.
+      sender.vertx().getOrCreateContext().runOnContext(v -> flush());
+    }
+    return promise.future();
+  }
+
+  @Override
+  public Future<BlasBatchReply> executeBatch(BlasBatch batch) {
+    return sender.request(batch);
+  }
+
+  private void flush() {
+    List<BlasRequest> requests;
+    List<Promise<BlasReply>> promises;
+    synchronized (lock) {
+      flushScheduled = false;
+      requests = pendingRequests;
+      promises = pendingPromises;
+      pendingRequests = new ArrayList<>();
+      pendingPromises = new ArrayList<>();
+    }
+    if (!requests.isEmpty()) {
+      send(requests, promises);
+    }
+  }
+
+  private void send(List<BlasRequest> requests, List<Promise<BlasReply>> promises) {
+    if (requests.size() == 1) {
+      sender.<BlasReply>request(requests.get(0)).onComplete(promises.get(0));
+      return;
+    }
+    executeBatch(new BlasBatch(requests)).onComplete(ar -> {
+      List<BlasOutcome> outcomes = ar.succeeded() ? ar.result().getOutcomes() : List.of();
+      for (int i = 0; i < promises.size(); i++) {
+        if (ar.failed()) {
+          promises.get(i).fail(ar.cause());
+        } else if (i >= outcomes.size()) {
+          promises.get(i).fail(new CudaException(FailureCode.LIBRARY_ERROR, "the BLAS verticle answered "
+            + outcomes.size() + " of " + promises.size() + " requests"));
+        } else if (outcomes.get(i).succeeded()) {
+          promises.get(i).complete(outcomes.get(i).getReply());
+        } else {
+          promises.get(i).fail(outcomes.get(i).cause());
+        }
+      }
+    });
   }
 
   private Future<BufferHandle> output(BlasRequest r) {

@@ -1,6 +1,7 @@
 package com.vertxcuda.library.impl;
 
 import com.vertxcuda.Addresses;
+import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
@@ -104,15 +105,20 @@ public abstract class LibraryVerticle extends VerticleBase {
     }
     try {
       handle(m);
-    } catch (ArithmeticException e) {
-      held = false;
-      // Only the checks do exact arithmetic before anything is queued.
-      Failures.fail(m, FailureCode.BAD_REQUEST, "a size, stride or distance of the request overflows: "
-        + e.getMessage());
     } catch (Throwable t) {
       held = false;
-      runtime.fail(m, t);
+      Failures.fail(m, failure(t));
     }
+  }
+
+  /** The typed failure of a request that threw {@code t} (see {@link ContextRuntime#failure}). */
+  protected CudaException failure(Throwable t) {
+    if (t instanceof ArithmeticException) {
+      // Only the checks do exact arithmetic before anything is queued.
+      return new CudaException(FailureCode.BAD_REQUEST, "a size, stride or distance of the request overflows: "
+        + t.getMessage());
+    }
+    return runtime.failure(t);
   }
 
   /**

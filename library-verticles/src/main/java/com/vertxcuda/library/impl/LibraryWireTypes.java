@@ -1,6 +1,10 @@
 package com.vertxcuda.library.impl;
 
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.blas.BlasBatch;
+import com.vertxcuda.blas.BlasBatchReply;
 import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasOutcome;
 import com.vertxcuda.blas.BlasReply;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.blas.Diagonal;
@@ -57,6 +61,48 @@ public final class LibraryWireTypes implements CodecProvider {
     in -> new BlasReply().setOutput(in.readHandle()).setValue(in.readDouble()).setIndex(in.readInt())
       .setBatchSize(in.readInt()));
 
+  public static final WireType<BlasBatch> BLAS_BATCH = WireType.of(BlasBatch.class, 1,
+    (b, out) -> {
+      List<BlasRequest> requests = b.getRequests() == null ? List.of() : b.getRequests();
+      out.writeInt(requests.size());
+      for (BlasRequest r : requests) {
+        out.writeBoolean(r != null);
+        if (r != null) {
+          BLAS_REQUEST.write(r, out);
+        }
+      }
+    },
+    in -> {
+      int n = readCount(in, BlasBatch.MAX_REQUESTS, "BlasBatch");
+      List<BlasRequest> requests = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        requests.add(in.readBoolean() ? BLAS_REQUEST.read(in) : null);
+      }
+      return new BlasBatch(requests);
+    });
+
+  public static final WireType<BlasBatchReply> BLAS_BATCH_REPLY = WireType.of(BlasBatchReply.class, 1,
+    (b, out) -> {
+      out.writeInt(b.getOutcomes().size());
+      for (BlasOutcome o : b.getOutcomes()) {
+        out.writeBoolean(o.succeeded());
+        if (o.succeeded()) {
+          BLAS_REPLY.write(o.getReply(), out);
+        } else {
+          out.writeEnum(o.getFailureCode()).writeString(o.getFailure());
+        }
+      }
+    },
+    in -> {
+      int n = readCount(in, BlasBatch.MAX_REQUESTS, "BlasBatchReply");
+      List<BlasOutcome> outcomes = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        outcomes.add(in.readBoolean() ? BlasOutcome.of(BLAS_REPLY.read(in))
+          : new BlasOutcome().setFailureCode(in.readEnum(FailureCode.class)).setFailure(in.readString()));
+      }
+      return new BlasBatchReply(outcomes);
+    });
+
   public static final WireType<FftRequest> FFT_REQUEST = WireType.of(FftRequest.class, 1,
     (r, out) -> {
       out.writeEnum(r.getType()).writeEnum(r.getDirection());
@@ -86,7 +132,15 @@ public final class LibraryWireTypes implements CodecProvider {
 
   @Override
   public List<WireType<?>> wireTypes() {
-    return List.of(BLAS_REQUEST, BLAS_REPLY, FFT_REQUEST, FFT_REPLY, RAND_REQUEST);
+    return List.of(BLAS_REQUEST, BLAS_REPLY, BLAS_BATCH, BLAS_BATCH_REPLY, FFT_REQUEST, FFT_REPLY, RAND_REQUEST);
+  }
+
+  private static int readCount(WireIn in, int max, String type) {
+    int n = in.readInt();
+    if (n < 0 || n > max) {
+      throw new WireFormatException("malformed " + type + " on the wire: a list of " + n + " entries");
+    }
+    return n;
   }
 
   private static void writeInts(WireOut out, List<Integer> values) {

@@ -46,8 +46,8 @@ public final class DeviceBench {
   private static final int BIG = 256 << 20;
   private static final int BIG_ITERS = 20;
   /** Copies in flight at once in the pipelined runs, and how many such rounds. */
-  private static final int PIPE = 4;
-  private static final int PIPE_ROUNDS = 5;
+  private static final int PIPE = 6;
+  private static final int PIPE_ROUNDS = 8;
   /** Rounds of 24 small requests that warm the request path up before the copies are timed. */
   private static final int WARMUP_ROUNDS = 500;
   private static final int SMALL = 1024;

@@ -3,7 +3,9 @@ package com.vertxcuda.samples.bench;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.blas.BlasClientOptions;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasOptions;
 import com.vertxcuda.blas.BlasReply;
@@ -42,9 +44,9 @@ import java.util.function.IntFunction;
 public final class LibraryBench {
 
   /** Sizes of one run. */
-  record Sizes(int gemm, int fftLength, int fftBatch, long rngCount, int repeats, int smallGemms, int inFlight) {
-    static final Sizes FULL = new Sizes(8192, 1 << 20, 64, 1L << 28, 10, 20_000, 256);
-    static final Sizes SMALL = new Sizes(256, 1 << 12, 4, 1L << 20, 3, 2_000, 64);
+  record Sizes(int gemm, int fftLength, int fftBatch, long rngCount, int repeats, int smallGemms) {
+    static final Sizes FULL = new Sizes(8192, 1 << 20, 64, 1L << 28, 10, 100_000);
+    static final Sizes SMALL = new Sizes(256, 1 << 12, 4, 1L << 20, 3, 10_000);
   }
 
   private LibraryBench() {
@@ -66,12 +68,17 @@ public final class LibraryBench {
         isolation, sizes);
       List<String> rows = new ArrayList<>();
       rows.addAll(viaVerticles(vertx, device, sizes));
-      rows.add(smallGemms(vertx, device, sizes, "64x64 SGEMM, batching off"));
+      BlasClient plain = BlasClient.create(vertx);
+      rows.add(smallGemms(vertx, device, plain, sizes, 256, 256, "64x64 SGEMM, batching off"));
+      BlasClient coalescing = BlasClient.create(vertx, new DeviceClientOptions(),
+        new BlasClientOptions().setCoalesce(true).setMaxCoalesced(256));
+      rows.add(smallGemms(vertx, device, coalescing, sizes, 1024, 256,
+        "64x64 SGEMM, coalescing client (256 per message), batched on the device"));
       await(vertx.undeploy(deployment));
       DeviceOptions batching = new DeviceOptions(base).setLibraryOptions(new JsonObject()
         .put("blas", new BlasOptions().setBatchWindow(50).setMaxBatchSize(64).toJson()));
       deployment = await(vertx.deployVerticle(new DeviceVerticle(batching)));
-      rows.add(smallGemms(vertx, device, sizes, "64x64 SGEMM, batching on (50 us)"));
+      rows.add(smallGemms(vertx, device, plain, sizes, 256, 256, "64x64 SGEMM, batching window 50 us"));
       await(vertx.undeploy(deployment));
       if (cuda) {
         try {
@@ -93,24 +100,24 @@ public final class LibraryBench {
     return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.MINUTES);
   }
 
-  /** Requests sent before the timed ones, so the JIT has compiled their path (as in a running application). */
-  static final int WARM_UP = 20;
-
   /**
-   * Sends {@code repeats} requests at once (after {@value #WARM_UP} warm-up requests) and returns
-   * seconds per request from the first send to the last reply: throughput with all of them in
-   * flight, which includes the first request's way in and the last reply's way out.
+   * Sends {@code warmUp} requests (so the JIT has compiled their path, as in an application that
+   * has been running), then {@code repeats} at once, and returns seconds per request from the first
+   * send to the last reply: throughput with all of them in flight, which includes the first
+   * request's way in and the last reply's way out.
    */
-  static double timeEach(int repeats, IntFunction<Future<?>> request) throws Exception {
-    List<Future<?>> warm = new ArrayList<>();
-    for (int i = 0; i < WARM_UP; i++) {
-      warm.add(request.apply(i));
+  static double timeEach(int warmUp, int repeats, IntFunction<Future<?>> request) throws Exception {
+    for (int from = 0; from < warmUp; from += 20) {
+      List<Future<?>> warm = new ArrayList<>();
+      for (int i = from; i < Math.min(warmUp, from + 20); i++) {
+        warm.add(request.apply(i));
+      }
+      await(Future.all(warm));
     }
-    await(Future.all(warm));
     List<Future<?>> all = new ArrayList<>();
     long start = System.nanoTime();
     for (int i = 0; i < repeats; i++) {
-      all.add(request.apply(WARM_UP + i));
+      all.add(request.apply(warmUp + i));
     }
     await(Future.all(all));
     return (System.nanoTime() - start) / 1e9 / repeats;
@@ -129,7 +136,8 @@ public final class LibraryBench {
     for (boolean tf32 : new boolean[] {false, true}) {
       BlasRequest gemm = new BlasRequest(BlasOp.GEMM).setM(n).setN(n).setK(n).setA(a).setLda(n).setB(b).setLdb(n)
         .setC(c).setLdc(n).setTf32(tf32);
-      double t = timeEach(tf32 ? 5 * s.repeats() : s.repeats(), i -> blas.execute(gemm));
+      double t = tf32 ? timeEach(20 * s.repeats(), 5 * s.repeats(), i -> blas.execute(gemm))
+        : timeEach(2 * s.repeats(), s.repeats(), i -> blas.execute(gemm));
       rows.add(String.format("verticle SGEMM %d %s: %.3f ms, %.4g TFLOP/s", n, tf32 ? "TF32" : "FP32", t * 1e3,
         flops / t / 1e12));
     }
@@ -142,54 +150,90 @@ public final class LibraryBench {
     await(device.fill(signal, 0.25));
     FftRequest c2c = new FftRequest().setType(FftType.C2C).setDirection(FftDirection.FORWARD)
       .setN(List.of(s.fftLength())).setBatch(s.fftBatch()).setInput(signal).setOutput(signal);
-    double tf = timeEach(5 * s.repeats(), i -> fft.execute(c2c));
+    double tf = timeEach(20 * s.repeats(), 10 * s.repeats(), i -> fft.execute(c2c));
     rows.add(String.format("verticle FFT C2C %d x %d: %.3f ms", s.fftLength(), s.fftBatch(), tf * 1e3));
     await(device.free(signal));
 
     RandClient rand = RandClient.create(vertx);
     BufferHandle numbers = await(device.alloc(DType.F32, s.rngCount()));
     // Successive numbers of one sequence, as the raw run makes them: each request starts where the last ended.
-    double tr = timeEach(10 * s.repeats(), i -> rand.generate(new RandRequest().setGenerator(RngType.PHILOX4_32_10)
+    double tr = timeEach(20 * s.repeats(), 20 * s.repeats(), i -> rand.generate(new RandRequest().setGenerator(RngType.PHILOX4_32_10)
       .setSeed(1234).setOffset(i * s.rngCount()).setOutput(numbers)));
     rows.add(String.format("verticle uniform RNG %d floats: %.3f ms", s.rngCount(), tr * 1e3));
     await(device.free(numbers));
     return rows;
   }
 
-  /** 64x64 SGEMMs with up to {@code inFlight} outstanding, each on its own output. */
-  private static String smallGemms(Vertx vertx, DeviceClient device, Sizes s, String label) throws Exception {
-    BlasClient blas = BlasClient.create(vertx);
+  /**
+   * 64x64 SGEMMs from an event loop, {@code inFlight} outstanding, each on its own output: a request
+   * that completes frees its slot for the next one, made in the completion's task. The first
+   * {@code inFlight} are made {@code perTask} to a task (a coalescing client sends each task's
+   * requests as one message).
+   */
+  private static String smallGemms(Vertx vertx, DeviceClient device, BlasClient blas, Sizes s, int inFlight,
+                                   int perTask, String label) throws Exception {
     int n = 64;
     BufferHandle a = await(device.alloc(DType.F32, n * n));
     BufferHandle b = await(device.alloc(DType.F32, n * n));
     await(device.fill(a, 1.0));
     await(device.fill(b, 1.0));
     List<BufferHandle> outputs = new ArrayList<>();
-    for (int i = 0; i < s.inFlight(); i++) {
+    for (int i = 0; i < inFlight; i++) {
       outputs.add(await(device.alloc(DType.F32, n * n)));
     }
-    int[] batchSizes = new int[1];
+    // A warm-up pass, then the timed one.
+    runGemms(vertx, blas, a, b, outputs, Math.min(s.smallGemms(), 20 * inFlight), perTask);
     long start = System.nanoTime();
-    int done = 0;
-    while (done < s.smallGemms()) {
-      List<Future<BlasReply>> wave = new ArrayList<>();
-      for (int i = 0; i < s.inFlight() && done + i < s.smallGemms(); i++) {
-        wave.add(blas.execute(new BlasRequest(BlasOp.GEMM).setM(n).setN(n).setK(n).setA(a).setLda(n).setB(b)
-          .setLdb(n).setC(outputs.get(i)).setLdc(n)));
-      }
-      await(Future.all(wave));
-      for (Future<BlasReply> f : wave) {
-        batchSizes[0] = Math.max(batchSizes[0], f.result().getBatchSize());
-      }
-      done += wave.size();
-    }
+    int largest = runGemms(vertx, blas, a, b, outputs, s.smallGemms(), perTask);
     double seconds = (System.nanoTime() - start) / 1e9;
     for (BufferHandle h : outputs) {
       await(device.free(h));
     }
     await(device.free(a));
     await(device.free(b));
-    return String.format("verticle %s: %d requests, %.0f requests/s, %.1f us each, largest batch %d", label,
-      s.smallGemms(), s.smallGemms() / seconds, seconds / s.smallGemms() * 1e6, batchSizes[0]);
+    return String.format("verticle %s: %d requests, %d in flight, %.0f requests/s, %.2f us each, largest batch %d",
+      label, s.smallGemms(), inFlight, s.smallGemms() / seconds, seconds / s.smallGemms() * 1e6, largest);
+  }
+
+  /** Runs {@code total} GEMMs as described above; returns the largest batch a reply reported. */
+  private static int runGemms(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b, List<BufferHandle> outputs,
+                              int total, int perTask) throws Exception {
+    int n = 64;
+    io.vertx.core.Promise<Integer> done = io.vertx.core.Promise.promise();
+    int[] sent = {0};
+    int[] completed = {0};
+    int[] largest = {0};
+    vertx.runOnContext(v -> {
+      io.vertx.core.Context context = vertx.getOrCreateContext();
+      java.util.function.IntConsumer[] issue = new java.util.function.IntConsumer[1];
+      issue[0] = slot -> {
+        if (sent[0] == total) {
+          return;
+        }
+        sent[0]++;
+        blas.execute(new BlasRequest(BlasOp.GEMM).setM(n).setN(n).setK(n).setA(a).setLda(n).setB(b).setLdb(n)
+          .setC(outputs.get(slot)).setLdc(n)).onComplete(ar -> {
+            if (ar.failed()) {
+              done.tryFail(ar.cause());
+              return;
+            }
+            largest[0] = Math.max(largest[0], ar.result().getBatchSize());
+            if (++completed[0] == total) {
+              done.tryComplete(largest[0]);
+            } else {
+              issue[0].accept(slot);
+            }
+          });
+      };
+      for (int from = 0; from < outputs.size(); from += perTask) {
+        int first = from;
+        context.runOnContext(x -> {
+          for (int slot = first; slot < Math.min(outputs.size(), first + perTask); slot++) {
+            issue[0].accept(slot);
+          }
+        });
+      }
+    });
+    return await(done.future());
   }
 }

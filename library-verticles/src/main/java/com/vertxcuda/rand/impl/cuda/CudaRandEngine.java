@@ -27,8 +27,9 @@ import java.util.Map;
  * requests are independent and repeatable. Setting a seed or offset makes cuRAND re-initialise the
  * generator on the next call, and that call waits for the stream (measured on the H200: the host
  * blocks ~300 µs per 2^28 request, the GPU idles between requests). So a request that continues
- * exactly where the generator stands (same seed, its offset where the last F32 uniform or normal
- * request ended) generates without setting either; any other request sets both.
+ * exactly where the generator stands (same seed, its offset where the last F32 uniform request
+ * ended) generates without setting either; any other request sets both. Only uniforms: on the H200,
+ * XORWOW normals at an offset are not the tail of a longer run, so a normal request always re-seeds.
  */
 public final class CudaRandEngine implements RandEngine {
 
@@ -75,8 +76,8 @@ public final class CudaRandEngine implements RandEngine {
     curandGenerator g = generator(type);
     long n = call.length();
     boolean d = call.output().dtype() == DType.F64;
-    // Only F32 uniforms and normals are known to advance the offset by exactly the numbers made.
-    boolean tracked = !type.isQuasi() && type != RngType.MTGP32 && !d && call.distribution() != Distribution.POISSON;
+    // Only F32 uniforms are known to advance the offset by exactly the numbers made (tested on the H200).
+    boolean tracked = !type.isQuasi() && type != RngType.MTGP32 && !d && call.distribution() == Distribution.UNIFORM;
     long[] at = positions.remove(type);
     boolean continues = tracked && at != null && at[0] == r.getSeed() && at[1] == r.getOffset();
     if (!continues) {
