@@ -23,6 +23,7 @@ public class DeviceStats {
   private long queueDepth;
   private long operationsServed;
   private Map<String, Long> failuresByCode = new HashMap<>();
+  private boolean spareReady;
 
   public DeviceStats() {
   }
@@ -79,4 +80,12 @@ public class DeviceStats {
   /** Requests answered with a failure, by {@link com.vertxcuda.FailureCode} name. */
   public Map<String, Long> getFailuresByCode() { return failuresByCode; }
   public DeviceStats setFailuresByCode(Map<String, Long> v) { this.failuresByCode = v; return this; }
+
+  /**
+   * Whether a spare device host has started and stands ready for the next generation (process
+   * isolation with {@code spareDeviceHost}): a lost context is then replaced in about 0.2 s rather
+   * than 1.5 s. While a spare starts it shares the GPU with the serving context.
+   */
+  public boolean isSpareReady() { return spareReady; }
+  public DeviceStats setSpareReady(boolean v) { this.spareReady = v; return this; }
 }

@@ -407,7 +407,8 @@ public class DeviceVerticle extends VerticleBase {
 
   private DeviceStats augment(DeviceStats s) {
     return s.setGeneration(generation).setState(state).setInFlight(inFlight.size())
-      .setQueueDepth(pending.size()).setOperationsServed(served).setFailuresByCode(new HashMap<>(failures));
+      .setQueueDepth(pending.size()).setOperationsServed(served).setFailuresByCode(new HashMap<>(failures))
+      .setSpareReady(spare != null && spare.succeeded());
   }
 
   private DeviceInfo info() {

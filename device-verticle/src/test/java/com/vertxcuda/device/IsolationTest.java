@@ -115,7 +115,7 @@ class IsolationTest {
     vertx.deployVerticle(verticle).compose(id -> c.describe())
       .compose(info -> {
         pids[0] = info.getPid();
-        return waitForSpare(vertx, pids[0]);
+        return waitForSpare(vertx, c, pids[0]);
       })
       .compose(spare -> {
         pids[1] = spare;
@@ -134,23 +134,26 @@ class IsolationTest {
       .onComplete(ctx.succeedingThenComplete());
   }
 
-  /** The pid of a device host of this JVM other than {@code current}, once it runs. */
-  static Future<Long> waitForSpare(Vertx vertx, long current) {
+  /** The pid of the spare device host, once the stats say it stands ready. */
+  static Future<Long> waitForSpare(Vertx vertx, DeviceClient c, long current) {
     Promise<Long> p = Promise.promise();
     long start = System.currentTimeMillis();
-    vertx.setPeriodic(100, id -> {
+    vertx.setPeriodic(100, id -> c.stats().onSuccess(stats -> {
+      if (p.future().isComplete()) {
+        return;
+      }
       List<ProcessHandle> hosts = ProcessHandle.current().children()
         .filter(h -> h.pid() != current && h.isAlive())
         .filter(h -> h.info().commandLine().map(cl -> cl.contains("DeviceHostMain")).orElse(false)).toList();
-      if (!hosts.isEmpty()) {
+      if (stats.isSpareReady() && hosts.size() == 1) {
         vertx.cancelTimer(id);
-        // Give it time to report ready before it is needed.
-        vertx.setTimer(3000, t -> p.complete(hosts.get(0).pid()));
+        p.complete(hosts.get(0).pid());
       } else if (System.currentTimeMillis() - start > 30_000) {
         vertx.cancelTimer(id);
-        p.fail("no spare device host started");
+        p.fail("no spare device host became ready (spareReady " + stats.isSpareReady() + ", " + hosts.size()
+          + " other device hosts)");
       }
-    });
+    }));
     return p.future();
   }
 

@@ -75,7 +75,7 @@ public final class CoreWireTypes {
     (r, out) -> { },
     in -> new DescribeRequest());
 
-  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 1,
+  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 2,
     (s, out) -> {
       out.writeLong(s.getGeneration()).writeEnum(s.getState()).writeLong(s.getBytesAllocated())
         .writeLong(s.getBuffersAllocated()).writeLong(s.getCachedBytes())
@@ -84,6 +84,7 @@ public final class CoreWireTypes {
       Map<String, Long> failures = s.getFailuresByCode() == null ? Map.of() : s.getFailuresByCode();
       out.writeInt(failures.size());
       failures.forEach((k, v) -> out.writeString(k).writeLong(v));
+      out.writeBoolean(s.isSpareReady());
     },
     in -> {
       DeviceStats s = new DeviceStats().setGeneration(in.readLong()).setState(in.readEnum(DeviceState.class))
@@ -98,7 +99,7 @@ public final class CoreWireTypes {
       for (int i = 0; i < n; i++) {
         failures.put(in.readString(), in.readLong());
       }
-      return s.setFailuresByCode(failures);
+      return s.setFailuresByCode(failures).setSpareReady(in.readBoolean());
     });
 
   public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 3,

@@ -107,6 +107,11 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
     return byteOffset == 0 ? base : base.withByteOffset(byteOffset);
   }
 
+  /** The device address of a byte of {@code memory}, as a number (for pointer arrays). */
+  public long address(DeviceMemory memory, long byteOffset) {
+    return ((CudaMemory) memory).address + byteOffset;
+  }
+
   /** The primary context (current on every bound thread). */
   public CUcontext cuContext() {
     return context;

@@ -7,10 +7,13 @@ import jcuda.driver.CUdeviceptr;
 final class CudaMemory implements DeviceMemory {
 
   final CUdeviceptr pointer;
+  /** The device address, read once (it goes into pointer arrays for batched calls). */
+  final long address;
   private final long size;
 
   CudaMemory(CUdeviceptr pointer, long size) {
     this.pointer = pointer;
+    this.address = DeviceAddresses.of(pointer);
     this.size = size;
   }
 

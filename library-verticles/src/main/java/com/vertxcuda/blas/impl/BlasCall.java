@@ -136,7 +136,7 @@ public final class BlasCall {
   }
 
   private static void sameDtype(BufferHandle h, String field, DType expected, String reference) {
-    require(h.dtype() == expected, field + " has dtype " + h.dtype() + " but " + reference + " is " + expected);
+    require(h.dtype() == expected, () -> field + " has dtype " + h.dtype() + " but " + reference + " is " + expected);
   }
 
   private static BlasCall gemm(BlasRequest r, AllocationTable table) {
@@ -162,7 +162,7 @@ public final class BlasCall {
       sameDtype(r.getC(), "c", r.getA().dtype(), "a");
     }
     DType out = r.getC().dtype();
-    require(!r.isTf32() || out == DType.F32, "tf32 applies to F32 only, c is " + out);
+    require(!r.isTf32() || out == DType.F32, () -> "tf32 applies to F32 only, c is " + out);
     int aRows = ta == Transpose.N ? m : k;
     int aCols = ta == Transpose.N ? k : m;
     int bRows = tb == Transpose.N ? k : n;
@@ -177,7 +177,7 @@ public final class BlasCall {
       call.c = new Operand(ca, r.getC(), stridedMatrices(r.getC(), "c", m, n, r.getLdc(), "ldc",
         r.getStrideC(), "strideC", batch));
       require(batch <= 1 || r.getStrideC() >= (long) r.getLdc() * Math.max(n - 1, 0) + m,
-        "strideC " + r.getStrideC() + " makes the " + batch + " C matrices overlap");
+        () -> "strideC " + r.getStrideC() + " makes the " + batch + " C matrices overlap");
     } else {
       call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", aRows, aCols, r.getLda(), "lda"));
       call.b = new Operand(ba, r.getB(), matrix(r.getB(), "b", bRows, bCols, r.getLdb(), "ldb"));

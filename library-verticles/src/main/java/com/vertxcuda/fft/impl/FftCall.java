@@ -45,16 +45,17 @@ public final class FftCall {
       throw bad("type is missing");
     }
     List<Integer> n = r.getN();
-    require(n != null && n.size() >= 1 && n.size() <= 3, "n must have 1 to 3 sizes, got "
+    require(n != null && n.size() >= 1 && n.size() <= 3, () -> "n must have 1 to 3 sizes, got "
       + (n == null ? "none" : n.size()));
     int rank = n.size();
     int[] dims = new int[rank];
     for (int i = 0; i < rank; i++) {
       Integer v = n.get(i);
-      require(v != null && v >= 1, "n[" + i + "] must be >= 1, got " + v);
+      int at = i;
+      require(v != null && v >= 1, () -> "n[" + at + "] must be >= 1, got " + v);
       dims[i] = v;
     }
-    require(r.getBatch() >= 1, "batch must be >= 1, got " + r.getBatch());
+    require(r.getBatch() >= 1, () -> "batch must be >= 1, got " + r.getBatch());
     FftDirection direction = type.isRealToComplex() ? FftDirection.FORWARD
       : type.isComplexToReal() ? FftDirection.INVERSE : r.getDirection();
     if (direction == null) {
@@ -86,16 +87,18 @@ public final class FftCall {
         sizes.add(d);
       }
     } else {
-      require(embed.size() == dims.length, embedField + " must have " + dims.length + " sizes, got " + embed.size());
+      require(embed.size() == dims.length, () -> embedField + " must have " + dims.length + " sizes, got " + embed.size());
       for (int i = 0; i < dims.length; i++) {
         Integer v = embed.get(i);
         int min = i == 0 ? 1 : dims[i];
-        require(v != null && v >= min, embedField + "[" + i + "] must be >= " + min + ", got " + v);
+        int at = i;
+        require(v != null && v >= min, () -> embedField + "[" + at + "] must be >= " + min + ", got " + v);
         sizes.add(v);
       }
     }
-    require(stride >= 1, strideField + " must be >= 1, got " + stride);
-    require(dist >= 0, distField + " must be >= 0, got " + dist);
+    require(stride >= 1, () -> strideField + " must be >= 1, got " + stride);
+    long given = dist;
+    require(given >= 0, () -> distField + " must be >= 0, got " + given);
     if (dist == 0) {
       long product = stride;
       for (int s : sizes) {
@@ -108,11 +111,11 @@ public final class FftCall {
 
   private static Operand operand(Allocation a, BufferHandle h, String field, boolean complex, long extent) {
     if (complex) {
-      require(h.offset() % 2 == 0, field + " must start on a whole complex element (an even offset), got "
+      require(h.offset() % 2 == 0, () -> field + " must start on a whole complex element (an even offset), got "
         + h.offset());
     }
     long reals = complex ? Math.multiplyExact(extent, 2L) : extent;
-    fits(h, field, reals, extent + (complex ? " complex" : " real") + " elements of the layout");
+    fits(h, field, reals, () -> extent + (complex ? " complex" : " real") + " elements of the layout");
     return new Operand(a, h, reals);
   }
 }

@@ -137,24 +137,24 @@ public final class KernelCall {
     int[] grid = dims(r.getGrid(), "grid", new long[] {Integer.MAX_VALUE, 65535, 65535});
     int[] block = dims(r.getBlock(), "block", new long[] {1024, 1024, 64});
     long threads = (long) block[0] * block[1] * block[2];
-    require(threads <= MAX_THREADS_PER_BLOCK, "block has " + threads + " threads; at most " + MAX_THREADS_PER_BLOCK);
+    require(threads <= MAX_THREADS_PER_BLOCK, () -> "block has " + threads + " threads; at most " + MAX_THREADS_PER_BLOCK);
     require(r.getSharedMemoryBytes() >= 0 && r.getSharedMemoryBytes() <= MAX_SHARED_BYTES,
-      "sharedMemoryBytes must be 0.." + MAX_SHARED_BYTES + ", got " + r.getSharedMemoryBytes());
+      () -> "sharedMemoryBytes must be 0.." + MAX_SHARED_BYTES + ", got " + r.getSharedMemoryBytes());
     List<KernelArg> given = r.getArgs() == null ? List.of() : r.getArgs();
-    require(given.size() <= MAX_ARGS, "args has " + given.size() + " entries; at most " + MAX_ARGS);
+    require(given.size() <= MAX_ARGS, () -> "args has " + given.size() + " entries; at most " + MAX_ARGS);
     List<Arg> args = new ArrayList<>();
     for (int i = 0; i < given.size(); i++) {
       KernelArg a = given.get(i);
       String field = "args[" + i + "]";
-      require(a != null, field + " is missing");
-      require((a.getBuffer() == null) != (a.getDtype() == null), field + " must be either a buffer or a scalar");
+      require(a != null, () -> field + " is missing");
+      require((a.getBuffer() == null) != (a.getDtype() == null), () -> field + " must be either a buffer or a scalar");
       if (a.getBuffer() != null) {
-        require(a.getAccess() != null, field + ".access is missing");
+        require(a.getAccess() != null, () -> field + ".access is missing");
         Allocation al = table.resolve(a.getBuffer(), field);
         args.add(new Arg(new Operand(al, a.getBuffer(), a.getBuffer().length()), a.getAccess(), null, 0));
       } else {
         int size = a.getDtype().size();
-        require(size == 8 || (a.getBits() >>> (8 * size)) == 0, field + ".bits do not fit one " + a.getDtype());
+        require(size == 8 || (a.getBits() >>> (8 * size)) == 0, () -> field + ".bits do not fit one " + a.getDtype());
         args.add(new Arg(null, null, a.getDtype(), a.getBits()));
       }
     }
@@ -162,11 +162,12 @@ public final class KernelCall {
   }
 
   private static int[] dims(List<Integer> d, String field, long[] max) {
-    require(d != null && d.size() == 3, field + " must have 3 dimensions (x, y, z)");
+    require(d != null && d.size() == 3, () -> field + " must have 3 dimensions (x, y, z)");
     int[] out = new int[3];
     for (int i = 0; i < 3; i++) {
       Integer v = d.get(i);
-      require(v != null && v >= 1 && v <= max[i], field + "[" + i + "] must be 1.." + max[i] + ", got " + v);
+      int at = i;
+      require(v != null && v >= 1 && v <= max[at], () -> field + "[" + at + "] must be 1.." + max[at] + ", got " + v);
       out[i] = v;
     }
     return out;
@@ -178,14 +179,14 @@ public final class KernelCall {
   }
 
   private static void sameShape(Operand a, Operand b, String field) {
-    require(a.dtype() == b.dtype(), field + " is " + b.dtype() + "; x is " + a.dtype());
-    require(a.handle().length() == b.handle().length(), field + " has " + b.handle().length()
+    require(a.dtype() == b.dtype(), () -> field + " is " + b.dtype() + "; x is " + a.dtype());
+    require(a.handle().length() == b.handle().length(), () -> field + " has " + b.handle().length()
       + " elements; x has " + a.handle().length());
   }
 
   // Elementwise work may run in place, but not on ranges that overlap in part.
   private static void sameOrApart(Operand in, Operand out, String field) {
     boolean same = in.allocation() == out.allocation() && in.handle().offset() == out.handle().offset();
-    require(same || !in.overlaps(out), "output overlaps " + field + " in part");
+    require(same || !in.overlaps(out), () -> "output overlaps " + field + " in part");
   }
 }

@@ -11,14 +11,17 @@ import jcuda.driver.CUstream;
 
 
 /**
- * The two things a cuda engine needs from the cuda backend: the native stream behind a
- * {@link GpuStream} and the device pointer of a byte of {@link DeviceMemory}.
+ * What a cuda engine needs from the cuda backend: the native stream behind a {@link GpuStream} and
+ * the device pointer (or address) of a byte of {@link DeviceMemory}.
  */
 public interface CudaPointers {
 
   CUstream stream(GpuStream stream);
 
   CUdeviceptr pointer(DeviceMemory memory, long byteOffset);
+
+  /** The same device address as a number (for pointer arrays). */
+  long address(DeviceMemory memory, long byteOffset);
 
   /** The pointers of a cuda-backend context; UNSUPPORTED when {@code device} is not one. */
   static CudaPointers of(DeviceContext device) throws BackendException {
@@ -35,6 +38,11 @@ public interface CudaPointers {
       @Override
       public CUdeviceptr pointer(DeviceMemory memory, long byteOffset) {
         return cuda.pointer(memory, byteOffset);
+      }
+
+      @Override
+      public long address(DeviceMemory memory, long byteOffset) {
+        return cuda.address(memory, byteOffset);
       }
     };
   }

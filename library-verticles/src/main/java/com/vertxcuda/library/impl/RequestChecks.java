@@ -4,6 +4,8 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 
+import java.util.function.Supplier;
+
 /**
  * Shape checks shared by the library verticles. Every failure is BAD_REQUEST and names the field.
  * Handles themselves are validated by the allocation table; these check what a call touches.
@@ -23,13 +25,20 @@ public final class RequestChecks {
     }
   }
 
+  /** As {@link #require(boolean, String)}, building the message only on failure (checks run per request). */
+  public static void require(boolean ok, Supplier<String> message) {
+    if (!ok) {
+      throw bad(message.get());
+    }
+  }
+
   public static int nonNegative(int v, String field) {
-    require(v >= 0, field + " must be >= 0, got " + v);
+    require(v >= 0, () -> field + " must be >= 0, got " + v);
     return v;
   }
 
   public static int positive(int v, String field) {
-    require(v >= 1, field + " must be >= 1, got " + v);
+    require(v >= 1, () -> field + " must be >= 1, got " + v);
     return v;
   }
 
@@ -45,35 +54,35 @@ public final class RequestChecks {
 
   /** Checks a vector argument and returns the elements it touches. */
   public static long vector(BufferHandle h, String field, int n, int inc, String incField) {
-    require(inc >= 1, incField + " must be >= 1, got " + inc);
-    return fits(h, field, vectorExtent(n, inc), n + " elements with " + incField + " " + inc);
+    require(inc >= 1, () -> incField + " must be >= 1, got " + inc);
+    return fits(h, field, vectorExtent(n, inc), () -> n + " elements with " + incField + " " + inc);
   }
 
   /** Checks a matrix argument (rows x cols as stored) and returns the elements it touches. */
   public static long matrix(BufferHandle h, String field, int rows, int cols, int ld, String ldField) {
-    require(ld >= Math.max(1, rows), ldField + " must be >= max(1, " + rows + "), got " + ld);
-    return fits(h, field, matrixExtent(rows, cols, ld), rows + "x" + cols + " with " + ldField + " " + ld);
+    require(ld >= Math.max(1, rows), () -> ldField + " must be >= max(1, " + rows + "), got " + ld);
+    return fits(h, field, matrixExtent(rows, cols, ld), () -> rows + "x" + cols + " with " + ldField + " " + ld);
   }
 
   /** Checks {@code batch} matrices {@code stride} elements apart and returns the elements they touch. */
   public static long stridedMatrices(BufferHandle h, String field, int rows, int cols, int ld, String ldField,
                                      long stride, String strideField, int batch) {
-    require(ld >= Math.max(1, rows), ldField + " must be >= max(1, " + rows + "), got " + ld);
-    require(stride >= 0, strideField + " must be >= 0, got " + stride);
+    require(ld >= Math.max(1, rows), () -> ldField + " must be >= max(1, " + rows + "), got " + ld);
+    require(stride >= 0, () -> strideField + " must be >= 0, got " + stride);
     long one = matrixExtent(rows, cols, ld);
     long extent = batch == 0 || one == 0 ? 0 : Math.addExact(Math.multiplyExact(batch - 1L, stride), one);
-    return fits(h, field, extent, batch + " matrices of " + rows + "x" + cols + " with " + ldField + " " + ld
+    return fits(h, field, extent, () -> batch + " matrices of " + rows + "x" + cols + " with " + ldField + " " + ld
       + " and " + strideField + " " + stride);
   }
 
   /** Fails unless {@code extent} elements fit in the handle's range. */
-  public static long fits(BufferHandle h, String field, long extent, String what) {
-    require(extent <= h.length(), field + " holds " + h.length() + " elements but " + what
+  public static long fits(BufferHandle h, String field, long extent, Supplier<String> what) {
+    require(extent <= h.length(), () -> field + " holds " + h.length() + " elements but " + what.get()
       + " needs " + extent);
     return extent;
   }
 
   public static void noOverlap(Operand written, String writtenField, Operand read, String readField) {
-    require(!written.overlaps(read), writtenField + " overlaps " + readField);
+    require(!written.overlaps(read), () -> writtenField + " overlaps " + readField);
   }
 }

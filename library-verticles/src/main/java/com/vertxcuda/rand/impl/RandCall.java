@@ -46,26 +46,26 @@ public final class RandCall {
       ? table.resolve(r.getOutput(), "output", DType.U32)
       : table.resolve(r.getOutput(), "output", DType.F32, DType.F64);
     long length = r.getOutput().length();
-    require(r.getOffset() >= 0, "offset must be >= 0, got " + r.getOffset());
-    require(gen != RngType.MTGP32 || r.getOffset() == 0, "offset must be 0 for MTGP32 (cuRAND cannot skip it), got "
+    require(r.getOffset() >= 0, () -> "offset must be >= 0, got " + r.getOffset());
+    require(gen != RngType.MTGP32 || r.getOffset() == 0, () -> "offset must be 0 for MTGP32 (cuRAND cannot skip it), got "
       + r.getOffset());
     if (gen.isQuasi()) {
-      require(r.getDimensions() >= 1 && r.getDimensions() <= MAX_DIMENSIONS, "dimensions must be in [1, "
+      require(r.getDimensions() >= 1 && r.getDimensions() <= MAX_DIMENSIONS, () -> "dimensions must be in [1, "
         + MAX_DIMENSIONS + "], got " + r.getDimensions());
-      require(length % r.getDimensions() == 0, "output length " + length + " is not a multiple of dimensions "
+      require(length % r.getDimensions() == 0, () -> "output length " + length + " is not a multiple of dimensions "
         + r.getDimensions());
     } else {
-      require(r.getDimensions() == 1, "dimensions applies to SOBOL32 only; " + gen + " takes 1, got "
+      require(r.getDimensions() == 1, () -> "dimensions applies to SOBOL32 only; " + gen + " takes 1, got "
         + r.getDimensions());
     }
     if (d == Distribution.NORMAL || d == Distribution.LOG_NORMAL) {
-      require(r.getStddev() > 0 && Double.isFinite(r.getStddev()), "stddev must be > 0, got " + r.getStddev());
-      require(Double.isFinite(r.getMean()), "mean must be finite, got " + r.getMean());
-      require(gen.isQuasi() || length % 2 == 0, "output length must be even for " + d + " with " + gen
+      require(r.getStddev() > 0 && Double.isFinite(r.getStddev()), () -> "stddev must be > 0, got " + r.getStddev());
+      require(Double.isFinite(r.getMean()), () -> "mean must be finite, got " + r.getMean());
+      require(gen.isQuasi() || length % 2 == 0, () -> "output length must be even for " + d + " with " + gen
         + " (cuRAND makes normals in pairs), got " + length);
     }
     if (d == Distribution.POISSON) {
-      require(r.getLambda() > 0 && Double.isFinite(r.getLambda()), "lambda must be > 0, got " + r.getLambda());
+      require(r.getLambda() > 0 && Double.isFinite(r.getLambda()), () -> "lambda must be > 0, got " + r.getLambda());
     }
     return new RandCall(r, new Operand(a, r.getOutput(), length));
   }

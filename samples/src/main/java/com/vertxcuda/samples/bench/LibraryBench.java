@@ -47,6 +47,16 @@ public final class LibraryBench {
   record Sizes(int gemm, int fftLength, int fftBatch, long rngCount, int repeats, int smallGemms) {
     static final Sizes FULL = new Sizes(8192, 1 << 20, 64, 1L << 28, 10, 100_000);
     static final Sizes SMALL = new Sizes(256, 1 << 12, 4, 1L << 20, 3, 10_000);
+
+    // Warm-up and timed requests of each measurement; the raw JCuda run makes the same numbers of calls.
+    Counts fp32() { return new Counts(2 * repeats, repeats); }
+    Counts tf32() { return new Counts(20 * repeats, 5 * repeats); }
+    Counts fft() { return new Counts(20 * repeats, 10 * repeats); }
+    Counts rng() { return new Counts(20 * repeats, 20 * repeats); }
+  }
+
+  /** Warm-up calls, then timed calls. */
+  record Counts(int warmUp, int timed) {
   }
 
   private LibraryBench() {
@@ -60,6 +70,7 @@ public final class LibraryBench {
       DeviceOptions base = new DeviceOptions().setBackend(backend).setIsolation(isolation).setHostMemory(3L << 30);
       String deployment = await(vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(base))));
       DeviceClient device = DeviceClient.create(vertx);
+      awaitSpare(device, isolation);
       DeviceInfo info = await(device.describe());
       boolean cuda = "cuda".equals(info.getBackend());
       Sizes sizes = args.length > 1 && !args[1].equals("auto") ? (args[1].equals("small") ? Sizes.SMALL : Sizes.FULL)
@@ -71,13 +82,14 @@ public final class LibraryBench {
       BlasClient plain = BlasClient.create(vertx);
       rows.add(smallGemms(vertx, device, plain, sizes, 256, 256, "64x64 SGEMM, batching off"));
       BlasClient coalescing = BlasClient.create(vertx, new DeviceClientOptions(),
-        new BlasClientOptions().setCoalesce(true).setMaxCoalesced(256));
-      rows.add(smallGemms(vertx, device, coalescing, sizes, 1024, 256,
-        "64x64 SGEMM, coalescing client (256 per message), batched on the device"));
+        new BlasClientOptions().setCoalesce(true).setMaxCoalesced(512));
+      rows.add(smallGemms(vertx, device, coalescing, sizes, 2048, 512,
+        "64x64 SGEMM, coalescing client (512 per message), batched on the device"));
       await(vertx.undeploy(deployment));
       DeviceOptions batching = new DeviceOptions(base).setLibraryOptions(new JsonObject()
         .put("blas", new BlasOptions().setBatchWindow(50).setMaxBatchSize(64).toJson()));
       deployment = await(vertx.deployVerticle(new DeviceVerticle(batching)));
+      awaitSpare(device, isolation);
       rows.add(smallGemms(vertx, device, plain, sizes, 256, 256, "64x64 SGEMM, batching window 50 us"));
       await(vertx.undeploy(deployment));
       if (cuda) {
@@ -96,6 +108,21 @@ public final class LibraryBench {
     }
   }
 
+  /**
+   * In process isolation, waits until the spare device host stands ready: while it starts it
+   * shares the GPU with the serving context (a likely reason the first SGEMMs of a process-isolation
+   * run were 8% slower than in-process at 3c3abb40).
+   */
+  static void awaitSpare(DeviceClient device, Isolation isolation) throws Exception {
+    if (isolation != Isolation.PROCESS) {
+      return;
+    }
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (!await(device.stats()).isSpareReady() && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+  }
+
   static <T> T await(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.MINUTES);
   }
@@ -106,7 +133,9 @@ public final class LibraryBench {
    * send to the last reply: throughput with all of them in flight, which includes the first
    * request's way in and the last reply's way out.
    */
-  static double timeEach(int warmUp, int repeats, IntFunction<Future<?>> request) throws Exception {
+  static double timeEach(Counts counts, IntFunction<Future<?>> request) throws Exception {
+    int warmUp = counts.warmUp();
+    int repeats = counts.timed();
     for (int from = 0; from < warmUp; from += 20) {
       List<Future<?>> warm = new ArrayList<>();
       for (int i = from; i < Math.min(warmUp, from + 20); i++) {
@@ -136,8 +165,7 @@ public final class LibraryBench {
     for (boolean tf32 : new boolean[] {false, true}) {
       BlasRequest gemm = new BlasRequest(BlasOp.GEMM).setM(n).setN(n).setK(n).setA(a).setLda(n).setB(b).setLdb(n)
         .setC(c).setLdc(n).setTf32(tf32);
-      double t = tf32 ? timeEach(20 * s.repeats(), 5 * s.repeats(), i -> blas.execute(gemm))
-        : timeEach(2 * s.repeats(), s.repeats(), i -> blas.execute(gemm));
+      double t = timeEach(tf32 ? s.tf32() : s.fp32(), i -> blas.execute(gemm));
       rows.add(String.format("verticle SGEMM %d %s: %.3f ms, %.4g TFLOP/s", n, tf32 ? "TF32" : "FP32", t * 1e3,
         flops / t / 1e12));
     }
@@ -150,14 +178,14 @@ public final class LibraryBench {
     await(device.fill(signal, 0.25));
     FftRequest c2c = new FftRequest().setType(FftType.C2C).setDirection(FftDirection.FORWARD)
       .setN(List.of(s.fftLength())).setBatch(s.fftBatch()).setInput(signal).setOutput(signal);
-    double tf = timeEach(20 * s.repeats(), 10 * s.repeats(), i -> fft.execute(c2c));
+    double tf = timeEach(s.fft(), i -> fft.execute(c2c));
     rows.add(String.format("verticle FFT C2C %d x %d: %.3f ms", s.fftLength(), s.fftBatch(), tf * 1e3));
     await(device.free(signal));
 
     RandClient rand = RandClient.create(vertx);
     BufferHandle numbers = await(device.alloc(DType.F32, s.rngCount()));
     // Successive numbers of one sequence, as the raw run makes them: each request starts where the last ended.
-    double tr = timeEach(20 * s.repeats(), 20 * s.repeats(), i -> rand.generate(new RandRequest().setGenerator(RngType.PHILOX4_32_10)
+    double tr = timeEach(s.rng(), i -> rand.generate(new RandRequest().setGenerator(RngType.PHILOX4_32_10)
       .setSeed(1234).setOffset(i * s.rngCount()).setOutput(numbers)));
     rows.add(String.format("verticle uniform RNG %d floats: %.3f ms", s.rngCount(), tr * 1e3));
     await(device.free(numbers));
@@ -170,9 +198,12 @@ public final class LibraryBench {
    * {@code inFlight} are made {@code perTask} to a task (a coalescing client sends each task's
    * requests as one message).
    */
+  /** The small GEMMs' m = n = k: 64 (another size, e.g. 1 to see the toolkit's own cost, via -Dvertxcuda.bench.smallGemm). */
+  static final int SMALL_GEMM = Integer.getInteger("vertxcuda.bench.smallGemm", 64);
+
   private static String smallGemms(Vertx vertx, DeviceClient device, BlasClient blas, Sizes s, int inFlight,
                                    int perTask, String label) throws Exception {
-    int n = 64;
+    int n = SMALL_GEMM;
     BufferHandle a = await(device.alloc(DType.F32, n * n));
     BufferHandle b = await(device.alloc(DType.F32, n * n));
     await(device.fill(a, 1.0));
@@ -198,7 +229,7 @@ public final class LibraryBench {
   /** Runs {@code total} GEMMs as described above; returns the largest batch a reply reported. */
   private static int runGemms(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b, List<BufferHandle> outputs,
                               int total, int perTask) throws Exception {
-    int n = 64;
+    int n = SMALL_GEMM;
     io.vertx.core.Promise<Integer> done = io.vertx.core.Promise.promise();
     int[] sent = {0};
     int[] completed = {0};

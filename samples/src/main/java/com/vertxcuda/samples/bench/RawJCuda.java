@@ -63,7 +63,7 @@ final class RawJCuda {
     Pointer zero = Pointer.to(new float[] {0f});
     for (boolean tf32 : new boolean[] {false, true}) {
       JCublas2.cublasSetMathMode(blas, tf32 ? cublasMath.CUBLAS_TF32_TENSOR_OP_MATH : cublasMath.CUBLAS_DEFAULT_MATH);
-      double t = time(stream, s.repeats(), () -> JCublas2.cublasSgemm(blas, cublasOperation.CUBLAS_OP_N,
+      double t = time(stream, tf32 ? s.tf32() : s.fp32(), () -> JCublas2.cublasSgemm(blas, cublasOperation.CUBLAS_OP_N,
         cublasOperation.CUBLAS_OP_N, n, n, n, one, a, n, b, n, zero, c, n));
       rows.add(String.format("raw JCuda SGEMM %d %s: %.3f ms, %.4g TFLOP/s", n, tf32 ? "TF32" : "FP32", t * 1e3,
         2.0 * n * n * n / t / 1e12));
@@ -101,7 +101,7 @@ final class RawJCuda {
     JCufft.cufftPlanMany(plan, 1, new int[] {s.fftLength()}, null, 1, 0, null, 1, 0, cufftType.CUFFT_C2C,
       s.fftBatch());
     JCufft.cufftSetStream(plan, rtStream);
-    double tf = time(stream, s.repeats(), () -> JCufft.cufftExecC2C(plan, signal, signal, JCufft.CUFFT_FORWARD));
+    double tf = time(stream, s.fft(), () -> JCufft.cufftExecC2C(plan, signal, signal, JCufft.CUFFT_FORWARD));
     rows.add(String.format("raw JCuda FFT C2C %d x %d: %.3f ms", s.fftLength(), s.fftBatch(), tf * 1e3));
     JCufft.cufftDestroy(plan);
     JCudaDriver.cuMemFree(signal);
@@ -111,7 +111,7 @@ final class RawJCuda {
     JCurand.curandCreateGenerator(gen, curandRngType.CURAND_RNG_PSEUDO_PHILOX4_32_10);
     JCurand.curandSetStream(gen, rtStream);
     JCurand.curandSetPseudoRandomGeneratorSeed(gen, 1234);
-    double tr = time(stream, s.repeats(), () -> JCurand.curandGenerateUniform(gen, numbers, s.rngCount()));
+    double tr = time(stream, s.rng(), () -> JCurand.curandGenerateUniform(gen, numbers, s.rngCount()));
     rows.add(String.format("raw JCuda uniform RNG %d floats: %.3f ms", s.rngCount(), tr * 1e3));
     JCurand.curandDestroyGenerator(gen);
     JCudaDriver.cuMemFree(numbers);
@@ -244,6 +244,14 @@ final class RawJCuda {
     CUdeviceptr p = new CUdeviceptr();
     JCudaDriver.cuMemAlloc(p, bytes);
     return p;
+  }
+
+  /** Seconds per timed call on the GPU, after the warm-up calls (as many as the verticles had), measured with events. */
+  private static double time(CUstream stream, LibraryBench.Counts counts, Work work) {
+    for (int i = 0; i < counts.warmUp(); i++) {
+      work.run();
+    }
+    return time(stream, counts.timed(), work);
   }
 
   /** Seconds per repetition on the GPU, after one warm-up, measured with events. */

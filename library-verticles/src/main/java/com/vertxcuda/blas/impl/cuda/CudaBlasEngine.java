@@ -17,7 +17,6 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.CudaStatus;
-import com.vertxcuda.library.impl.DeviceAddresses;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.Operand;
 import jcuda.Pointer;
@@ -53,7 +52,7 @@ import java.util.List;
 public final class CudaBlasEngine implements BlasEngine {
 
   private static final int SCALAR_SLOTS = 1024;
-  private static final int BATCH_CAPACITY = 128;
+  private static final int BATCH_CAPACITY = 512;
   private static final int BATCH_RING = 8;
 
   private final DeviceContext device;
@@ -109,6 +108,10 @@ public final class CudaBlasEngine implements BlasEngine {
 
   private CUdeviceptr ptr(Operand o) {
     return pointers.pointer(o.memory(), o.byteOffset());
+  }
+
+  private long address(Operand o) {
+    return pointers.address(o.memory(), o.byteOffset());
   }
 
   private static CUdeviceptr at(CUdeviceptr base, long elements, DType t) {
@@ -342,9 +345,9 @@ public final class CudaBlasEngine implements BlasEngine {
       int n = chunk.size();
       for (int i = 0; i < n; i++) {
         BlasCall call = chunk.get(i);
-        staging.putLong(i * 8, DeviceAddresses.of(ptr(call.a())));
-        staging.putLong((BATCH_CAPACITY + i) * 8, DeviceAddresses.of(ptr(call.b())));
-        staging.putLong((2 * BATCH_CAPACITY + i) * 8, DeviceAddresses.of(ptr(call.c())));
+        staging.putLong(i * 8, address(call.a()));
+        staging.putLong((BATCH_CAPACITY + i) * 8, address(call.b()));
+        staging.putLong((2 * BATCH_CAPACITY + i) * 8, address(call.c()));
       }
       CUdeviceptr arrays = pointers.pointer(batchDevice, base);
       CudaStatus.checkDriver(JCudaDriver.cuMemcpyHtoDAsync(arrays, batchHost.withByteOffset(base),

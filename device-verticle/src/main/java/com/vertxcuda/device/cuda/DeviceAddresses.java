@@ -1,4 +1,4 @@
-package com.vertxcuda.library.impl;
+package com.vertxcuda.device.cuda;
 
 import jcuda.NativePointerObject;
 import jcuda.Pointer;
@@ -9,7 +9,7 @@ import java.lang.reflect.Method;
  * The raw address a JCuda {@link Pointer} stands for, for device arrays of device pointers (the
  * pointer-batched cuBLAS calls). JCuda keeps it protected; it is read once through reflection.
  */
-public final class DeviceAddresses {
+final class DeviceAddresses {
 
   private static final Method NATIVE_POINTER;
   private static final Method BYTE_OFFSET;
@@ -28,7 +28,7 @@ public final class DeviceAddresses {
   private DeviceAddresses() {
   }
 
-  public static long of(Pointer p) {
+  static long of(Pointer p) {
     try {
       return (long) NATIVE_POINTER.invoke(p) + (long) BYTE_OFFSET.invoke(p);
     } catch (ReflectiveOperationException e) {
