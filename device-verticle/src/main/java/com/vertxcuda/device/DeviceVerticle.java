@@ -254,9 +254,7 @@ public class DeviceVerticle extends VerticleBase {
     long id = nextRequestId++;
     long gen = generation;
     inFlight.put(id, r);
-    String target = r.library == null
-      ? Addresses.context(node, device, gen)
-      : Addresses.contextLibrary(node, device, gen, r.library);
+    String target = target(gen, r.library);
     DeliveryOptions delivery = forwardOptions;
     long seq = 0;
     if (r.library == null || context.info().getLibraries().contains(r.library.suffix())) {
@@ -281,6 +279,21 @@ public class DeviceVerticle extends VerticleBase {
         forwardFailed(r, ar.cause());
       }
     });
+  }
+
+  // The generation's addresses, built once per generation rather than per request.
+  private long targetsGeneration = -1;
+  private final Map<Library, String> targets = new java.util.EnumMap<>(Library.class);
+  private String contextTarget;
+
+  private String target(long gen, Library library) {
+    if (gen != targetsGeneration) {
+      targets.clear();
+      contextTarget = Addresses.context(node, device, gen);
+      targetsGeneration = gen;
+    }
+    return library == null ? contextTarget
+      : targets.computeIfAbsent(library, l -> Addresses.contextLibrary(node, device, gen, l));
   }
 
   private void forwardFailed(Request r, Throwable t) {

@@ -92,6 +92,9 @@ public final class RequestSequencer {
   }
 
   private boolean ready(long seq, Object owner) {
+    if (seq <= next) {
+      return true; // every earlier request is done: the usual case
+    }
     for (long s = next; s < seq; s++) {
       if (!doneAhead.contains(s) && held.get(s) != owner) {
         return false;

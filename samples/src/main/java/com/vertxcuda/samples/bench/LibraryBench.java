@@ -78,13 +78,21 @@ public final class LibraryBench {
       System.out.printf("device: %s (%s backend, isolation %s), sizes: %s%n", info.getName(), info.getBackend(),
         isolation, sizes);
       List<String> rows = new ArrayList<>();
-      rows.addAll(viaVerticles(vertx, device, sizes));
-      BlasClient plain = BlasClient.create(vertx);
+      boolean onlyGemms = Boolean.getBoolean("vertxcuda.bench.onlySmallGemms");
+      if (!onlyGemms) {
+        rows.addAll(viaVerticles(vertx, device, sizes));
+      }
+      List<BlasClient> plain = List.of(BlasClient.create(vertx));
       rows.add(smallGemms(vertx, device, plain, sizes, 256, 256, "64x64 SGEMM, batching off"));
-      BlasClient coalescing = BlasClient.create(vertx, new DeviceClientOptions(),
-        new BlasClientOptions().setCoalesce(true).setMaxCoalesced(512));
-      rows.add(smallGemms(vertx, device, coalescing, sizes, 2048, 512,
+      BlasClientOptions coalesce = new BlasClientOptions().setCoalesce(true).setMaxCoalesced(512);
+      List<BlasClient> coalescing = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        coalescing.add(BlasClient.create(vertx, new DeviceClientOptions(), coalesce));
+      }
+      rows.add(smallGemms(vertx, device, coalescing.subList(0, 1), sizes, 2048, 512,
         "64x64 SGEMM, coalescing client (512 per message), batched on the device"));
+      rows.add(smallGemms(vertx, device, coalescing, sizes, 4096, 512,
+        "64x64 SGEMM, coalescing clients (512 per message), batched on the device"));
       await(vertx.undeploy(deployment));
       DeviceOptions batching = new DeviceOptions(base).setLibraryOptions(new JsonObject()
         .put("blas", new BlasOptions().setBatchWindow(50).setMaxBatchSize(64).toJson()));
@@ -192,17 +200,17 @@ public final class LibraryBench {
     return rows;
   }
 
-  /**
-   * 64x64 SGEMMs from an event loop, {@code inFlight} outstanding, each on its own output: a request
-   * that completes frees its slot for the next one, made in the completion's task. The first
-   * {@code inFlight} are made {@code perTask} to a task (a coalescing client sends each task's
-   * requests as one message).
-   */
   /** The small GEMMs' m = n = k: 64 (another size, e.g. 1 to see the toolkit's own cost, via -Dvertxcuda.bench.smallGemm). */
   static final int SMALL_GEMM = Integer.getInteger("vertxcuda.bench.smallGemm", 64);
 
-  private static String smallGemms(Vertx vertx, DeviceClient device, BlasClient blas, Sizes s, int inFlight,
-                                   int perTask, String label) throws Exception {
+  /**
+   * 64x64 SGEMMs from {@code clients.size()} event loops (one client each), {@code inFlight}
+   * outstanding in all, each on its own output: a request that completes frees its slot for the next
+   * one, made in the completion's task. The first ones are made {@code perTask} to a task (a
+   * coalescing client sends each task's requests as one message).
+   */
+  private static String smallGemms(Vertx vertx, DeviceClient device, List<BlasClient> clients, Sizes s,
+                                   int inFlight, int perTask, String label) throws Exception {
     int n = SMALL_GEMM;
     BufferHandle a = await(device.alloc(DType.F32, n * n));
     BufferHandle b = await(device.alloc(DType.F32, n * n));
@@ -213,27 +221,42 @@ public final class LibraryBench {
       outputs.add(await(device.alloc(DType.F32, n * n)));
     }
     // A warm-up pass, then the timed one.
-    runGemms(vertx, blas, a, b, outputs, Math.min(s.smallGemms(), 20 * inFlight), perTask);
+    runGemms(vertx, clients, a, b, outputs, Math.min(s.smallGemms(), 20 * inFlight), perTask);
     long start = System.nanoTime();
-    int largest = runGemms(vertx, blas, a, b, outputs, s.smallGemms(), perTask);
+    int largest = runGemms(vertx, clients, a, b, outputs, s.smallGemms(), perTask);
     double seconds = (System.nanoTime() - start) / 1e9;
     for (BufferHandle h : outputs) {
       await(device.free(h));
     }
     await(device.free(a));
     await(device.free(b));
-    return String.format("verticle %s: %d requests, %d in flight, %.0f requests/s, %.2f us each, largest batch %d",
-      label, s.smallGemms(), inFlight, s.smallGemms() / seconds, seconds / s.smallGemms() * 1e6, largest);
+    return String.format("verticle %s: %d requests from %d event loop%s, %d in flight, %.0f requests/s, %.2f us each,"
+      + " largest batch %d", label, s.smallGemms(), clients.size(), clients.size() == 1 ? "" : "s", inFlight,
+      s.smallGemms() / seconds, seconds / s.smallGemms() * 1e6, largest);
   }
 
   /** Runs {@code total} GEMMs as described above; returns the largest batch a reply reported. */
-  private static int runGemms(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b, List<BufferHandle> outputs,
-                              int total, int perTask) throws Exception {
+  private static int runGemms(Vertx vertx, List<BlasClient> clients, BufferHandle a, BufferHandle b,
+                              List<BufferHandle> outputs, int total, int perTask) throws Exception {
+    int share = outputs.size() / clients.size();
+    List<Future<Integer>> all = new ArrayList<>();
+    for (int i = 0; i < clients.size(); i++) {
+      int requests = total / clients.size() + (i < total % clients.size() ? 1 : 0);
+      all.add(runGemms(vertx, clients.get(i), a, b, outputs.subList(i * share, (i + 1) * share), requests, perTask));
+    }
+    await(Future.all(all));
+    return all.stream().mapToInt(Future::result).max().orElse(0);
+  }
+
+  /** One client's part, on an event-loop context of its own. */
+  private static Future<Integer> runGemms(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b,
+                                          List<BufferHandle> outputs, int total, int perTask) {
     int n = SMALL_GEMM;
     io.vertx.core.Promise<Integer> done = io.vertx.core.Promise.promise();
     int[] sent = {0};
     int[] completed = {0};
     int[] largest = {0};
+    // From a thread outside Vert.x, each runOnContext gets a new event-loop context (event loops in turn).
     vertx.runOnContext(v -> {
       io.vertx.core.Context context = vertx.getOrCreateContext();
       java.util.function.IntConsumer[] issue = new java.util.function.IntConsumer[1];
@@ -256,6 +279,9 @@ public final class LibraryBench {
             }
           });
       };
+      if (total == 0) {
+        done.tryComplete(0);
+      }
       for (int from = 0; from < outputs.size(); from += perTask) {
         int first = from;
         context.runOnContext(x -> {
@@ -265,6 +291,6 @@ public final class LibraryBench {
         });
       }
     });
-    return await(done.future());
+    return done.future();
   }
 }
