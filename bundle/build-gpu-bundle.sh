@@ -32,10 +32,12 @@ for j in "$out"/lib/jcuda-natives-*.jar; do
 done
 
 # java.xml and jdk.zipfs: the JUnit console launcher writes XML reports and scans the test jar with them.
-jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs \
+# jdk.jfr: profiles taken on the GPU host (JDK Flight Recorder, with bundle/sampling-1ms.jfc).
+jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr \
   --strip-debug --compress=2 --no-header-files --no-man-pages --output "$out/runtime"
 
 cp "$root/bundle/run.sh" "$out/run.sh"
+cp "$root/bundle/sampling-1ms.jfc" "$out/sampling-1ms.jfc"
 chmod +x "$out/run.sh"
 git -C "$root" rev-parse HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then echo "(with uncommitted changes)" >> "$out/COMMIT"; fi

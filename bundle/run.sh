@@ -8,7 +8,8 @@
 # LibraryBench. Every log lands in a work folder; the output folder gets summary.txt (as it grows),
 # tests.tgz after phase 1, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|probe]  (probe: HopProbe and LibraryBench in both isolation modes)
+# usage: bash run.sh <output dir> [tests|bench|all|probe|profile]
+#   probe: HopProbe and LibraryBench in both isolation modes; profile: small GEMMs under JFR
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
@@ -65,6 +66,13 @@ suite() { # NAME SECONDS CLASSPATH ISOLATION SELECTORS...
     --reports-dir "$work/reports-$name"
 }
 
+if [ "$what" = profile ]; then
+  echo "== profile: small GEMMs through the coalescing clients, JFR sampling every 1 ms"
+  stage library-gemms-profile 120 "$cp" -Xmx6g -Dvertxcuda.bench.onlySmallGemms=true \
+    -XX:StartFlightRecording=filename="$out/small-gemms.jfr",settings="$here/sampling-1ms.jfc" \
+    com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
+fi
+
 if [ "$what" = probe ]; then
   echo "== probe"
   { ls /usr/local/cuda/bin 2>&1 | tr '\n' ' '; echo; command -v nsys ncu nvcc 2>&1; } > "$work/tools.txt"
@@ -73,7 +81,7 @@ if [ "$what" = probe ]; then
   stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
 fi
 
-if [ "$what" != bench ] && [ "$what" != probe ]; then
+if [ "$what" != bench ] && [ "$what" != probe ] && [ "$what" != profile ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
@@ -101,7 +109,7 @@ if [ "$what" != bench ] && [ "$what" != probe ]; then
   tar czf "$out/tests.tgz" -C "$work" .
 fi
 
-if [ "$what" != tests ] && [ "$what" != probe ]; then
+if [ "$what" != tests ] && [ "$what" != probe ] && [ "$what" != profile ]; then
   echo "== phase 2: benchmarks"
   stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
   stage isolation-bench 80 "$cp" -Xmx6g com.vertxcuda.samples.bench.IsolationBench "$backend" "$work/bench/isolation-bench.txt"
