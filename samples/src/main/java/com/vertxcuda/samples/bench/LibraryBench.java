@@ -51,7 +51,7 @@ public final class LibraryBench {
     // Warm-up and timed requests of each measurement; the raw JCuda run makes the same numbers of calls.
     Counts fp32() { return new Counts(2 * repeats, repeats); }
     Counts tf32() { return new Counts(20 * repeats, 5 * repeats); }
-    Counts fft() { return new Counts(20 * repeats, 10 * repeats); }
+    Counts fft() { return new Counts(20 * repeats, 20 * repeats); }
     Counts rng() { return new Counts(20 * repeats, 20 * repeats); }
   }
 
