@@ -32,22 +32,32 @@ final class RawJCuda {
     void run();
   }
 
+  /** Device 0's primary context, current on this thread, and a stream on it. */
+  private record Session(CUdevice device, CUcontext context, CUstream stream, cudaStream_t rtStream) {
+    static Session open(int streamFlags) throws Exception {
+      // The same native loading as the verticles: the forwarders stand in for CUDA 11's sonames.
+      com.vertxcuda.device.cuda.CudaBackend.load(new com.vertxcuda.device.DeviceOptions());
+      JCudaDriver.setExceptionsEnabled(true);
+      JCublas2.setExceptionsEnabled(true);
+      JCufft.setExceptionsEnabled(true);
+      JCurand.setExceptionsEnabled(true);
+      JCudaDriver.cuInit(0);
+      CUdevice device = new CUdevice();
+      JCudaDriver.cuDeviceGet(device, 0);
+      CUcontext context = new CUcontext();
+      JCudaDriver.cuDevicePrimaryCtxRetain(context, device);
+      JCudaDriver.cuCtxSetCurrent(context);
+      CUstream stream = new CUstream();
+      JCudaDriver.cuStreamCreate(stream, streamFlags);
+      return new Session(device, context, stream, new cudaStream_t(stream));
+    }
+  }
+
   static List<String> run(LibraryBench.Sizes s) throws Exception {
-    // The same native loading as the verticles: the forwarders stand in for CUDA 11's sonames.
-    com.vertxcuda.device.cuda.CudaBackend.load(new com.vertxcuda.device.DeviceOptions());
-    JCudaDriver.setExceptionsEnabled(true);
-    JCublas2.setExceptionsEnabled(true);
-    JCufft.setExceptionsEnabled(true);
-    JCurand.setExceptionsEnabled(true);
-    JCudaDriver.cuInit(0);
-    CUdevice device = new CUdevice();
-    JCudaDriver.cuDeviceGet(device, 0);
-    CUcontext context = new CUcontext();
-    JCudaDriver.cuDevicePrimaryCtxRetain(context, device);
-    JCudaDriver.cuCtxSetCurrent(context);
-    CUstream stream = new CUstream();
-    JCudaDriver.cuStreamCreate(stream, 0);
-    cudaStream_t rtStream = new cudaStream_t(stream);
+    Session raw = Session.open(0);
+    CUdevice device = raw.device();
+    CUstream stream = raw.stream();
+    cudaStream_t rtStream = raw.rtStream();
     List<String> rows = new ArrayList<>();
 
     int n = s.gemm();
@@ -126,19 +136,11 @@ final class RawJCuda {
    * verticle makes, and RNG with another thread polling an event as the completion poller does.
    */
   static List<String> variants(long rngCount, int fftLength, int fftBatch, int repeats) throws Exception {
-    com.vertxcuda.device.cuda.CudaBackend.load(new com.vertxcuda.device.DeviceOptions());
-    JCudaDriver.setExceptionsEnabled(true);
-    JCufft.setExceptionsEnabled(true);
-    JCurand.setExceptionsEnabled(true);
-    JCudaDriver.cuInit(0);
-    CUdevice device = new CUdevice();
-    JCudaDriver.cuDeviceGet(device, 0);
-    CUcontext context = new CUcontext();
-    JCudaDriver.cuDevicePrimaryCtxRetain(context, device);
-    JCudaDriver.cuCtxSetCurrent(context);
-    CUstream stream = new CUstream();
-    JCudaDriver.cuStreamCreate(stream, jcuda.driver.CUstream_flags.CU_STREAM_NON_BLOCKING);
-    cudaStream_t rtStream = new cudaStream_t(stream);
+    Session raw = Session.open(jcuda.driver.CUstream_flags.CU_STREAM_NON_BLOCKING);
+    CUdevice device = raw.device();
+    CUcontext context = raw.context();
+    CUstream stream = raw.stream();
+    cudaStream_t rtStream = raw.rtStream();
     List<String> rows = new ArrayList<>();
 
     CUdeviceptr numbers = alloc(4L * rngCount);
