@@ -19,6 +19,7 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
+import com.vertxcuda.library.impl.Operand;
 import io.vertx.core.eventbus.Message;
 
 import java.util.ArrayList;
@@ -308,8 +309,12 @@ public final class BlasVerticle extends LibraryVerticle {
     List<Allocation> writes = new ArrayList<>();
     for (Pending p : group) {
       calls.add(p.call());
-      reads.addAll(p.call().readAllocations());
-      writes.addAll(p.call().writeAllocations());
+      for (Operand o : p.call().reads()) {
+        reads.add(o.allocation());
+      }
+      for (Operand o : p.call().writes()) {
+        writes.add(o.allocation());
+      }
     }
     EngineResult[] result = new EngineResult[1];
     GpuEvent done;
