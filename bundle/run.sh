@@ -8,7 +8,7 @@
 # LibraryBench. Every log lands in a work folder; the output folder gets summary.txt (as it grows),
 # tests.tgz after phase 1, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|probe|profile]
+# usage: bash run.sh <output dir> [tests|bench|all|probe|profile|quick]
 #   probe: HopProbe and LibraryBench in both isolation modes; profile: small GEMMs under JFR
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -66,6 +66,21 @@ suite() { # NAME SECONDS CLASSPATH ISOLATION SELECTORS...
     --reports-dir "$work/reports-$name"
 }
 
+if [ "$what" = quick ]; then
+  # For little device time: the library benchmarks first, then the device benchmark and the suites
+  # that exercise the newest code, most valuable first; summary.txt grows as each stage ends.
+  echo "== quick"
+  stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
+  stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
+  stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
+  cp "$work"/bench/device-bench.txt "$out/" 2>/dev/null
+  libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
+        --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
+  suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
+  suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
+  suite libraries-process 130 "$cp" process "${libs[@]}"
+fi
+
 if [ "$what" = profile ]; then
   echo "== profile: small GEMMs through the coalescing clients, JFR sampling every 1 ms"
   stage library-gemms-profile 120 "$cp" -Xmx6g -Dvertxcuda.bench.onlySmallGemms=true \
@@ -81,7 +96,7 @@ if [ "$what" = probe ]; then
   stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
 fi
 
-if [ "$what" != bench ] && [ "$what" != probe ] && [ "$what" != profile ]; then
+if [ "$what" != bench ] && [ "$what" != probe ] && [ "$what" != profile ] && [ "$what" != quick ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
@@ -109,7 +124,7 @@ if [ "$what" != bench ] && [ "$what" != probe ] && [ "$what" != profile ]; then
   tar czf "$out/tests.tgz" -C "$work" .
 fi
 
-if [ "$what" != tests ] && [ "$what" != probe ] && [ "$what" != profile ]; then
+if [ "$what" != tests ] && [ "$what" != probe ] && [ "$what" != profile ] && [ "$what" != quick ]; then
   echo "== phase 2: benchmarks"
   stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
   stage isolation-bench 80 "$cp" -Xmx6g com.vertxcuda.samples.bench.IsolationBench "$backend" "$work/bench/isolation-bench.txt"
