@@ -71,7 +71,9 @@ if [ "$what" = quick ]; then
   # that exercise the newest code, most valuable first; summary.txt grows as each stage ends.
   echo "== quick"
   stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
+  cp "$work/library-bench-in-process.txt" "$out/"
   stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
+  cp "$work/library-bench-process.txt" "$out/"
   stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
   cp "$work"/bench/device-bench.txt "$out/" 2>/dev/null
   libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
