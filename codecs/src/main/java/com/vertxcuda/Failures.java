@@ -21,7 +21,7 @@ public final class Failures {
   /** Answers {@code message} with the failure that {@code cause} stands for. */
   public static void fail(Message<?> message, Throwable cause) {
     CudaException e = toCudaException(cause);
-    message.fail(e.code().code(), messageOf(e));
+    message.fail(e.code().code(), text(e));
   }
 
   /** A failure as a {@link ReplyException} (for replying through futures). */
@@ -67,7 +67,8 @@ public final class Failures {
     return new CudaException(FailureCode.LIBRARY_ERROR, String.valueOf(t), t);
   }
 
-  private static String messageOf(CudaException e) {
+  /** A failure's message without the "CODE: " prefix its exception adds (the text a reply carries). */
+  public static String text(CudaException e) {
     return strip(e.code(), e.getMessage());
   }
 

@@ -298,7 +298,7 @@ public class DeviceVerticle extends VerticleBase {
 
   private void forwardFailed(Request r, Throwable t) {
     CudaException e = ForwardFailures.map(t, r.library != null, generation);
-    fail(r, e.code(), ForwardFailures.text(e));
+    fail(r, e.code(), Failures.text(e));
   }
 
   private void onContextReport(Message<JsonObject> m) {

@@ -2,6 +2,7 @@ package com.vertxcuda.blas;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
 import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
@@ -33,12 +34,7 @@ public class BlasOutcome {
   }
 
   public static BlasOutcome of(CudaException failure) {
-    String text = failure.getMessage();
-    String prefix = failure.code() + ": ";
-    if (text != null && text.startsWith(prefix)) {
-      text = text.substring(prefix.length());
-    }
-    return new BlasOutcome().setFailureCode(failure.code()).setFailure(text);
+    return new BlasOutcome().setFailureCode(failure.code()).setFailure(Failures.text(failure));
   }
 
   /** True when the request succeeded. */

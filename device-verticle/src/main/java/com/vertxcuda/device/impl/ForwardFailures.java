@@ -27,11 +27,4 @@ public final class ForwardFailures {
     }
     return Failures.toCudaException(t);
   }
-
-  /** The message text without the code prefix that {@link CudaException} adds. */
-  public static String text(CudaException e) {
-    String prefix = e.code().name() + ": ";
-    String m = e.getMessage();
-    return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
-  }
 }

@@ -2,6 +2,7 @@ package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
+import com.vertxcuda.Failures;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.Probe;
@@ -127,7 +128,7 @@ public final class DeviceHostMain {
           link.send(LinkFrame.reply(frame.id, ((Message<?>) ar.result()).body()));
         } else {
           CudaException e = ForwardFailures.map(ar.cause(), library, -1);
-          link.send(LinkFrame.failure(frame.id, e.code().code(), ForwardFailures.text(e)));
+          link.send(LinkFrame.failure(frame.id, e.code().code(), Failures.text(e)));
         }
       });
   }
