@@ -171,6 +171,27 @@ class CoalescingClientTest extends HostDeviceTest {
   }
 
   @Test
+  void aMissingRequestInABatchFailsAlone() {
+    BufferHandle x = f32(3, 4);
+    BlasBatchReply reply = await(blas.executeBatch(new BlasBatch(java.util.Arrays.asList(
+      new BlasRequest(BlasOp.NRM2).setN(2).setX(x), null, new BlasRequest(BlasOp.ASUM).setN(2).setX(x)))));
+    assertEquals(5, reply.getOutcomes().get(0).getReply().getValue(), 1e-6);
+    assertEquals(FailureCode.BAD_REQUEST, reply.getOutcomes().get(1).getFailureCode());
+    assertTrue(reply.getOutcomes().get(1).getFailure().contains("requests[1]"), reply.getOutcomes().get(1).getFailure());
+    assertEquals(7, reply.getOutcomes().get(2).getReply().getValue(), 1e-6);
+  }
+
+  /** More requests than a batch may carry: BAD_REQUEST in both isolation modes, and the device serves on. */
+  @Test
+  void aBatchTooLongFailsAloneAndTheDeviceServesOn() {
+    List<BlasRequest> tooMany = java.util.Collections.nCopies(BlasBatch.MAX_REQUESTS + 1, null);
+    CudaException e = failure(blas.executeBatch(new BlasBatch(tooMany)));
+    assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    BufferHandle x = f32(3, 4);
+    assertEquals(5, await(blas.nrm2(2, x, 1)), 1e-6);
+  }
+
+  @Test
   void optionsRejectABatchSizeOutOfRange() {
     assertThrows(IllegalArgumentException.class, () -> new BlasClientOptions().setMaxCoalesced(0));
     CudaException e = failure(coalescing(2).execute(new BlasRequest(BlasOp.NRM2).setN(1).setX(null)));

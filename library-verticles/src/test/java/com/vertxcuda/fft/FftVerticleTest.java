@@ -180,6 +180,20 @@ class FftVerticleTest extends HostDeviceTest {
     assertFalse(await(fft.execute(a)).isPlanReused(), "a was evicted");
   }
 
+  /**
+   * Sizes beyond what the wire format carries (17): BAD_REQUEST in both isolation modes (in
+   * process isolation the device host cannot read the request and says so), and the device serves on.
+   */
+  @Test
+  void aRequestTooLongForTheWireFailsAloneAndTheDeviceServesOn() {
+    BufferHandle in = f32(new float[16]);
+    List<Integer> seventeen = java.util.Collections.nCopies(17, 1);
+    com.vertxcuda.CudaException e = failure(fft.execute(new FftRequest().setType(FftType.C2C)
+      .setDirection(FftDirection.FORWARD).setN(seventeen).setInput(in).setOutput(in)));
+    org.junit.jupiter.api.Assertions.assertEquals(com.vertxcuda.FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    assertTrue(await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(8), 1, in, in)) != null);
+  }
+
   @Test
   void badRequestsNameTheField() {
     BufferHandle in = f32(new float[16]);

@@ -145,6 +145,9 @@ public class ContextVerticle extends VerticleBase {
       Failures.fail(m, runtime.lostFailure());
       return;
     }
+    if (UnreadableRequest.answer(m)) {
+      return;
+    }
     Object body = m.body();
     try {
       if (body instanceof AllocRequest) {

@@ -8,6 +8,7 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.Probe;
 import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.context.TransferRequest;
+import com.vertxcuda.device.context.UnreadableRequest;
 import com.vertxcuda.device.impl.ForwardFailures;
 import com.vertxcuda.device.impl.InProcessContextTier;
 import io.vertx.core.Vertx;
@@ -63,6 +64,7 @@ public final class DeviceHostMain {
       });
     }
     vertx.eventBus().registerDefaultCodec(TransferRequest.class, new LocalOnlyCodec<>(TransferRequest.class));
+    vertx.eventBus().registerDefaultCodec(UnreadableRequest.class, new LocalOnlyCodec<>(UnreadableRequest.class));
     SharedRegion region = SharedRegion.open(regionPath);
     DeviceOptions options = new DeviceOptions(config);
     String node = config.getString("node");

@@ -2,6 +2,7 @@ package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
+import com.vertxcuda.device.context.UnreadableRequest;
 import com.vertxcuda.codec.WireIn;
 import com.vertxcuda.codec.WireOut;
 import com.vertxcuda.codec.WireType;
@@ -136,7 +137,14 @@ final class LinkFrame {
       case REQUEST: {
         String address = in.readString();
         long sequence = in.readLong();
-        return new LinkFrame(kind, id, address, readBody(record, in), 0, null, sequence);
+        Object body;
+        try {
+          body = readBody(record, in);
+        } catch (WireFormatException e) {
+          // The frame itself is whole: only this request fails (BAD_REQUEST from its verticle).
+          body = new UnreadableRequest(e.getMessage());
+        }
+        return new LinkFrame(kind, id, address, body, 0, null, sequence);
       }
       case REPLY:
         return new LinkFrame(kind, id, null, readBody(record, in), 0, null);

@@ -11,6 +11,7 @@ import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.context.Probe;
 import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.context.StreamOrdering;
+import com.vertxcuda.device.context.UnreadableRequest;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
@@ -96,6 +97,9 @@ public abstract class LibraryVerticle extends VerticleBase {
   private void serve(Message<Object> m) {
     if (runtime.isPoisoned()) {
       Failures.fail(m, runtime.lostFailure());
+      return;
+    }
+    if (UnreadableRequest.answer(m)) {
       return;
     }
     if (unavailable != null) {
