@@ -18,6 +18,7 @@ public class DeviceOptions {
   public static final BackendKind DEFAULT_BACKEND = BackendKind.AUTO;
   public static final Isolation DEFAULT_ISOLATION = Isolation.AUTO;
   public static final int DEFAULT_PENDING_QUEUE_CAPACITY = 1024;
+  public static final int DEFAULT_MAX_IN_FLIGHT = 65_536;
   public static final long DEFAULT_MEMORY_LIMIT = 0;
   public static final long DEFAULT_REQUEST_TIMEOUT = 60_000;
   public static final int DEFAULT_RESTART_LIMIT = 5;
@@ -35,6 +36,7 @@ public class DeviceOptions {
   private BackendKind backend = DEFAULT_BACKEND;
   private Isolation isolation = DEFAULT_ISOLATION;
   private int pendingQueueCapacity = DEFAULT_PENDING_QUEUE_CAPACITY;
+  private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
   private long memoryLimit = DEFAULT_MEMORY_LIMIT;
   private List<Library> libraries = new ArrayList<>(Arrays.asList(Library.values()));
   private String workerPoolName;
@@ -91,6 +93,14 @@ public class DeviceOptions {
   /** Requests held while the context is (re)built; past this they fail at once with QUEUE_FULL. */
   public int getPendingQueueCapacity() { return pendingQueueCapacity; }
   public DeviceOptions setPendingQueueCapacity(int v) { this.pendingQueueCapacity = v; return this; }
+
+  /**
+   * Requests forwarded to the context and not yet answered (a coalesced batch counts once); past
+   * this, a request fails at once with QUEUE_FULL, so an overloaded device answers quickly and its
+   * memory stays bounded.
+   */
+  public int getMaxInFlight() { return maxInFlight; }
+  public DeviceOptions setMaxInFlight(int v) { this.maxInFlight = v; return this; }
 
   /** Most bytes of live buffers, in bytes; 0 means the device's memory. Past it, OUT_OF_MEMORY. */
   public long getMemoryLimit() { return memoryLimit; }

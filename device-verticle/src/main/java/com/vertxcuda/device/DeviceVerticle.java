@@ -231,7 +231,12 @@ public class DeviceVerticle extends VerticleBase {
     }
     switch (state) {
       case READY:
-        forward(r);
+        if (inFlight.size() >= options.getMaxInFlight()) {
+          fail(r, FailureCode.QUEUE_FULL, "the device has " + inFlight.size()
+            + " requests in flight (maxInFlight); try again when some are answered");
+        } else {
+          forward(r);
+        }
         break;
       case STARTING:
       case REBUILDING:

@@ -169,6 +169,50 @@ class FailureCodesTest {
   }
 
   @Test
+  void pastMaxInFlightARequestFailsAtOnceAndEveryRequestIsAnswered(Vertx vertx, VertxTestContext ctx) {
+    assumeTrue(TestDevices.faultsInjectable());
+    DeviceOptions options = TestDevices.options().setMaxInFlight(3).setRequestTimeout(1500)
+      .setHeartbeatInterval(200).setHeartbeatTimeout(2000);
+    TestDevices.deploy(vertx, options).compose(id -> {
+      DeviceClient c = DeviceClient.create(vertx);
+      Promise<DeviceEvent> changed = Promise.promise();
+      c.events(e -> {
+        if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
+          changed.tryComplete(e);
+        }
+      });
+      // A hung context holds what reaches it: the stall itself and two allocations fill the three
+      // places; the next three are turned away at once, long before the held ones time out.
+      vertx.eventBus().send(c.address(), new FaultRequest(FaultRequest.Kind.STALL));
+      List<Future<BufferHandle>> held = List.of(c.alloc(DType.F32, 4), c.alloc(DType.F32, 4));
+      List<Future<BufferHandle>> turnedAway = List.of(c.alloc(DType.F32, 4), c.alloc(DType.F32, 4),
+        c.alloc(DType.F32, 4));
+      long sent = System.nanoTime();
+      return Future.join(turnedAway).otherwiseEmpty().compose(x -> {
+        assertTrue(System.nanoTime() - sent < 1_000_000_000L, "turned away at once");
+        assertTrue(held.stream().noneMatch(Future::isComplete), "the held requests are still in flight");
+        for (Future<BufferHandle> f : turnedAway) {
+          CudaException e = (CudaException) f.cause();
+          assertEquals(FailureCode.QUEUE_FULL, e.code(), e.getMessage());
+          assertTrue(e.getMessage().contains("3 requests in flight"), e.getMessage());
+        }
+        // The held ones are answered too, each once, when the hung context is given up.
+        return Future.join(held).otherwiseEmpty();
+      }).compose(x -> {
+        for (Future<BufferHandle> f : held) {
+          assertTrue(f.failed());
+          FailureCode code = ((CudaException) f.cause()).code();
+          assertTrue(code == FailureCode.TIMEOUT || code == FailureCode.CONTEXT_LOST, code.toString());
+        }
+        return changed.future();
+      }).compose(e -> stillServes(c)).compose(x -> c.stats()).map(stats -> {
+        assertEquals(0, stats.getInFlight(), "nothing left in flight");
+        return null;
+      });
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
   void timeoutFromTheClientsOwnDeadline(Vertx vertx, VertxTestContext ctx) {
     DeviceClient c = DeviceClient.create(vertx, new DeviceClientOptions().setTimeout(200));
     // Nobody answers at this address: the client's deadline turns a missing device into a failure
