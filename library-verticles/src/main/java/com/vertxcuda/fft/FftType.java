@@ -2,7 +2,10 @@ package com.vertxcuda.fft;
 
 import com.vertxcuda.DType;
 
-/** The transform kinds of cuFFT: single precision C2C, R2C, C2R and double Z2Z, D2Z, Z2D. */
+/**
+ * The transform kinds of cuFFT: single precision C2C, R2C, C2R and double Z2Z, D2Z, Z2D. C2R and
+ * Z2D may overwrite their input (cuFFT does, out of place too): keep a copy if you need it after.
+ */
 public enum FftType {
   C2C(false, true, true), R2C(false, false, true), C2R(false, true, false),
   Z2Z(true, true, true), D2Z(true, false, true), Z2D(true, true, false);

@@ -270,6 +270,16 @@ class BlasVerticleTest extends HostDeviceTest {
       }
     }
 
+    // k = 0: C = beta C on the triangle, the rest untouched (as cuBLAS).
+    BufferHandle sc0 = f64(c0);
+    await(blas.syrk(FillMode.LOWER, Transpose.N, n, 0, 1, f64(new double[n]), n, 3, sc0, n));
+    double[] scaled = readF64(sc0);
+    for (int j = 0; j < n; j++) {
+      for (int i = 0; i < n; i++) {
+        assertEquals(i >= j ? 3 * c0[i + j * n] : c0[i + j * n], scaled[i + j * n], 1e-12, "syrk k=0 (" + i + "," + j + ")");
+      }
+    }
+
     // Upper-triangular A with a strong diagonal; X solves A X = 3 B.
     double[] t = values(m * m, 21);
     for (int i = 0; i < m; i++) {

@@ -166,6 +166,52 @@ class FftVerticleTest extends HostDeviceTest {
   }
 
   @Test
+  void sizeOneDimensionsAreTransformsOfTheOthers() {
+    double[] z = values(8, 7);
+    BufferHandle out = f64(new double[8]);
+    await(fft.transform(FftType.Z2Z, FftDirection.FORWARD, List.of(1, 4), 1, f64(z), out));
+    assertClose(dft(z, new int[] {4}, true), readF64(out), 1e-10, "n = [1, 4]");
+    await(fft.transform(FftType.Z2Z, FftDirection.FORWARD, List.of(2, 2, 1), 1, f64(z), out));
+    assertClose(dft(z, new int[] {2, 2}, true), readF64(out), 1e-10, "n = [2, 2, 1]");
+    await(fft.transform(FftType.Z2Z, FftDirection.INVERSE, List.of(1), 1, f64(z), out));
+    assertClose(java.util.Arrays.copyOf(z, 2), java.util.Arrays.copyOf(readF64(out), 2), 0, "n = [1]");
+  }
+
+  @Test
+  void inPlaceRealTransformsUseThePaddedLayout() {
+    // R2C in place: each row of 8 reals padded to 10, so the 5 complex outputs lie over it.
+    int[] n = {8};
+    double[] x = values(16, 8);
+    double[] padded = new double[20];
+    System.arraycopy(x, 0, padded, 0, 8);
+    System.arraycopy(x, 8, padded, 10, 8);
+    BufferHandle buffer = f64(padded);
+    await(fft.execute(new FftRequest().setType(FftType.D2Z).setN(List.of(8)).setBatch(2).setInembed(List.of(10))
+      .setInput(buffer).setOutput(buffer)));
+    double[] got = readF64(buffer);
+    for (int b = 0; b < 2; b++) {
+      double[] expected = half(dft(complexOf(java.util.Arrays.copyOfRange(x, 8 * b, 8 * b + 8)), n, true), n);
+      assertClose(expected, java.util.Arrays.copyOfRange(got, 10 * b, 10 * b + 10), 1e-10, "in-place D2Z batch " + b);
+    }
+    // Unpadded, the second batch's output would land on input the transform has not read yet.
+    assertBadRequest(fft.execute(new FftRequest().setType(FftType.D2Z).setN(List.of(8)).setBatch(2)
+      .setInput(buffer).setOutput(buffer)), "in place, the output layout must lie over the input's");
+    assertBadRequest(fft.execute(new FftRequest().setType(FftType.Z2Z).setN(List.of(4)).setOstride(2)
+      .setInput(buffer).setOutput(buffer)), "in place, the output layout must lie over the input's");
+  }
+
+  @Test
+  void anOutputLayoutThatWritesAnElementTwiceIsRefused() {
+    BufferHandle in = f32(new float[16]);
+    BufferHandle out = f32(new float[16]);
+    assertBadRequest(fft.execute(new FftRequest().setType(FftType.C2C).setN(List.of(4)).setBatch(2).setOdist(1)
+      .setInput(in).setOutput(out)), "write some elements twice");
+    // Interleaved batches (stride = batch, distance 1) write each element once.
+    await(fft.execute(new FftRequest().setType(FftType.C2C).setN(List.of(4)).setBatch(2).setOstride(2).setOdist(1)
+      .setInput(in).setOutput(out)));
+  }
+
+  @Test
   void plansAreCachedLeastRecentlyUsedFirst() {
     BufferHandle in = f32(new float[32]);
     BufferHandle out = f32(new float[32]);

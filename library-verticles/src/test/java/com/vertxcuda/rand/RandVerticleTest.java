@@ -180,6 +180,11 @@ class RandVerticleTest extends HostDeviceTest {
     assertBadRequest(rand.poisson(RngType.PHILOX4_32_10, 1, -1, await(device.alloc(DType.U32, 4))), "lambda");
     assertBadRequest(rand.generate(new RandRequest().setGenerator(RngType.MTGP32).setOffset(4).setOutput(f)), "offset");
     assertBadRequest(rand.generate(new RandRequest().setOffset(-1).setOutput(f)), "offset");
+    // An offset whose end passes 2^63 - 1 is refused before anything is queued, and the device serves on.
+    BufferHandle eight = f32s(8);
+    assertBadRequest(rand.generate(new RandRequest().setOffset(Long.MAX_VALUE - 3).setOutput(eight)),
+      "passes the generator's last position");
+    assertEquals(eight, await(rand.generate(new RandRequest().setOffset(Long.MAX_VALUE - 8).setOutput(eight))));
     assertBadRequest(rand.generate(new RandRequest().setDimensions(2).setOutput(f32s(8))), "dimensions applies");
     assertBadRequest(rand.generate(new RandRequest().setGenerator(RngType.SOBOL32).setDimensions(2).setOutput(f)),
       "dimensions");

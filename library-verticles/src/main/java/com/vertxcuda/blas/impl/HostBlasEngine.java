@@ -92,7 +92,16 @@ final class HostBlasEngine implements BlasEngine {
       case SYRK: {
         double[] a = read(call.a(), r.getLda());
         double[] c = read(call.c(), r.getLdc());
-        if (r.getN() > 0) {
+        if (r.getN() > 0 && r.getK() == 0) {
+          // C = beta C on the triangle, as cuBLAS does (netlib's index check refuses k = 0).
+          boolean upper = r.getUplo() == FillMode.UPPER;
+          for (int j = 0; j < r.getN(); j++) {
+            for (int i = upper ? 0 : j; i <= (upper ? j : r.getN() - 1); i++) {
+              int at = j * r.getLdc() + i;
+              c[at] = r.getBeta() == 0 ? 0 : r.getBeta() * c[at];
+            }
+          }
+        } else if (r.getN() > 0) {
           int lda = r.getLda();
           BLAS_IMPL.dsyrk(r.getUplo() == FillMode.UPPER ? "U" : "L", t(r.getTransA()), r.getN(), r.getK(),
             r.getAlpha(), a, 0, lda, r.getBeta(), c, 0, r.getLdc());

@@ -72,11 +72,38 @@ public final class FftCall {
     Allocation oa = table.resolve(r.getOutput(), "output", dtype);
     Operand input = operand(ia, r.getInput(), "input", type.isComplexInput(), in.extent(inDims, r.getBatch()));
     Operand output = operand(oa, r.getOutput(), "output", type.isComplexOutput(), out.extent(outDims, r.getBatch()));
+    require(out.touchesEachElementOnce(outDims, r.getBatch()),
+      "ostride, odist and onembed make the output's transforms write some elements twice");
     if (input.overlaps(output)) {
       require(r.getInput().offset() == r.getOutput().offset(),
         "output overlaps input without starting at the same element (in-place transforms share the start)");
+      require(inPlaceConsistent(type, in, out, rank), () -> "in place, the output layout must lie over the input's"
+        + (type.isComplexInput() == type.isComplexOutput() ? " (same istride/ostride, idist/odist, inembed/onembed)"
+        : " (strides equal; the real side's distance and innermost embed twice the complex side's)")
+        + ": input " + in + ", output " + out);
     }
     return new FftCall(new FftPlanKey(type, List.copyOf(n), in, out, r.getBatch()), direction, input, output);
+  }
+
+  // In place, each output element must take the place of input the transform has already read:
+  // complex-to-complex layouts equal; real/complex ones as in the padded layout, strides equal and
+  // the real side's distance and innermost storage size twice the complex side's (a complex element
+  // covers two reals), other storage sizes equal.
+  private static boolean inPlaceConsistent(FftType type, FftLayout in, FftLayout out, int rank) {
+    long scaleIn = type.isRealToComplex() ? 1 : 2;
+    long scaleOut = type.isComplexToReal() ? 1 : 2;
+    if (in.stride() != out.stride() || in.dist() * scaleIn != out.dist() * scaleOut) {
+      return false;
+    }
+    for (int i = 1; i < rank; i++) {
+      long inSize = in.embed().get(i);
+      long outSize = out.embed().get(i);
+      boolean innermost = i == rank - 1;
+      if (innermost ? inSize * scaleIn != outSize * scaleOut : inSize != outSize) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static FftLayout layout(List<Integer> embed, long stride, long dist, int[] dims, String embedField,

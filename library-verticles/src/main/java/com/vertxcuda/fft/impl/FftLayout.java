@@ -18,6 +18,38 @@ public record FftLayout(List<Integer> embed, long stride, long dist) {
   }
 
   /**
+   * Whether {@code batch} transforms of logical sizes {@code dims} touch each element at most once:
+   * the dimensions (the batch one included), taken by increasing step, each step past everything the
+   * smaller ones reach. Interleaved layouts (stride = batch, dist = 1) pass; a distance that makes
+   * batches land on each other does not.
+   */
+  public boolean touchesEachElementOnce(int[] dims, int batch) {
+    int rank = dims.length;
+    long[][] steps = new long[rank + 1][];
+    int count = 0;
+    long step = stride;
+    for (int i = rank - 1; i >= 0; i--) {
+      if (dims[i] > 1) {
+        steps[count++] = new long[] {step, dims[i]};
+      }
+      step = Math.multiplyExact(step, i == 0 ? 1L : embed.get(i));
+    }
+    if (batch > 1) {
+      steps[count++] = new long[] {dist, batch};
+    }
+    long[][] sorted = java.util.Arrays.copyOf(steps, count);
+    java.util.Arrays.sort(sorted, (a, b) -> Long.compare(a[0], b[0]));
+    long reach = 0;
+    for (long[] s : sorted) {
+      if (s[0] <= reach) {
+        return false;
+      }
+      reach = Math.addExact(reach, Math.multiplyExact(s[0], s[1] - 1));
+    }
+    return true;
+  }
+
+  /**
    * Elements from the first touched by {@code batch} transforms of logical sizes {@code dims};
    * throws {@link ArithmeticException} when that does not fit in a long.
    */

@@ -3,6 +3,7 @@ package com.vertxcuda.fft.impl;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
+import com.vertxcuda.device.context.Allocation;
 import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuEvent;
@@ -48,8 +49,12 @@ public final class FftVerticle extends LibraryVerticle {
     PlanCache.Entry cached = plans.get(call.key());
     PlanCache.Entry plan = cached != null ? cached : plans.create(call.key());
     EngineResult[] result = new EngineResult[1];
-    GpuEvent done = enqueue(List.of(call.input().allocation()), List.of(call.output().allocation()),
-      () -> result[0] = engine.enqueue(stream, plan.plan, call));
+    // cuFFT's complex-to-real transforms overwrite their input, out of place too: it is ordered as
+    // written, and its contents afterwards are unspecified.
+    List<Allocation> reads = call.type().isComplexToReal() ? List.of() : List.of(call.input().allocation());
+    List<Allocation> writes = call.type().isComplexToReal()
+      ? List.of(call.input().allocation(), call.output().allocation()) : List.of(call.output().allocation());
+    GpuEvent done = enqueue(reads, writes, () -> result[0] = engine.enqueue(stream, plan.plan, call));
     plan.used(done);
     boolean reused = cached != null;
     runtime.replyWhenDone(m, done, () -> {

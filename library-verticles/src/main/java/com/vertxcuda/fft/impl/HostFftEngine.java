@@ -46,10 +46,14 @@ final class HostFftEngine implements FftEngine {
 
   @Override
   public Plan plan(FftPlanKey key) {
-    int[] n = key.dims();
+    // Size-1 dimensions change nothing (JTransforms refuses them in 2D and 3D): plan without them.
+    int[] n = java.util.Arrays.stream(key.dims()).filter(s -> s > 1).toArray();
     boolean d = key.type().isDoublePrecision();
     Object fft;
     switch (n.length) {
+      case 0:
+        fft = null; // a transform of one element is that element
+        break;
       case 1:
         fft = d ? new DoubleFFT_1D(n[0]) : new FloatFFT_1D(n[0]);
         break;
@@ -152,6 +156,9 @@ final class HostFftEngine implements FftEngine {
   }
 
   private static void transform(Object fft, double[] z, boolean forward) {
+    if (fft == null) {
+      return;
+    }
     if (fft instanceof DoubleFFT_1D) {
       if (forward) ((DoubleFFT_1D) fft).complexForward(z); else ((DoubleFFT_1D) fft).complexInverse(z, false);
     } else if (fft instanceof DoubleFFT_2D) {

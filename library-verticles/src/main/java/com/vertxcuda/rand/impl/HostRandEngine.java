@@ -154,7 +154,7 @@ final class HostRandEngine implements RandEngine {
   static int poisson(double u, double lambda) {
     if (lambda > 200) {
       double k = Math.floor(lambda + Math.sqrt(lambda) * inverseNormal(u) + 0.5);
-      return (int) Math.max(0, Math.min(k, 0xFFFF_FFFFL));
+      return (int) (long) Math.max(0, Math.min(k, 0xFFFF_FFFFL)); // U32: saturates at 2^32 - 1
     }
     double p = Math.exp(-lambda);
     double cdf = p;

@@ -47,6 +47,8 @@ public final class RandCall {
       : table.resolve(r.getOutput(), "output", DType.F32, DType.F64);
     long length = r.getOutput().length();
     require(r.getOffset() >= 0, () -> "offset must be >= 0, got " + r.getOffset());
+    require(r.getOffset() <= Long.MAX_VALUE - length, () -> "offset " + r.getOffset() + " plus the output length "
+      + length + " passes the generator's last position (2^63 - 1)");
     require(gen != RngType.MTGP32 || r.getOffset() == 0, () -> "offset must be 0 for MTGP32 (cuRAND cannot skip it), got "
       + r.getOffset());
     if (gen.isQuasi()) {

@@ -66,4 +66,11 @@ class GeneratorsTest {
     int[] w = words(new Mt19937(5489), 3);
     assertArrayEquals(new int[] {(int) 3499211612L, 581869302, (int) 3890346734L}, w);
   }
+
+  @Test
+  void poissonSaturatesAtTheLargestU32() {
+    // A lambda past what 32 bits hold gives 2^32 - 1 read as unsigned, not 2^31 - 1.
+    assertEquals(0xFFFF_FFFFL, Integer.toUnsignedLong(HostRandEngine.poisson(0.5, 1e300)));
+    assertEquals(0, HostRandEngine.poisson(1e-12, 1e-9));
+  }
 }

@@ -280,38 +280,47 @@ public final class CudaBlasEngine implements BlasEngine {
       }
       slot = freeSlots.poll();
     }
-    CUdeviceptr result = pointers.pointer(scalarDevice, slot * 8L);
-    int n = r.getN();
-    CUdeviceptr x = ptr(call.x());
-    int incx = r.getIncx();
-    check(JCublas2.cublasSetPointerMode(handle, cublasPointerMode.CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+    // A call that fails before its copy is queued gives its slot back (later users of the slot are
+    // on the same stream, after it).
     try {
-      switch (call.op()) {
-        case DOT:
-          check(d ? JCublas2.cublasDdot(handle, n, x, incx, ptr(call.y()), r.getIncy(), result)
-            : JCublas2.cublasSdot(handle, n, x, incx, ptr(call.y()), r.getIncy(), result), "cublasDot");
-          break;
-        case NRM2:
-          check(d ? JCublas2.cublasDnrm2(handle, n, x, incx, result) : JCublas2.cublasSnrm2(handle, n, x, incx, result),
-            "cublasNrm2");
-          break;
-        case ASUM:
-          check(d ? JCublas2.cublasDasum(handle, n, x, incx, result) : JCublas2.cublasSasum(handle, n, x, incx, result),
-            "cublasAsum");
-          break;
-        case IAMAX:
-          check(d ? JCublas2.cublasIdamax(handle, n, x, incx, result)
-            : JCublas2.cublasIsamax(handle, n, x, incx, result), "cublasIamax");
-          break;
-        default:
-          check(d ? JCublas2.cublasIdamin(handle, n, x, incx, result)
-            : JCublas2.cublasIsamin(handle, n, x, incx, result), "cublasIamin");
+      CUdeviceptr result = pointers.pointer(scalarDevice, slot * 8L);
+      int n = r.getN();
+      CUdeviceptr x = ptr(call.x());
+      int incx = r.getIncx();
+      check(JCublas2.cublasSetPointerMode(handle, cublasPointerMode.CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");
+      try {
+        switch (call.op()) {
+          case DOT:
+            check(d ? JCublas2.cublasDdot(handle, n, x, incx, ptr(call.y()), r.getIncy(), result)
+              : JCublas2.cublasSdot(handle, n, x, incx, ptr(call.y()), r.getIncy(), result), "cublasDot");
+            break;
+          case NRM2:
+            check(d ? JCublas2.cublasDnrm2(handle, n, x, incx, result) : JCublas2.cublasSnrm2(handle, n, x, incx, result),
+              "cublasNrm2");
+            break;
+          case ASUM:
+            check(d ? JCublas2.cublasDasum(handle, n, x, incx, result) : JCublas2.cublasSasum(handle, n, x, incx, result),
+              "cublasAsum");
+            break;
+          case IAMAX:
+            check(d ? JCublas2.cublasIdamax(handle, n, x, incx, result)
+              : JCublas2.cublasIsamax(handle, n, x, incx, result), "cublasIamax");
+            break;
+          default:
+            check(d ? JCublas2.cublasIdamin(handle, n, x, incx, result)
+              : JCublas2.cublasIsamin(handle, n, x, incx, result), "cublasIamin");
+        }
+      } finally {
+        JCublas2.cublasSetPointerMode(handle, cublasPointerMode.CUBLAS_POINTER_MODE_HOST);
       }
-    } finally {
-      JCublas2.cublasSetPointerMode(handle, cublasPointerMode.CUBLAS_POINTER_MODE_HOST);
+      Pointer host = scalarHost.withByteOffset(slot * 8L);
+      CudaStatus.checkDriver(JCudaDriver.cuMemcpyDtoHAsync(host, result, 8, cuStream), "cuMemcpyDtoHAsync");
+    } catch (BackendException | RuntimeException e) {
+      synchronized (freeSlots) {
+        freeSlots.add(slot);
+      }
+      throw e;
     }
-    Pointer host = scalarHost.withByteOffset(slot * 8L);
-    CudaStatus.checkDriver(JCudaDriver.cuMemcpyDtoHAsync(host, result, 8, cuStream), "cuMemcpyDtoHAsync");
     boolean index = call.op() == BlasOp.IAMAX || call.op() == BlasOp.IAMIN;
     return () -> {
       ByteBuffer b = scalarHost.getByteBuffer(slot * 8L, 8).order(ByteOrder.nativeOrder());

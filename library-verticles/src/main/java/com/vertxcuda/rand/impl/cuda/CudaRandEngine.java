@@ -63,7 +63,11 @@ public final class CudaRandEngine implements RandEngine {
     if (g == null) {
       g = new curandGenerator();
       check(JCurand.curandCreateGenerator(g, kind(type)), "curandCreateGenerator");
-      check(JCurand.curandSetStream(g, stream), "curandSetStream");
+      int set = JCurand.curandSetStream(g, stream);
+      if (set != curandStatus.CURAND_STATUS_SUCCESS) {
+        JCurand.curandDestroyGenerator(g);
+        check(set, "curandSetStream");
+      }
       generators.put(type, g);
     }
     return g;
