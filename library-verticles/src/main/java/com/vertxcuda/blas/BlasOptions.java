@@ -45,7 +45,16 @@ public class BlasOptions {
     return json;
   }
 
-  /** How long the first GEMM of a batch waits for same-shaped ones, in microseconds; 0 turns batching off. */
+  /**
+   * Longest window taken, in microseconds (100 ms): a held GEMM keeps later requests for its buffers
+   * waiting, and the context gives up on an earlier request after {@code RequestSequencer}'s 2 s.
+   */
+  public static final long MAX_BATCH_WINDOW = 100_000;
+
+  /**
+   * How long the first GEMM of a batch waits for same-shaped ones, in microseconds; 0 turns batching
+   * off. Windows past {@link #MAX_BATCH_WINDOW} are taken as that.
+   */
   public long getBatchWindow() { return batchWindow; }
   public BlasOptions setBatchWindow(long batchWindow) { this.batchWindow = batchWindow; return this; }
 

@@ -43,6 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class BlasVerticle extends LibraryVerticle {
 
+  private static final System.Logger LOG = System.getLogger(BlasVerticle.class.getName());
+
   /** Where one request's outcome goes: its own message, or its slot in a batch's reply. */
   private interface Answer {
     void reply(BlasReply reply);
@@ -102,6 +104,11 @@ public final class BlasVerticle extends LibraryVerticle {
   @Override
   protected void open() throws BackendException {
     options = new BlasOptions(libraryOptions());
+    if (options.getBatchWindow() > BlasOptions.MAX_BATCH_WINDOW) {
+      LOG.log(System.Logger.Level.WARNING, "BLAS batchWindow " + options.getBatchWindow() + " µs is taken as "
+        + BlasOptions.MAX_BATCH_WINDOW + " µs");
+      options.setBatchWindow(BlasOptions.MAX_BATCH_WINDOW);
+    }
     engine = BlasEngine.open(runtime, stream);
   }
 
