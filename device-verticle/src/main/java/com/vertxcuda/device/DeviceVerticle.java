@@ -109,7 +109,8 @@ public class DeviceVerticle extends VerticleBase {
     for (Library library : options.getLibraries()) {
       consumers.add(vertx.eventBus().consumer(Addresses.library(node, device, library), m -> accept(m, library)));
     }
-    consumers.add(vertx.eventBus().<JsonObject>consumer(Addresses.supervisor(node, device), this::onContextReport));
+    // Local: only this JVM's contexts report here, never another cluster node.
+    consumers.add(vertx.eventBus().<Object>localConsumer(Addresses.supervisor(node, device), this::onContextReport));
     return launch(generation)
       .onSuccess(tier -> {
         ready(tier);
@@ -159,8 +160,8 @@ public class DeviceVerticle extends VerticleBase {
       contextLost(reason);
     } else if (spare != null && gen == spareGeneration) {
       LOG.log(System.Logger.Level.WARNING, address + ": the spare device host was lost: " + reason);
-      spare = null;
-      startSpare();
+      // Stopped, so its consumers of the next generation's addresses go before a new spare takes them.
+      dropSpare().onComplete(x -> startSpare());
     }
   }
 
@@ -306,12 +307,16 @@ public class DeviceVerticle extends VerticleBase {
     fail(r, e.code(), Failures.text(e));
   }
 
-  private void onContextReport(Message<JsonObject> m) {
-    long gen = m.body().getLong("generation", -1L);
+  private void onContextReport(Message<Object> message) {
+    if (!(message.body() instanceof JsonObject)) {
+      return;
+    }
+    JsonObject report = (JsonObject) message.body();
+    long gen = report.getLong("generation", -1L);
     if (gen != generation || state != DeviceState.READY) {
       return; // a report from an incarnation already replaced
     }
-    if (m.body().getBoolean("stopped", false)) {
+    if (report.getBoolean("stopped", false)) {
       // Our context is being undeployed by someone else: this device is going down with it
       // (Vert.x undeploys a verticle's children first). No rebuild; everything gets its answer.
       context = null;
@@ -319,7 +324,7 @@ public class DeviceVerticle extends VerticleBase {
       failAll("the device is being undeployed");
       return;
     }
-    contextLost(m.body().getString("reason", "unknown"));
+    contextLost(report.getString("reason", "unknown"));
   }
 
   // A context that stops answering (hung thread, stalled device host) is as lost as a poisoned one.

@@ -227,6 +227,133 @@ class IsolationTest {
     })));
   }
 
+  /**
+   * Requests the device verticle refuses before they reach the device host (an upload of the wrong
+   * size) do not hold up the ones after them: each is numbered, and the device host is told the
+   * number is used up. (It used to wait 2 s per refused number, and a few made the heartbeat miss.)
+   */
+  @Test
+  void refusedRequestsDoNotHoldUpLaterOnes(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient c = DeviceClient.create(vertx);
+    SupervisionTest.ReplyLedger ledger = new SupervisionTest.ReplyLedger();
+    List<DeviceEvent> changes = new ArrayList<>();
+    c.events(e -> {
+      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
+        changes.add(e);
+      }
+    });
+    long[] start = new long[1];
+    TestDevices.deploy(vertx, processOptions()).compose(id -> c.alloc(DType.F32, 4)).compose(h -> {
+      start[0] = System.nanoTime();
+      List<Future<?>> all = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        all.add(ledger.track(c.upload(h, Buffer.buffer(new byte[8]))));
+        all.add(ledger.track(c.fill(h, i)));
+      }
+      return Future.join(all).otherwiseEmpty().compose(x -> c.download(h));
+    }).onComplete(ctx.succeeding(b -> ctx.verify(() -> {
+      long millis = (System.nanoTime() - start[0]) / 1_000_000;
+      assertEquals(12, ledger.replies.get());
+      assertEquals(6, ledger.failed(FailureCode.BAD_REQUEST));
+      assertEquals(6, ledger.successes.get());
+      assertArrayEquals(new float[] {5, 5, 5, 5}, floats(b), "the fills ran in order");
+      assertTrue(millis < 1500, "12 requests took " + millis + " ms");
+      assertEquals(List.of(), changes, "the device host was not replaced");
+      ctx.completeNow();
+    })));
+  }
+
+  /** Transfers check their handles as in-process: a forged empty upload, a negative view. */
+  @Test
+  void transfersCheckTheirHandles(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient c = DeviceClient.create(vertx);
+    TestDevices.deploy(vertx, processOptions()).compose(id -> c.alloc(DType.F32, 16)).compose(h -> {
+      BufferHandle forged = new BufferHandle(h.node(), h.device(), h.generation(), h.id() + 1000, DType.F32, 16,
+        h.tokenHigh(), h.tokenLow(), 0, 0);
+      BufferHandle negative = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), DType.F32, 16,
+        h.tokenHigh(), h.tokenLow(), 0, -4);
+      return FailureCodesTest.expectFailure(FailureCode.NOT_FOUND, c.upload(forged, Buffer.buffer()))
+        .compose(x -> FailureCodesTest.expectFailure(FailureCode.BAD_REQUEST, c.download(negative)))
+        .compose(x -> c.upload(h.view(0, 0), Buffer.buffer()))
+        .compose(x -> FailureCodesTest.stillServes(c));
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  /**
+   * A spare device host that dies is stopped and replaced: when the current one goes next, the new
+   * spare alone serves the next generation (the dead one's addresses used to take half the requests).
+   */
+  @Test
+  void aDeadSpareIsReplacedAndNeverServes(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient c = DeviceClient.create(vertx);
+    long[] pids = new long[3];
+    vertx.deployVerticle(new DeviceVerticle(processOptions().setSpareDeviceHost(true))).compose(id -> c.describe())
+      .compose(info -> {
+        pids[0] = info.getPid();
+        return waitForSpare(vertx, c, pids[0]);
+      }).compose(spare -> {
+        pids[1] = spare;
+        ProcessHandle.of(spare).ifPresent(ProcessHandle::destroyForcibly);
+        return exited(vertx, spare);
+      }).compose(x -> waitForSpare(vertx, c, pids[0])).compose(spare -> {
+        pids[2] = spare;
+        assertNotEquals(pids[1], spare);
+        Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+        ProcessHandle.of(pids[0]).ifPresent(ProcessHandle::destroyForcibly);
+        return changed.future();
+      }).compose(e -> c.alloc(DType.F32, 4)).compose(h -> {
+        List<Future<?>> fills = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+          fills.add(c.fill(h, i));
+        }
+        return Future.all(fills).compose(x -> c.describe());
+      }).onComplete(ctx.succeeding(info -> ctx.verify(() -> {
+        assertEquals(pids[2], info.getPid(), "the new spare serves generation 2");
+        ctx.completeNow();
+      })));
+  }
+
+  /** Vert.x closed while a device host starts for the next generation: no process or file stays. */
+  @Test
+  void closingVertxWhileRebuildingLeavesNothingBehind(VertxTestContext ctx) {
+    Vertx own = Vertx.vertx();
+    DeviceClient c = DeviceClient.create(own);
+    TestDevices.deploy(own, processOptions().setSpareDeviceHost(false).setHostStartDelay(3000))
+      .compose(id -> c.describe()).compose(info -> {
+        Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+        ProcessHandle.of(info.getPid()).ifPresent(ProcessHandle::destroyForcibly);
+        return changed.future();
+      }).compose(e -> {
+        Promise<Void> p = Promise.promise();
+        own.setTimer(1000, id -> p.complete()); // the next device host is starting (3 s)
+        return p.future();
+      }).onComplete(ar -> new Thread(() -> {
+        try {
+          own.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+          long deadline = System.currentTimeMillis() + 15_000;
+          while (System.currentTimeMillis() < deadline && (!deviceHosts().isEmpty() || !leftovers().isEmpty())) {
+            Thread.sleep(100);
+          }
+          List<Long> hosts = deviceHosts();
+          List<String> files = leftovers();
+          ctx.verify(() -> {
+            assertTrue(ar.succeeded(), String.valueOf(ar.cause()));
+            assertEquals(List.of(), hosts, "device hosts alive");
+            assertEquals(List.of(), files, "files left");
+          });
+          ctx.completeNow();
+        } catch (Throwable t) {
+          ctx.failNow(t);
+        }
+      }).start());
+  }
+
+  static List<Long> deviceHosts() {
+    return ProcessHandle.current().children().filter(ProcessHandle::isAlive)
+      .filter(h -> h.info().commandLine().map(cl -> cl.contains("DeviceHostMain")).orElse(false))
+      .map(ProcessHandle::pid).toList();
+  }
+
   static List<String> leftovers() throws Exception {
     String prefix = "vertx-cuda-" + ProcessHandle.current().pid() + "-";
     List<String> found = new ArrayList<>();

@@ -13,8 +13,17 @@ public final class Transfers {
   private Transfers() {
   }
 
+  /** Checks that a transfer's view starts and ends inside a buffer's index range (not negative). */
+  public static void checkView(BufferHandle h) {
+    if (h != null && (h.offset() < 0 || h.length() < 0)) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the handle's view has offset " + h.offset() + " and length "
+        + h.length() + "; both must be >= 0");
+    }
+  }
+
   /** Checks that an upload of {@code bytes} bytes fits its target exactly. */
   public static void checkUpload(BufferHandle target, long bytes) {
+    checkView(target);
     if (target != null && bytes != target.byteLength()) {
       throw new CudaException(FailureCode.BAD_REQUEST, "data has " + bytes + " bytes; the target needs "
         + target.byteLength());
@@ -23,6 +32,7 @@ public final class Transfers {
 
   /** Checks that host memory of {@code bytes} bytes matches a download's source exactly. */
   public static void checkDownload(BufferHandle source, long bytes) {
+    checkView(source);
     if (source != null && source.byteLength() > MAX_DOWNLOAD) {
       throw new CudaException(FailureCode.BAD_REQUEST, "a download is at most 2 GiB; take a view");
     }

@@ -66,6 +66,8 @@ public final class DeviceHostMain {
     vertx.eventBus().registerDefaultCodec(TransferRequest.class, new LocalOnlyCodec<>(TransferRequest.class));
     vertx.eventBus().registerDefaultCodec(UnreadableRequest.class, new LocalOnlyCodec<>(UnreadableRequest.class));
     SharedRegion region = SharedRegion.open(regionPath);
+    // Mapped: the name can go now, so nothing is left in /dev/shm whatever happens to either process.
+    region.unlink();
     DeviceOptions options = new DeviceOptions(config);
     String node = config.getString("node");
     long generation = config.getLong("generation");
@@ -78,7 +80,8 @@ public final class DeviceHostMain {
       Runtime.getRuntime().halt(EXIT_START_FAILED);
     }).onSuccess(socket -> {
       Link[] self = new Link[1];
-      self[0] = new Link(socket, frame -> serve(vertx, self[0], region, options, frame), t -> {
+      String contextAddress = Addresses.context(node, options.getDevice(), generation);
+      self[0] = new Link(socket, frame -> serve(vertx, self[0], region, options, contextAddress, frame), t -> {
         System.err.println("device host: malformed frame from the device verticle: " + t.getMessage());
         Runtime.getRuntime().halt(EXIT_START_FAILED);
       });
@@ -95,7 +98,6 @@ public final class DeviceHostMain {
         // Give the frame a moment to leave, then end the process: its use of the GPU is over.
         vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
       });
-      String contextAddress = Addresses.context(node, options.getDevice(), generation);
       InProcessContextTier.launch(vertx, options, node, generation)
         // Page-lock the whole shared region once (cuda), so every transfer through it is a pinned copy.
         .compose(tier -> vertx.eventBus().request(contextAddress,
@@ -109,15 +111,28 @@ public final class DeviceHostMain {
     });
   }
 
-  private static void serve(Vertx vertx, Link link, SharedRegion region, DeviceOptions options, LinkFrame frame) {
+  private static void serve(Vertx vertx, Link link, SharedRegion region, DeviceOptions options, String contextAddress,
+                            LinkFrame frame) {
+    if (frame.kind == LinkFrame.Kind.SKIP) {
+      // The number is used up without a request: the context takes it and answers no one.
+      vertx.eventBus().send(contextAddress, new UnreadableRequest("request #" + frame.id
+        + " was answered by the device verticle"), new DeliveryOptions().addHeader(RequestSequencer.HEADER,
+        Long.toString(frame.id)));
+      return;
+    }
     if (frame.kind != LinkFrame.Kind.REQUEST) {
       return;
     }
     Object body = frame.body;
     if (body instanceof SharedTransfer) {
       SharedTransfer t = (SharedTransfer) body;
-      body = new TransferRequest(t.handle, region.slice(t.offset, t.length),
-        t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST);
+      try {
+        body = new TransferRequest(t.handle, region.slice(t.offset, t.length),
+          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST);
+      } catch (RuntimeException e) {
+        // Answered by its verticle like any unreadable request: BAD_REQUEST, its number used up.
+        body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
+      }
     }
     boolean library = !Addresses.isContext(frame.address);
     DeliveryOptions delivery = new DeliveryOptions().setSendTimeout(options.getRequestTimeout());

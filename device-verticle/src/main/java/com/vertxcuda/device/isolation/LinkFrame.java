@@ -31,7 +31,12 @@ final class LinkFrame {
     /** child → parent: the context is deployed and serving. */
     HELLO,
     /** child → parent: the context could not start ({@code text}: why). */
-    START_FAILED
+    START_FAILED,
+    /**
+     * parent → child: request number {@code id} was answered before it reached the link (refused by
+     * the parent); the device host lets later requests pass it at once.
+     */
+    SKIP
   }
 
   private static final Map<String, WireCodec<Object>> BY_NAME = new HashMap<>();

@@ -73,6 +73,10 @@ public final class ProcessContextTier implements ContextTier {
   private final String baseName;
   private boolean stopping;
   private boolean reported;
+  /** The link closed or the process exited: requests fail at once. */
+  private boolean gone;
+  /** The last sequence number a request frame carried (the first relay of a request is synchronous). */
+  private long relayedSequence;
 
   private ProcessContextTier(Vertx vertx, DeviceOptions options, String node, long generation, Handler<String> lost) {
     this.vertx = vertx;
@@ -126,7 +130,13 @@ public final class ProcessContextTier implements ContextTier {
       } catch (IOException e) {
         return Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "cannot start the device host: " + e));
       }
-      process.onExit().thenAccept(p -> context.runOnContext(v -> onExit(p, hello)));
+      process.onExit().thenAccept(p -> {
+        // Here, not on the context: a closing Vert.x drops what is run on it, and the region's name
+        // must not outlive a device host that never got to map it.
+        region.unlink();
+        deleteSocketFile();
+        context.runOnContext(v -> onExit(p, hello));
+      });
       long timer = vertx.setTimer(options.getDeviceHostStartTimeout(), id -> hello.tryFail(new CudaException(
         FailureCode.CONTEXT_LOST, "the device host did not report ready within " + options.getDeviceHostStartTimeout() + " ms")));
       return hello.future().andThen(x -> vertx.cancelTimer(timer));
@@ -254,6 +264,10 @@ public final class ProcessContextTier implements ContextTier {
     } catch (RuntimeException e) {
       answer = Future.failedFuture(e);
     }
+    if (seq > 0 && relayedSequence != seq) {
+      // Refused here (bad size, no slot free, no codec): the device host must not wait for it.
+      skip(seq);
+    }
     answer.onComplete(ar -> {
       if (ar.succeeded()) {
         m.reply(ar.result());
@@ -268,6 +282,10 @@ public final class ProcessContextTier implements ContextTier {
     BufferHandle h = r.getHandle();
     Buffer data = r.getData();
     Transfers.checkUpload(h, data.length());
+    if (data.length() == 0) {
+      // Nothing to move, but the handle is still checked by the context.
+      return relay(address, new SharedTransfer(h, 0, 0, true), seq).map(x -> h);
+    }
     long at = region.offsetOf(data);
     if (at >= 0) {
       return relay(address, new SharedTransfer(h, at, data.length(), true), seq).map(x -> h);
@@ -298,19 +316,23 @@ public final class ProcessContextTier implements ContextTier {
         .map(x -> new DownloadReply(h, region.buffer(slot, length, length)))
         .onFailure(t -> region.release(slot, length));
     }
-    Buffer out = Buffer.buffer(length);
+    // Allocated once the first chunk came back: by then the context has checked the handle.
+    Buffer[] assembled = new Buffer[1];
     return inChunks(h, (view, from) -> {
       long slot = slot(view.byteLength());
       return relay(address, new SharedTransfer(view, slot, view.byteLength(), false), seq)
         .map(x -> {
-          out.appendBuffer(BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer(region.slice(slot, view.byteLength()))));
+          if (assembled[0] == null) {
+            assembled[0] = Buffer.buffer(length);
+          }
+          assembled[0].appendBuffer(BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer(region.slice(slot, view.byteLength()))));
           return x;
         })
         .eventually(() -> {
           region.release(slot, view.byteLength());
           return Future.succeededFuture();
         });
-    }).map(x -> new DownloadReply(h, out));
+    }).map(x -> new DownloadReply(h, assembled[0]));
   }
 
   private long slot(long bytes) {
@@ -345,14 +367,23 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   private Future<Object> relay(String address, Object body, long sequence) {
-    if (link == null || stopping) {
+    if (link == null || stopping || gone) {
       return Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "the device host is gone"));
     }
     long id = nextId++;
     Promise<Object> p = Promise.promise();
+    link.send(LinkFrame.request(id, address, body, sequence)); // throws for a body with no wire codec
     pending.put(id, p);
-    link.send(LinkFrame.request(id, address, body, sequence));
+    if (sequence > 0) {
+      relayedSequence = sequence;
+    }
     return p.future();
+  }
+
+  private void skip(long sequence) {
+    if (link != null && !stopping && !gone) {
+      link.send(LinkFrame.notice(LinkFrame.Kind.SKIP, sequence, null));
+    }
   }
 
   private void onFrame(LinkFrame frame, Promise<Void> hello) {
@@ -391,6 +422,7 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   private void onLinkClosed(Promise<Void> hello) {
+    gone = true;
     failPending("the link to the device host closed");
     if (process != null) {
       // Wait briefly for the exit status, so the reason names the exit code or signal.
@@ -401,6 +433,7 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   private void onExit(Process p, Promise<Void> hello) {
+    gone = true;
     failPending("the device host exited");
     report(exitReason(p), hello);
   }
