@@ -1,5 +1,6 @@
 package com.vertxcuda.device;
 
+import com.vertxcuda.Addresses;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
@@ -23,6 +24,7 @@ import static com.vertxcuda.device.TestDevices.floats;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Two clustered nodes on 127.0.0.1: the client node has no device and uses only the codecs API
@@ -70,9 +72,16 @@ class ClusterTest {
             return FailureCodesTest.expectFailure(FailureCode.BAD_REQUEST, client.alloc(DType.F32, -1));
           })
           .compose(x -> client.stats())
-          .map(stats -> {
+          .compose(stats -> {
             assertEquals(1, stats.getBuffersAllocated());
-            return List.of();
+            // The internal addresses are the device verticle's alone: another node finds no one there.
+            return clientNode.eventBus().request(Addresses.context(remote.getNode(), remote.getDevice(),
+              remote.getGeneration()), new com.vertxcuda.message.DescribeRequest()).transform(ar -> {
+                assertTrue(ar.failed(), "a remote node reached the context directly");
+                assertEquals(io.vertx.core.eventbus.ReplyFailure.NO_HANDLERS,
+                  ((io.vertx.core.eventbus.ReplyException) ar.cause()).failureType());
+                return Future.succeededFuture(List.of());
+              });
           });
       })
       .onComplete(ctx.succeedingThenComplete());

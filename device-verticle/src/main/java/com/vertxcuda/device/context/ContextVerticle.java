@@ -74,7 +74,7 @@ public class ContextVerticle extends VerticleBase {
     long limit = options.getMemoryLimit();
     AllocationTable table = new AllocationTable(node, options.getDevice(), generation, limit);
     runtime = new ContextRuntime(vertx, options, node, generation, backend.name(), device, table);
-    consumer = vertx.eventBus().consumer(Addresses.context(node, options.getDevice(), generation), this::handle);
+    consumer = vertx.eventBus().localConsumer(Addresses.context(node, options.getDevice(), generation), this::handle);
     return consumer.completion().compose(v -> deployLibraries(options));
   }
 

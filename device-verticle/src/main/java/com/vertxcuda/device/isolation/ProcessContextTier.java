@@ -244,7 +244,7 @@ public final class ProcessContextTier implements ContextTier {
       addresses.add(Addresses.contextLibrary(node, options.getDevice(), generation, l));
     }
     for (String a : addresses) {
-      consumers.add(vertx.eventBus().consumer(a, m -> forward(a, m)));
+      consumers.add(vertx.eventBus().localConsumer(a, m -> forward(a, m)));
     }
   }
 

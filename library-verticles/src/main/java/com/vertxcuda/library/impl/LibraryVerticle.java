@@ -66,7 +66,7 @@ public abstract class LibraryVerticle extends VerticleBase {
       LOG.log(System.Logger.Level.WARNING, "vertx-cuda: the " + library.suffix() + " library is unavailable on "
         + runtime.node() + "/" + runtime.deviceIndex() + ": " + unavailable);
     }
-    consumer = vertx.eventBus().consumer(
+    consumer = vertx.eventBus().localConsumer(
       Addresses.contextLibrary(runtime.node(), runtime.deviceIndex(), runtime.generation(), library), this::receive);
     return consumer.completion();
   }
