@@ -270,6 +270,12 @@ class BlasVerticleTest extends HostDeviceTest {
       }
     }
 
+    // One-column matrices may have any leading dimension the checks accept: only the column is touched.
+    BufferHandle one = f64(new double[] {0.5});
+    await(blas.gemm(Transpose.N, Transpose.N, 1, 1, 1, 1, f64(new double[] {3}), Integer.MAX_VALUE,
+      f64(new double[] {4}), Integer.MAX_VALUE, 2, one, Integer.MAX_VALUE));
+    assertEquals(13, readF64(one)[0], 0, "1x1 gemm with leading dimensions 2^31 - 1");
+
     // k = 0: C = beta C on the triangle, the rest untouched (as cuBLAS).
     BufferHandle sc0 = f64(c0);
     await(blas.syrk(FillMode.LOWER, Transpose.N, n, 0, 1, f64(new double[n]), n, 3, sc0, n));

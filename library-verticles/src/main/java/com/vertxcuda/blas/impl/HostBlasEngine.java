@@ -66,11 +66,11 @@ final class HostBlasEngine implements BlasEngine {
         gemm(call, r);
         return 0;
       case GEMV: {
-        double[] a = read(call.a(), r.getLda());
         double[] x = read(call.x());
         double[] y = read(call.y());
         if (r.getM() > 0 && r.getN() > 0) {
-          BLAS_IMPL.dgemv(t(r.getTransA()), r.getM(), r.getN(), r.getAlpha(), a, 0, r.getLda(), x, 0, r.getIncx(),
+          double[] a = dense(read(call.a()), 0, r.getM(), r.getN(), r.getLda());
+          BLAS_IMPL.dgemv(t(r.getTransA()), r.getM(), r.getN(), r.getAlpha(), a, 0, ld(r.getM()), x, 0, r.getIncx(),
             r.getBeta(), y, 0, r.getIncy());
         }
         write(call.y(), y);
@@ -79,9 +79,11 @@ final class HostBlasEngine implements BlasEngine {
       case GER: {
         double[] x = read(call.x());
         double[] y = read(call.y());
-        double[] a = read(call.a(), r.getLda());
+        double[] a = read(call.a());
         if (r.getM() > 0 && r.getN() > 0) {
-          BLAS_IMPL.dger(r.getM(), r.getN(), r.getAlpha(), x, 0, r.getIncx(), y, 0, r.getIncy(), a, 0, r.getLda());
+          double[] da = dense(a, 0, r.getM(), r.getN(), r.getLda());
+          BLAS_IMPL.dger(r.getM(), r.getN(), r.getAlpha(), x, 0, r.getIncx(), y, 0, r.getIncy(), da, 0, ld(r.getM()));
+          scatter(da, a, 0, r.getM(), r.getN(), r.getLda());
         }
         write(call.a(), a);
         return 0;
@@ -90,8 +92,7 @@ final class HostBlasEngine implements BlasEngine {
         geam(call, r);
         return 0;
       case SYRK: {
-        double[] a = read(call.a(), r.getLda());
-        double[] c = read(call.c(), r.getLdc());
+        double[] c = read(call.c());
         if (r.getN() > 0 && r.getK() == 0) {
           // C = beta C on the triangle, as cuBLAS does (netlib's index check refuses k = 0).
           boolean upper = r.getUplo() == FillMode.UPPER;
@@ -102,20 +103,27 @@ final class HostBlasEngine implements BlasEngine {
             }
           }
         } else if (r.getN() > 0) {
-          int lda = r.getLda();
+          boolean n = r.getTransA() != Transpose.T;
+          int aRows = n ? r.getN() : r.getK();
+          double[] a = dense(read(call.a()), 0, aRows, n ? r.getK() : r.getN(), r.getLda());
+          double[] dc = dense(c, 0, r.getN(), r.getN(), r.getLdc());
           BLAS_IMPL.dsyrk(r.getUplo() == FillMode.UPPER ? "U" : "L", t(r.getTransA()), r.getN(), r.getK(),
-            r.getAlpha(), a, 0, lda, r.getBeta(), c, 0, r.getLdc());
+            r.getAlpha(), a, 0, ld(aRows), r.getBeta(), dc, 0, ld(r.getN()));
+          scatter(dc, c, 0, r.getN(), r.getN(), r.getLdc());
         }
         write(call.c(), c);
         return 0;
       }
       case TRSM: {
-        double[] a = read(call.a(), r.getLda());
-        double[] b = read(call.b(), r.getLdb());
+        double[] b = read(call.b());
         if (r.getM() > 0 && r.getN() > 0) {
+          int order = r.getSide() == Side.LEFT ? r.getM() : r.getN();
+          double[] a = dense(read(call.a()), 0, order, order, r.getLda());
+          double[] db = dense(b, 0, r.getM(), r.getN(), r.getLdb());
           BLAS_IMPL.dtrsm(r.getSide() == Side.LEFT ? "L" : "R", r.getUplo() == FillMode.UPPER ? "U" : "L",
             t(r.getTransA()), r.getDiag() == Diagonal.UNIT ? "U" : "N", r.getM(), r.getN(), r.getAlpha(),
-            a, 0, r.getLda(), b, 0, r.getLdb());
+            a, 0, ld(order), db, 0, ld(r.getM()));
+          scatter(db, b, 0, r.getM(), r.getN(), r.getLdb());
         }
         write(call.b(), b);
         return 0;
@@ -182,9 +190,9 @@ final class HostBlasEngine implements BlasEngine {
   }
 
   private static void gemm(BlasCall call, BlasRequest r) {
-    double[] a = read(call.a(), r.getLda());
-    double[] b = read(call.b(), r.getLdb());
-    double[] c = read(call.c(), r.getLdc());
+    double[] a = read(call.a());
+    double[] b = read(call.b());
+    double[] c = read(call.c());
     if (r.isTf32()) {
       toTf32(a, call.a().dtype());
       toTf32(b, call.b().dtype());
@@ -206,8 +214,16 @@ final class HostBlasEngine implements BlasEngine {
             }
           }
         } else {
-          BLAS_IMPL.dgemm(t(r.getTransA()), t(r.getTransB()), m, n, k, r.getAlpha(), a, ao, r.getLda(), b, bo,
-            r.getLdb(), r.getBeta(), c, co, r.getLdc());
+          boolean na = r.getTransA() != Transpose.T;
+          boolean nb = r.getTransB() != Transpose.T;
+          int aRows = na ? m : k;
+          int bRows = nb ? k : n;
+          double[] da = dense(a, ao, aRows, na ? k : m, r.getLda());
+          double[] db = dense(b, bo, bRows, nb ? n : k, r.getLdb());
+          double[] dc = dense(c, co, m, n, r.getLdc());
+          BLAS_IMPL.dgemm(t(r.getTransA()), t(r.getTransB()), m, n, k, r.getAlpha(), da, 0, ld(aRows), db, 0,
+            ld(bRows), r.getBeta(), dc, 0, ld(m));
+          scatter(dc, c, co, m, n, r.getLdc());
         }
       }
     }
@@ -230,6 +246,27 @@ final class HostBlasEngine implements BlasEngine {
       }
     }
     write(call.c(), c);
+  }
+
+  // netlib wants a matrix array to hold ld x cols elements, where a view holds ld x (cols - 1) +
+  // rows: matrices go to netlib densely (ld = rows) and results come back into the operand's
+  // elements, so any leading dimension the checks accept works (one column with ld = 2^31 - 1).
+  private static double[] dense(double[] all, int first, int rows, int cols, int ld) {
+    double[] d = new double[rows * cols];
+    for (int j = 0; j < cols; j++) {
+      System.arraycopy(all, first + j * ld, d, j * rows, rows);
+    }
+    return d;
+  }
+
+  private static void scatter(double[] d, double[] all, int first, int rows, int cols, int ld) {
+    for (int j = 0; j < cols; j++) {
+      System.arraycopy(d, j * rows, all, first + j * ld, rows);
+    }
+  }
+
+  private static int ld(int rows) {
+    return Math.max(1, rows);
   }
 
   private static String t(Transpose t) {

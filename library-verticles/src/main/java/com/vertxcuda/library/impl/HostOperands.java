@@ -13,16 +13,8 @@ public final class HostOperands {
 
   /** The touched elements of an operand, widened to double (F16 and BF16 decoded exactly). */
   public static double[] read(Operand o) {
-    return read(o, 0);
-  }
-
-  /**
-   * The touched elements followed by {@code pad} zeros: netlib wants a matrix array to hold whole
-   * columns, the last one included, where the device needs only its first rows.
-   */
-  public static double[] read(Operand o, int pad) {
     int n = Math.toIntExact(o.extent());
-    double[] out = new double[n + pad];
+    double[] out = new double[n];
     ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
     switch (o.dtype()) {
       case F64:
