@@ -55,6 +55,48 @@ class CoalescingClientTest extends HostDeviceTest {
     }
   }
 
+  /**
+   * A request to another client made later in the same task leaves after the held ones: the
+   * download of a coalesced GEMM's output sees the GEMM's result (it used to overtake it). Two
+   * coalescing clients interleaved in one task keep their order too.
+   */
+  @Test
+  void requestsLeaveInTheOrderTheyWereMadeAcrossClients() {
+    BlasClient first = coalescing(512);
+    BlasClient second = coalescing(512);
+    float[] a = floats(values(N * N, 1));
+    float[] b = floats(values(N * N, 2));
+    float[] c = floats(values(N * N, 3));
+    BufferHandle ha = f32(a);
+    BufferHandle hb = f32(b);
+    BufferHandle hc = f32(c);
+    double[] once = BlasVerticleTest.gemmReference(Transpose.N, Transpose.N, N, N, N, 1.25, widen(a), N, widen(b), N,
+      0.5, widen(c), N);
+    double[] twice = BlasVerticleTest.gemmReference(Transpose.N, Transpose.N, N, N, N, 1.25, widen(a), N, widen(b), N,
+      0.5, once, N);
+    Promise<io.vertx.core.buffer.Buffer> downloaded = Promise.promise();
+    Promise<Double> scaled = Promise.promise();
+    vertx.runOnContext(v -> {
+      first.execute(gemm(ha, hb, hc));                        // C = 1.25 AB + 0.5 C
+      device.download(hc).onComplete(downloaded);              // sees the first GEMM only
+      second.execute(gemm(ha, hb, hc));                       // C = 1.25 AB + 0.5 C again
+      first.execute(new BlasRequest(BlasOp.NRM2).setN(N * N).setX(hc).setIncx(1))
+        .map(BlasReply::getValue).onComplete(scaled);         // after both GEMMs
+    });
+    io.vertx.core.buffer.Buffer after = await(downloaded.future());
+    float[] got = new float[N * N];
+    for (int i = 0; i < got.length; i++) {
+      got[i] = after.getFloatLE(i * 4);
+    }
+    assertClose(once, got, "the download after the first coalesced GEMM");
+    double norm = 0;
+    for (double x : twice) {
+      norm += x * x;
+    }
+    assertEquals(Math.sqrt(norm), await(scaled.future()), 1e-3 * Math.sqrt(norm), "nrm2 after both GEMMs");
+    assertClose(twice, readF32(hc), "C after both GEMMs");
+  }
+
   @Test
   void gemmsOfOneTaskRunAsOneBatchAndEachGetsItsResult() {
     int count = 10;

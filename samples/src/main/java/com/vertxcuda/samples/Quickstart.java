@@ -4,6 +4,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
+import com.vertxcuda.device.Isolation;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -11,6 +12,8 @@ import io.vertx.core.buffer.Buffer;
 /**
  * Deploys device 0 (cuda where a GPU is usable, otherwise the host backend), allocates, uploads,
  * copies, fills a view, downloads, checks the bytes and prints what ran where. Exits 0 on success.
+ * An optional argument picks the isolation: {@code auto} (default), {@code in_process} or
+ * {@code process} ({@code mvn -pl samples exec:java -Dexec.args=process}).
  */
 public final class Quickstart {
 
@@ -21,7 +24,11 @@ public final class Quickstart {
     Vertx vertx = Vertx.vertx();
     int n = 1 << 20;
     long started = System.nanoTime();
-    Future<String> run = vertx.deployVerticle(new DeviceVerticle(new DeviceOptions()))
+    DeviceOptions options = new DeviceOptions();
+    if (args.length > 0) {
+      options.setIsolation(Isolation.valueOf(args[0].toUpperCase(java.util.Locale.ROOT)));
+    }
+    Future<String> run = vertx.deployVerticle(new DeviceVerticle(options))
       .compose(id -> {
         DeviceClient device = DeviceClient.create(vertx);
         return device.describe().compose(info -> {

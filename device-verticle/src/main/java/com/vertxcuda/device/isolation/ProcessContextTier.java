@@ -164,7 +164,7 @@ public final class ProcessContextTier implements ContextTier {
       }
     }
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(classPath());
     cmd.add(DeviceHostMain.class.getName());
     cmd.add(linkArg);
     cmd.add(region.path().toString());
@@ -184,6 +184,33 @@ public final class ProcessContextTier implements ContextTier {
     echo.setDaemon(true);
     echo.start();
     return p;
+  }
+
+  /**
+   * The device host's class path: this JVM's, unless the toolkit was loaded by a class loader of its
+   * own (mvn exec:java, an application server), whose entries are taken then.
+   */
+  static String classPath() {
+    String jvm = System.getProperty("java.class.path", "");
+    try {
+      String own = Path.of(DeviceHostMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+      if (List.of(jvm.split(java.io.File.pathSeparator)).contains(own)) {
+        return jvm;
+      }
+      java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
+      for (ClassLoader l = DeviceHostMain.class.getClassLoader(); l != null; l = l.getParent()) {
+        if (l instanceof java.net.URLClassLoader) {
+          for (java.net.URL url : ((java.net.URLClassLoader) l).getURLs()) {
+            if ("file".equals(url.getProtocol())) {
+              entries.add(Path.of(url.toURI()).toString());
+            }
+          }
+        }
+      }
+      return entries.contains(own) ? String.join(java.io.File.pathSeparator, entries) : jvm;
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return jvm;
+    }
   }
 
   @Override

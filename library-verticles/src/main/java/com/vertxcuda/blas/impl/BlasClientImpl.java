@@ -38,6 +38,9 @@ public final class BlasClientImpl implements BlasClient {
   private List<Promise<BlasReply>> pendingPromises = new ArrayList<>();
   private boolean flushScheduled;
 
+  // Sends what this client holds when another client sends from the same context first.
+  private final RequestSender.Held held = this::flush;
+
   public BlasClientImpl(Vertx vertx, DeviceClientOptions options, BlasClientOptions blas) {
     CudaCodecs.register(vertx.eventBus());
     String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
@@ -58,6 +61,8 @@ public final class BlasClientImpl implements BlasClient {
       return sender.request(request);
     }
     Promise<BlasReply> promise = Promise.promise();
+    // Whatever another client holds on this context was made earlier: it goes first.
+    RequestSender.hold(held);
     boolean schedule = false;
     List<BlasRequest> full = null;
     List<Promise<BlasReply>> fullPromises = null;
@@ -78,7 +83,10 @@ public final class BlasClientImpl implements BlasClient {
       send(full, fullPromises);
     } else if (schedule) {
       // After the task that made this request: whatever it (or another thread) adds meanwhile goes along.
-      sender.vertx().getOrCreateContext().runOnContext(v -> flush());
+      sender.vertx().getOrCreateContext().runOnContext(v -> {
+        RequestSender.released(held);
+        flush();
+      });
     }
     return promise.future();
   }
