@@ -110,7 +110,10 @@ public class DeviceOptions {
   public List<Library> getLibraries() { return libraries; }
   public DeviceOptions setLibraries(List<Library> libraries) { this.libraries = libraries; return this; }
 
-  /** Name of the single-thread worker pool of the context; default {@code vertx-cuda-<device>}. */
+  /**
+   * Prefix of the single-thread worker pools: the context's is {@code <name>-g<generation>}, each
+   * library's {@code <name>-g<generation>-<library>}; default {@code vertx-cuda-<device>}.
+   */
   public String getWorkerPoolName() { return workerPoolName; }
   public DeviceOptions setWorkerPoolName(String v) { this.workerPoolName = v; return this; }
 
@@ -175,8 +178,9 @@ public class DeviceOptions {
   public DeviceOptions setCudaLibraryPath(String v) { this.cudaLibraryPath = v; return this; }
 
   /**
-   * Settings of each library verticle, keyed by library suffix ({@code "blas"}, {@code "fft"},
-   * {@code "rand"}); each value is that library's options as JSON. Empty means every default.
+   * Settings of each library verticle, keyed by library suffix ({@code "blas"}: BlasOptions,
+   * {@code "fft"}: FftOptions, {@code "kernel"}: {@code ptxCacheSize}, {@code ptxCacheDirectory});
+   * each value is that library's options as JSON. Empty means every default.
    */
   public JsonObject getLibraryOptions() { return libraryOptions; }
   public DeviceOptions setLibraryOptions(JsonObject v) { this.libraryOptions = v == null ? new JsonObject() : v; return this; }
