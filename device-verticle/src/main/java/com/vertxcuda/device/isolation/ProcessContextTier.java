@@ -194,8 +194,10 @@ public final class ProcessContextTier implements ContextTier {
     String jvm = System.getProperty("java.class.path", "");
     try {
       String own = Path.of(DeviceHostMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-      if (List.of(jvm.split(java.io.File.pathSeparator)).contains(own)) {
-        return jvm;
+      for (String entry : jvm.split(java.io.File.pathSeparator)) {
+        if (!entry.isEmpty() && Path.of(entry).toAbsolutePath().normalize().toString().equals(own)) {
+          return jvm;
+        }
       }
       java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
       for (ClassLoader l = DeviceHostMain.class.getClassLoader(); l != null; l = l.getParent()) {

@@ -26,12 +26,15 @@ class DeviceHostClassPathTest {
 
   @Test
   void takenFromTheToolkitsOwnClassLoaderWhenTheJvmClassPathLacksIt(@TempDir Path copy) throws Exception {
+    // The toolkit's classes, a folder under Maven or a jar in the GPU bundle, copied where the JVM's
+    // class path does not reach.
     Path classes = Path.of(ProcessContextTier.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-    copyTree(classes, copy);
+    Path moved = Files.isDirectory(classes) ? copy : copy.resolve(classes.getFileName().toString());
+    copyTree(classes, moved);
     List<URL> urls = new ArrayList<>();
-    urls.add(copy.toUri().toURL());
+    urls.add(moved.toUri().toURL());
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      if (!Path.of(entry).equals(classes)) {
+      if (!Path.of(entry).toAbsolutePath().normalize().equals(classes)) {
         urls.add(Path.of(entry).toUri().toURL());
       }
     }
@@ -41,7 +44,7 @@ class DeviceHostClassPathTest {
       Method classPath = tier.getDeclaredMethod("classPath");
       classPath.setAccessible(true);
       List<String> entries = List.of(((String) classPath.invoke(null)).split(File.pathSeparator));
-      assertTrue(entries.contains(copy.toString()), "the loader's copy of the toolkit: " + entries);
+      assertTrue(entries.contains(moved.toString()), "the loader's copy of the toolkit: " + entries);
       assertFalse(entries.contains(classes.toString()), "not the JVM's class path");
       assertEquals(urls.size(), entries.size());
     }
@@ -50,6 +53,10 @@ class DeviceHostClassPathTest {
   }
 
   private static void copyTree(Path from, Path to) throws IOException {
+    if (!Files.isDirectory(from)) {
+      Files.copy(from, to);
+      return;
+    }
     try (Stream<Path> all = Files.walk(from)) {
       for (Path p : (Iterable<Path>) all::iterator) {
         Path target = to.resolve(from.relativize(p).toString());
