@@ -80,7 +80,7 @@ if [ "$what" = quick ]; then
         --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
   suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
   suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
-  suite libraries-process 130 "$cp" process "${libs[@]}"
+  suite libraries-process 200 "$cp" process "${libs[@]}"
 fi
 
 if [ "$what" = profile ]; then
@@ -102,13 +102,13 @@ if [ "$what" != bench ] && [ "$what" != probe ] && [ "$what" != profile ] && [ "
   echo "== phase 1: tests"
   (
     suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
-    suite device-process 130 "$devcp" process --select-package com.vertxcuda.device
+    suite device-process 180 "$devcp" process --select-package com.vertxcuda.device
   ) &
   (
     libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
           --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
     suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
-    suite libraries-process 130 "$cp" process "${libs[@]}"
+    suite libraries-process 200 "$cp" process "${libs[@]}"
   ) &
   (
     stage gpu-device 60 "$devcp" -Xmx8g "${launcher[@]}" --select-package com.vertxcuda.device --include-tag gpu \
