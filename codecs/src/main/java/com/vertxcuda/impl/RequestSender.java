@@ -60,44 +60,52 @@ public final class RequestSender {
    * was made earlier and is sent first. Off a Vert.x context there is no order to keep.
    */
   public static void hold(Held holder) {
-    sendHeld(holder);
-    Context context = Vertx.currentContext();
-    if (context != null) {
-      List<Held> holders = context.get(HELD);
-      if (holders == null) {
-        holders = new ArrayList<>(2);
-        context.put(HELD, holders);
-      }
-      if (!holders.contains(holder)) {
-        holders.add(holder);
-      }
+    List<Held> holders = holders(true);
+    if (holders == null || holders.size() == 1 && holders.get(0) == holder) {
+      return; // the usual case: this holder alone, already known
     }
+    sendHeld(holders, holder);
+    holders.add(holder);
   }
 
   /** {@code holder} has sent what it held on the current context. */
   public static void released(Held holder) {
-    Context context = Vertx.currentContext();
-    List<Held> holders = context == null ? null : context.get(HELD);
+    List<Held> holders = holders(false);
     if (holders != null) {
       holders.remove(holder);
     }
   }
 
-  // Makes every holder on the current context but {@code except} send what it holds.
   private static void sendHeld(Held except) {
-    Context context = Vertx.currentContext();
-    List<Held> holders = context == null ? null : context.get(HELD);
-    if (holders == null || holders.isEmpty() || holders.size() == 1 && holders.get(0) == except) {
-      return;
+    List<Held> holders = holders(false);
+    if (holders != null && !holders.isEmpty()) {
+      sendHeld(holders, except);
     }
+  }
+
+  // Makes every holder in {@code holders} but {@code except} send what it holds; leaves only
+  // {@code except} (if it was there) in the list.
+  private static void sendHeld(List<Held> holders, Held except) {
     List<Held> sending = new ArrayList<>(holders);
     holders.clear();
     for (Held h : sending) {
-      if (h == except) {
-        holders.add(h);
-      } else {
+      if (h != except) {
         h.sendHeld();
       }
     }
+  }
+
+  // The current context's holders (created when {@code create}), or null off a Vert.x context.
+  private static List<Held> holders(boolean create) {
+    Context context = Vertx.currentContext();
+    if (context == null) {
+      return null;
+    }
+    List<Held> holders = context.get(HELD);
+    if (holders == null && create) {
+      holders = new ArrayList<>(2);
+      context.put(HELD, holders);
+    }
+    return holders;
   }
 }

@@ -175,12 +175,7 @@ class FailureCodesTest {
       .setHeartbeatInterval(200).setHeartbeatTimeout(2000);
     TestDevices.deploy(vertx, options).compose(id -> {
       DeviceClient c = DeviceClient.create(vertx);
-      Promise<DeviceEvent> changed = Promise.promise();
-      c.events(e -> {
-        if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
-          changed.tryComplete(e);
-        }
-      });
+      Promise<DeviceEvent> changed = IsolationTest.next(c, DeviceEvent.Type.GENERATION_CHANGED);
       // A hung context holds what reaches it: the stall itself and two allocations fill the three
       // places; the next three are turned away at once, long before the held ones time out.
       vertx.eventBus().send(c.address(), new FaultRequest(FaultRequest.Kind.STALL));
