@@ -10,8 +10,8 @@ import java.util.Objects;
  * {@code vertx-cuda.<node>.<device>.events} for published lifecycle events. {@code <node>} is the
  * cluster node id, or {@link #LOCAL_NODE} when the event bus is not clustered.
  *
- * <p>Internal addresses (between the device tier and the context tier) carry the generation, so a
- * message meant for a lost context can never reach its successor.
+ * <p>There are no internal addresses: the device tier reaches its context through a typed channel
+ * (a queue in this JVM, a link to a device host), so nothing on the bus can bypass the device.
  */
 public final class Addresses {
 
@@ -42,26 +42,6 @@ public final class Addresses {
   /** Where lifecycle events (generation changed, lost, ready) are published. */
   public static String events(String node, int device) {
     return device(node, device) + ".events";
-  }
-
-  /** The context tier of one generation (internal). */
-  public static String context(String node, int device, long generation) {
-    return device(node, device) + ".g" + generation + ".context";
-  }
-
-  /** Whether {@code address} is a context tier's (internal) address rather than a library's. */
-  public static boolean isContext(String address) {
-    return address.startsWith(PREFIX + ".") && address.endsWith(".context");
-  }
-
-  /** A library verticle of one generation (internal). */
-  public static String contextLibrary(String node, int device, long generation, Library library) {
-    return device(node, device) + ".g" + generation + "." + library.suffix();
-  }
-
-  /** Where a context reports that it is poisoned (internal). */
-  public static String supervisor(String node, int device) {
-    return device(node, device) + ".supervisor";
   }
 
   private static void checkNode(String node) {

@@ -28,6 +28,12 @@ public final class RequestSender {
     void sendHeld();
   }
 
+  /**
+   * The header that carries the sender's timeout, in ms: the device answers TIMEOUT once it has
+   * passed, and work that has not reached the GPU by then never does.
+   */
+  public static final String TIMEOUT_HEADER = "vertx-cuda-timeout";
+
   private static final Object HELD = new Object();
 
   private final Vertx vertx;
@@ -37,7 +43,8 @@ public final class RequestSender {
   public RequestSender(Vertx vertx, String address, long timeoutMillis) {
     this.vertx = vertx;
     this.address = address;
-    this.options = new DeliveryOptions().setSendTimeout(timeoutMillis);
+    this.options = new DeliveryOptions().setSendTimeout(timeoutMillis)
+      .addHeader(TIMEOUT_HEADER, Long.toString(timeoutMillis));
   }
 
   public Vertx vertx() {

@@ -21,6 +21,7 @@ public class DeviceOptions {
   public static final int DEFAULT_MAX_IN_FLIGHT = 65_536;
   public static final long DEFAULT_MEMORY_LIMIT = 0;
   public static final long DEFAULT_REQUEST_TIMEOUT = 60_000;
+  public static final int DEFAULT_SUBMISSION_SPIN = -1;
   public static final int DEFAULT_RESTART_LIMIT = 5;
   public static final long DEFAULT_RESTART_WINDOW = 60_000;
   public static final long DEFAULT_REGISTRY_REFRESH = 5_000;
@@ -39,7 +40,7 @@ public class DeviceOptions {
   private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
   private long memoryLimit = DEFAULT_MEMORY_LIMIT;
   private List<Library> libraries = new ArrayList<>(Arrays.asList(Library.values()));
-  private String workerPoolName;
+  private int submissionSpin = DEFAULT_SUBMISSION_SPIN;
   private long requestTimeout = DEFAULT_REQUEST_TIMEOUT;
   private int restartLimit = DEFAULT_RESTART_LIMIT;
   private long restartWindow = DEFAULT_RESTART_WINDOW;
@@ -111,13 +112,18 @@ public class DeviceOptions {
   public DeviceOptions setLibraries(List<Library> libraries) { this.libraries = libraries; return this; }
 
   /**
-   * Prefix of the single-thread worker pools: the context's is {@code <name>-g<generation>}, each
-   * library's {@code <name>-g<generation>-<library>}; default {@code vertx-cuda-<device>}.
+   * How long a hand-off thread on the request path (the context's submission thread, the link's
+   * reader) spins for more work before it parks, in µs; -1 picks 50 µs on hosts with 4 or more
+   * cores and 0 (park at once) on smaller ones, where a spinning thread takes a core from the
+   * event loops.
    */
-  public String getWorkerPoolName() { return workerPoolName; }
-  public DeviceOptions setWorkerPoolName(String v) { this.workerPoolName = v; return this; }
+  public int getSubmissionSpin() { return submissionSpin; }
+  public DeviceOptions setSubmissionSpin(int v) { this.submissionSpin = v; return this; }
 
-  /** How long the device tier waits for the context tier to answer one request, in ms. */
+  /**
+   * How long a request may take when its sender gave no deadline, in ms; a request past its
+   * deadline is answered TIMEOUT and, if it has not reached the GPU yet, never does.
+   */
   public long getRequestTimeout() { return requestTimeout; }
   public DeviceOptions setRequestTimeout(long v) { this.requestTimeout = v; return this; }
 
@@ -184,9 +190,4 @@ public class DeviceOptions {
    */
   public JsonObject getLibraryOptions() { return libraryOptions; }
   public DeviceOptions setLibraryOptions(JsonObject v) { this.libraryOptions = v == null ? new JsonObject() : v; return this; }
-
-  /** The worker pool name in effect. */
-  public String workerPoolNameOrDefault() {
-    return workerPoolName != null ? workerPoolName : "vertx-cuda-" + device;
-  }
 }

@@ -8,13 +8,12 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.device.context.Probe;
-import com.vertxcuda.device.context.RequestSequencer;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.isolation.ProcessContextTier;
-import com.vertxcuda.device.impl.ForwardFailures;
 import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.impl.RequestSender;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
@@ -23,26 +22,23 @@ import com.vertxcuda.message.DeviceStats;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.Context;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The outer tier of one GPU: a stable address that outlives any number of context incarnations and
- * owns the generation. It deploys the context tier, queues requests (bounded) while there is no
- * ready context, forwards them to the current generation's context and library verticles, and
- * supervises: a poisoned or dead context is replaced, the generation goes up, and subscribers hear
- * of it on the events address. Every request it accepts gets exactly one reply.
+ * owns the generation. It admits requests (bounded in flight; queued, bounded, while there is no
+ * ready context), hands each straight to the current context tier's one submission queue, and
+ * supervises: a poisoned, stuck or dead context is replaced, the generation goes up, and
+ * subscribers hear of it on the events address. Every request it accepts gets exactly one reply
+ * ({@link InFlight}); replies leave from where the work completes, not from here.
  *
- * <p>All of its state lives on its event loop; it never blocks.
+ * <p>Its state lives on its event loop; it never blocks.
  */
 public class DeviceVerticle extends VerticleBase {
 
@@ -53,26 +49,24 @@ public class DeviceVerticle extends VerticleBase {
   private String node;
   private int device;
   private String address;
-  private DeliveryOptions forwardOptions;
+  private Context eventLoop;
 
-  private DeviceState state = DeviceState.STARTING;
-  private long generation = 1;
+  // Volatile: a stats reply reads them on the thread that completes it.
+  private volatile DeviceState state = DeviceState.STARTING;
+  private volatile long generation = 1;
   private String lostReason;
   // Volatile: the transfer-buffer methods may be called from any thread.
   private volatile ContextTier context;
   /** A device host started ahead for generation {@link #spareGeneration} (process isolation). */
   private Future<ContextTier> spare;
   private long spareGeneration;
-  private final ArrayDeque<Request> pending = new ArrayDeque<>();
-  private final Map<Long, Request> inFlight = new LinkedHashMap<>();
-  private long nextRequestId;
-  private long sequence;
+  private final ArrayDeque<InFlight.Entry> pending = new ArrayDeque<>();
+  private final InFlight inFlight = new InFlight();
   private final ArrayDeque<Long> restarts = new ArrayDeque<>();
-  private long served;
-  private final Map<String, Long> failures = new HashMap<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private long registryTimer = -1;
   private long heartbeatTimer = -1;
+  private long expiryTimer = -1;
   private boolean heartbeatOutstanding;
 
   /** A device configured by the deployment's config (DeviceOptions JSON). */
@@ -81,17 +75,6 @@ public class DeviceVerticle extends VerticleBase {
 
   public DeviceVerticle(DeviceOptions options) {
     this.options = new DeviceOptions(options);
-  }
-
-  /** One accepted request: the message to answer and the library it is for (null: the device). */
-  private static final class Request {
-    final Message<Object> message;
-    final Library library;
-
-    Request(Message<Object> message, Library library) {
-      this.message = message;
-      this.library = library;
-    }
   }
 
   @Override
@@ -103,20 +86,21 @@ public class DeviceVerticle extends VerticleBase {
     node = options.getNode() != null ? options.getNode() : Nodes.self(vertx);
     device = options.getDevice();
     address = Addresses.device(node, device);
-    forwardOptions = new DeliveryOptions().setSendTimeout(options.getRequestTimeout());
+    eventLoop = vertx.getOrCreateContext();
     isolation = Backends.isolation(options);
     consumers.add(vertx.eventBus().consumer(address, m -> accept(m, null)));
     for (Library library : options.getLibraries()) {
       consumers.add(vertx.eventBus().consumer(Addresses.library(node, device, library), m -> accept(m, library)));
     }
-    // Local: only this JVM's contexts report here, never another cluster node.
-    consumers.add(vertx.eventBus().<Object>localConsumer(Addresses.supervisor(node, device), this::onContextReport));
     return launch(generation)
       .onSuccess(tier -> {
         ready(tier);
         publish(DeviceEvent.Type.READY, generation, generation, "started");
         registryTimer = vertx.setPeriodic(options.getRegistryRefresh(), id -> register());
         heartbeatTimer = vertx.setPeriodic(options.getHeartbeatInterval(), id -> heartbeat());
+        // Requests past their deadline are answered TIMEOUT even if their context never answers.
+        expiryTimer = vertx.setPeriodic(Math.max(10, Math.min(250, options.getRequestTimeout() / 4)),
+          id -> inFlight.expire(System.nanoTime()));
       })
       .recover(t -> {
         consumers.forEach(MessageConsumer::unregister);
@@ -131,6 +115,7 @@ public class DeviceVerticle extends VerticleBase {
     failAll("the device was undeployed");
     vertx.cancelTimer(registryTimer);
     vertx.cancelTimer(heartbeatTimer);
+    vertx.cancelTimer(expiryTimer);
     List<Future<?>> done = new ArrayList<>();
     consumers.forEach(c -> done.add(c.unregister()));
     done.add(DeviceRegistry.remove(vertx, address).otherwiseEmpty());
@@ -148,13 +133,34 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private Future<ContextTier> launch(long gen) {
+    ContextTier.Listener listener = new ContextTier.Listener() {
+      @Override
+      public void lost(String reason) {
+        eventLoop.runOnContext(v -> tierLost(gen, reason));
+      }
+
+      @Override
+      public void stopped() {
+        eventLoop.runOnContext(v -> tierStopped(gen));
+      }
+    };
     if (isolation == Isolation.PROCESS) {
-      return ProcessContextTier.launch(vertx, options, node, gen, reason -> tierLost(gen, reason));
+      return ProcessContextTier.launch(vertx, options, node, gen, listener);
     }
-    return InProcessContextTier.launch(vertx, options, node, gen);
+    return InProcessContextTier.launch(vertx, options, node, gen, listener);
   }
 
-  /** A device host gone on its own (exited, crashed, killed). */
+  // Our context is being undeployed by someone else: this device goes down with it (Vert.x
+  // undeploys a verticle's children first). No rebuild; everything gets its answer.
+  private void tierStopped(long gen) {
+    if (gen == generation && state == DeviceState.READY) {
+      context = null;
+      state = DeviceState.STOPPED;
+      failAll("the device is being undeployed");
+    }
+  }
+
+  /** A context poisoned, or a device host gone on its own (exited, crashed, killed). */
   private void tierLost(long gen, String reason) {
     if (gen == generation && state == DeviceState.READY) {
       contextLost(reason);
@@ -215,139 +221,94 @@ public class DeviceVerticle extends VerticleBase {
 
   private void ready(ContextTier tier) {
     context = tier;
-    sequence = 0;
     state = DeviceState.READY;
     register();
     while (state == DeviceState.READY && !pending.isEmpty()) {
-      forward(pending.poll());
+      submit(pending.poll());
     }
     startSpare();
   }
 
   private void accept(Message<Object> message, Library library) {
-    Request r = new Request(message, library);
+    InFlight.Entry r = inFlight.entry(message, library, deadline(message));
     if (library == null && message.body() instanceof DescribeRequest) {
-      succeed(r, info());
+      r.reply(info());
       return;
     }
     switch (state) {
       case READY:
         if (inFlight.size() >= options.getMaxInFlight()) {
-          fail(r, FailureCode.QUEUE_FULL, "the device has " + inFlight.size()
+          r.fail(FailureCode.QUEUE_FULL, "the device has " + inFlight.size()
             + " requests in flight (maxInFlight); try again when some are answered");
         } else {
-          forward(r);
+          submit(r);
         }
         break;
       case STARTING:
       case REBUILDING:
         if (pending.size() >= options.getPendingQueueCapacity()) {
-          fail(r, FailureCode.QUEUE_FULL, "the device's pending queue holds " + pending.size()
+          r.fail(FailureCode.QUEUE_FULL, "the device's pending queue holds " + pending.size()
             + " requests while the context is " + (state == DeviceState.STARTING ? "starting" : "rebuilt"));
         } else {
           pending.add(r);
         }
         break;
       case LOST:
-        fail(r, FailureCode.CONTEXT_LOST, lostReason);
+        r.fail(FailureCode.CONTEXT_LOST, lostReason);
         break;
       default:
-        fail(r, FailureCode.CONTEXT_LOST, "the device was undeployed");
+        r.fail(FailureCode.CONTEXT_LOST, "the device was undeployed");
     }
   }
 
-  private void forward(Request r) {
-    long id = nextRequestId++;
-    long gen = generation;
-    inFlight.put(id, r);
-    String target = target(gen, r.library);
-    DeliveryOptions delivery = forwardOptions;
-    long seq = 0;
-    if (r.library == null || context.info().getLibraries().contains(r.library.suffix())) {
-      // Numbered in arrival order, so the context and libraries claim buffers in that order.
-      seq = ++sequence;
-      delivery = new DeliveryOptions(forwardOptions).addHeader(RequestSequencer.HEADER, Long.toString(seq));
-    }
-    Probe.mark(seq, Probe.Point.FORWARDED);
-    long numbered = seq;
-    vertx.eventBus().request(target, r.message.body(), delivery).onComplete(ar -> {
-      Probe.mark(numbered, Probe.Point.ANSWERED);
-      if (inFlight.remove(id) == null) {
-        return; // already answered when its context was lost
+  // The sender's timeout travels with the request (a header); the device's own bound caps it.
+  private long deadline(Message<Object> message) {
+    long timeout = options.getRequestTimeout();
+    String sent = message.headers().get(RequestSender.TIMEOUT_HEADER);
+    if (sent != null) {
+      try {
+        timeout = Math.min(timeout, Math.max(0, Long.parseLong(sent)));
+      } catch (NumberFormatException ignored) {
+        // the device's own bound holds
       }
-      if (ar.succeeded()) {
-        Object body = ar.result().body();
-        if (body instanceof DeviceStats) {
-          body = augment((DeviceStats) body);
-        }
-        succeed(r, body);
-      } else {
-        forwardFailed(r, ar.cause());
-      }
-    });
+    }
+    return System.nanoTime() + timeout * 1_000_000;
   }
 
-  // The generation's addresses, built once per generation rather than per request.
-  private long targetsGeneration = -1;
-  private final Map<Library, String> targets = new java.util.EnumMap<>(Library.class);
-  private String contextTarget;
-
-  private String target(long gen, Library library) {
-    if (gen != targetsGeneration) {
-      targets.clear();
-      contextTarget = Addresses.context(node, device, gen);
-      targetsGeneration = gen;
+  private void submit(InFlight.Entry r) {
+    if (r.body() instanceof DeviceStats || r.body() instanceof com.vertxcuda.message.StatsRequest) {
+      r.finish(body -> body instanceof DeviceStats ? augment((DeviceStats) body) : body);
     }
-    return library == null ? contextTarget
-      : targets.computeIfAbsent(library, l -> Addresses.contextLibrary(node, device, gen, l));
+    context.submit(r.track());
   }
 
-  private void forwardFailed(Request r, Throwable t) {
-    CudaException e = ForwardFailures.map(t, r.library != null, generation);
-    fail(r, e.code(), Failures.text(e));
-  }
-
-  private void onContextReport(Message<Object> message) {
-    if (!(message.body() instanceof JsonObject)) {
-      return;
-    }
-    JsonObject report = (JsonObject) message.body();
-    long gen = report.getLong("generation", -1L);
-    if (gen != generation || state != DeviceState.READY) {
-      return; // a report from an incarnation already replaced
-    }
-    if (report.getBoolean("stopped", false)) {
-      // Our context is being undeployed by someone else: this device is going down with it
-      // (Vert.x undeploys a verticle's children first). No rebuild; everything gets its answer.
-      context = null;
-      state = DeviceState.STOPPED;
-      failAll("the device is being undeployed");
-      return;
-    }
-    contextLost(report.getString("reason", "unknown"));
-  }
-
-  // A context that stops answering (hung thread, stalled device host) is as lost as a poisoned one.
+  // A context whose submission thread is stuck (a hung call, a stopped device host) is as lost as a
+  // poisoned one. Liveness is whether that thread turns, which queued user work cannot starve.
   private void heartbeat() {
     if (state != DeviceState.READY || heartbeatOutstanding) {
       return;
     }
     heartbeatOutstanding = true;
     long gen = generation;
-    vertx.eventBus().request(Addresses.context(node, device, gen), new DescribeRequest(),
-        new DeliveryOptions().setSendTimeout(options.getHeartbeatTimeout()))
-      .onComplete(ar -> {
-        heartbeatOutstanding = false;
-        if (ar.failed() && gen == generation && state == DeviceState.READY) {
-          contextLost("heartbeat missed: " + Failures.toCudaException(ar.cause()).getMessage());
-        }
-      });
+    ContextTier tier = context;
+    long timeout = options.getHeartbeatTimeout();
+    tier.stalledMillis().timeout(timeout, java.util.concurrent.TimeUnit.MILLISECONDS).onComplete(ar -> {
+      heartbeatOutstanding = false;
+      if (gen != generation || state != DeviceState.READY || context != tier) {
+        return;
+      }
+      if (ar.failed()) {
+        contextLost("heartbeat missed: the context tier did not answer within " + timeout + " ms");
+      } else if (ar.result() > timeout) {
+        contextLost("heartbeat missed: the submission thread has been stuck for " + ar.result() + " ms");
+      }
+    });
   }
 
   /** Replaces a lost context: fail what was in flight, bump the generation, rebuild, publish, drain. */
   private void contextLost(String reason) {
     LOG.log(System.Logger.Level.WARNING, address + ": context generation " + generation + " lost: " + reason);
-    failInFlight("context generation " + generation + " was lost: " + reason);
+    inFlight.failAll(FailureCode.CONTEXT_LOST, "context generation " + generation + " was lost: " + reason);
     ContextTier old = context;
     context = null;
     if (old != null) {
@@ -406,31 +367,15 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void failAll(String reason) {
-    failInFlight(reason);
+    inFlight.failAll(FailureCode.CONTEXT_LOST, reason);
     while (!pending.isEmpty()) {
-      fail(pending.poll(), FailureCode.CONTEXT_LOST, reason);
+      pending.poll().fail(FailureCode.CONTEXT_LOST, reason);
     }
-  }
-
-  private void failInFlight(String reason) {
-    List<Request> lostRequests = new ArrayList<>(inFlight.values());
-    inFlight.clear();
-    lostRequests.forEach(r -> fail(r, FailureCode.CONTEXT_LOST, reason));
-  }
-
-  private void succeed(Request r, Object body) {
-    served++;
-    r.message.reply(body);
-  }
-
-  private void fail(Request r, FailureCode code, String text) {
-    failures.merge(code.name(), 1L, Long::sum);
-    Failures.fail(r.message, code, text);
   }
 
   private DeviceStats augment(DeviceStats s) {
     return s.setGeneration(generation).setState(state).setInFlight(inFlight.size())
-      .setQueueDepth(pending.size()).setOperationsServed(served).setFailuresByCode(new HashMap<>(failures))
+      .setQueueDepth(pending.size()).setOperationsServed(inFlight.served()).setFailuresByCode(inFlight.failuresByCode())
       .setSpareReady(spare != null && spare.succeeded());
   }
 

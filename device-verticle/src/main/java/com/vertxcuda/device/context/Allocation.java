@@ -1,6 +1,7 @@
 package com.vertxcuda.device.context;
 
 import com.vertxcuda.BufferHandle;
+import com.vertxcuda.device.spi.DeviceBuffer;
 import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.GpuEvent;
 
@@ -9,9 +10,9 @@ import java.util.List;
 
 /**
  * One live buffer of a context: its memory, the handle that names it, its owner, and the events
- * that order its uses across streams (guarded by this object's monitor, see {@link StreamOrdering}).
+ * that order its uses across streams (touched only on the submission thread, see {@link StreamOrdering}).
  */
-public final class Allocation {
+public final class Allocation implements DeviceBuffer {
 
   private final BufferHandle handle;
   private final DeviceMemory memory;
@@ -25,11 +26,12 @@ public final class Allocation {
     this.owner = owner;
   }
 
-  /** The handle of the whole buffer. */
+  @Override
   public BufferHandle handle() {
     return handle;
   }
 
+  @Override
   public DeviceMemory memory() {
     return memory;
   }
@@ -39,6 +41,7 @@ public final class Allocation {
     return owner;
   }
 
+  @Override
   public long bytes() {
     return handle.dtype().bytes(handle.count());
   }

@@ -1,19 +1,27 @@
 package com.vertxcuda.device.context;
 
-import com.vertxcuda.Addresses;
+import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
+import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceBuffer;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuEvent;
-import io.vertx.core.Context;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.LibraryContext;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestHandler;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -21,11 +29,11 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * What one context incarnation shares with its library verticles: the device context, the
- * allocation table, the stream ordering, and the one place that answers failures and reports a
- * poisoned context to the device tier.
+ * One context incarnation as its libraries see it ({@link LibraryContext}): the device context, the
+ * allocation table, the stream ordering, the submission loop, and the one place that maps failures
+ * and reports a poisoned context to the device tier.
  */
-public final class ContextRuntime {
+public final class ContextRuntime implements LibraryContext {
 
   private final Vertx vertx;
   private final DeviceOptions options;
@@ -35,11 +43,14 @@ public final class ContextRuntime {
   private final DeviceContext device;
   private final AllocationTable allocations;
   private final StreamOrdering ordering;
+  private final SubmissionLoop loop;
+  private final Consumer<String> poisoned;
   private final AtomicReference<String> poisonedBy = new AtomicReference<>();
-  private final RequestSequencer sequencer = new RequestSequencer();
+  private final java.util.Deque<Runnable> closers = new java.util.concurrent.ConcurrentLinkedDeque<>();
 
   public ContextRuntime(Vertx vertx, DeviceOptions options, String node, long generation, String backend,
-                        DeviceContext device, AllocationTable allocations) {
+                        DeviceContext device, AllocationTable allocations, SubmissionLoop loop,
+                        Consumer<String> poisoned) {
     this.vertx = vertx;
     this.options = options;
     this.node = node;
@@ -48,26 +59,46 @@ public final class ContextRuntime {
     this.device = device;
     this.allocations = allocations;
     this.ordering = new StreamOrdering(device);
+    this.loop = loop;
+    this.poisoned = poisoned;
+    loop.failures(this::failure);
   }
 
-  public Vertx vertx() { return vertx; }
+  @Override public Vertx vertx() { return vertx; }
   public DeviceOptions options() { return options; }
-  public String node() { return node; }
-  public int deviceIndex() { return options.getDevice(); }
-  public long generation() { return generation; }
-  /** "cuda" or "host". */
-  public String backend() { return backend; }
-  public DeviceContext device() { return device; }
+  @Override public String node() { return node; }
+  @Override public int deviceIndex() { return options.getDevice(); }
+  @Override public long generation() { return generation; }
+  @Override public String backend() { return backend; }
+  @Override public DeviceContext device() { return device; }
   public AllocationTable allocations() { return allocations; }
   public StreamOrdering ordering() { return ordering; }
-  /** The order in which requests claim their buffers (see {@link RequestSequencer}). */
-  public RequestSequencer sequencer() { return sequencer; }
+  public SubmissionLoop loop() { return loop; }
 
+  @Override
+  public JsonObject libraryOptions(Library library) {
+    JsonObject all = options.getLibraryOptions();
+    JsonObject mine = all == null ? null : all.getJsonObject(library.suffix());
+    return mine == null ? new JsonObject() : mine;
+  }
+
+  @Override
+  public DeviceBuffer resolve(BufferHandle handle, String field, DType... dtypes) {
+    return dtypes.length == 0 ? allocations.resolve(handle, field) : allocations.resolve(handle, field, dtypes);
+  }
+
+  @Override
+  public GpuEvent enqueue(GpuStream stream, List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
+                          Work work) throws BackendException {
+    return ordering.run(stream, reads, writes, work);
+  }
+
+  @Override
   public boolean isPoisoned() {
     return poisonedBy.get() != null;
   }
 
-  /** The failure every request gets once the context is poisoned. */
+  @Override
   public CudaException lostFailure() {
     return new CudaException(FailureCode.CONTEXT_LOST, "context generation " + generation
       + " was poisoned by " + poisonedBy.get() + "; it is never touched again");
@@ -79,50 +110,76 @@ public final class ContextRuntime {
    */
   public void poison(String reason) {
     if (poisonedBy.compareAndSet(null, reason)) {
-      vertx.eventBus().send(Addresses.supervisor(node, options.getDevice()),
-        new JsonObject().put("generation", generation).put("reason", reason));
+      poisoned.accept(reason);
     }
   }
 
-  /**
-   * Runs {@code action} on {@code context} once every one of {@code uses} is reached (or failed),
-   * releasing them: how memory and modules go back only after their last recorded use.
-   */
-  public void afterUses(List<GpuEvent> uses, Context context, Runnable action) {
+  @Override
+  public void register(Library library, RequestHandler handler) {
+    if (loop.inLoop()) {
+      loop.register(library, handler);
+    } else {
+      loop.execute(() -> loop.register(library, handler));
+    }
+  }
+
+  @Override
+  public void onClose(Runnable closer) {
+    closers.addFirst(closer);
+  }
+
+  /** Runs the closers (libraries first, then whatever registered before them); on the submission thread. */
+  void runClosers() {
+    for (Runnable c : closers) {
+      try {
+        c.run();
+      } catch (RuntimeException e) {
+        System.getLogger(ContextRuntime.class.getName()).log(System.Logger.Level.WARNING, "closing failed: " + e);
+      }
+    }
+    closers.clear();
+  }
+
+  @Override
+  public <T> Future<T> onSubmissionThread(Callable<T> task) {
+    Promise<T> promise = Promise.promise();
+    loop.execute(() -> {
+      try {
+        promise.complete(task.call());
+      } catch (Throwable t) {
+        promise.fail(t);
+      }
+    });
+    return promise.future();
+  }
+
+  @Override
+  public void afterUses(List<GpuEvent> uses, Runnable action) {
     CompletableFuture<?>[] done = uses.stream()
       .map(e -> device.whenComplete(e).whenComplete((v, t) -> e.release()))
       .toArray(CompletableFuture[]::new);
-    CompletableFuture.allOf(done).whenComplete((v, t) -> context.runOnContext(x -> action.run()));
+    CompletableFuture.allOf(done).whenComplete((v, t) -> loop.execute(action));
   }
 
-  /**
-   * Replies with {@code reply.get()} once {@code event} is reached, then releases the event. A
-   * supplier that throws (work that failed on the stream) answers with that failure instead.
-   */
-  public <T> void replyWhenDone(Message<?> message, GpuEvent event, Supplier<T> reply) {
+  @Override
+  public <T> void replyWhenDone(Request request, GpuEvent event, Supplier<T> reply) {
     whenDone(event, err -> {
-      long seq = Probe.ENABLED ? RequestSequencer.of(message) : 0;
-      Probe.mark(seq, Probe.Point.COMPLETED);
       if (err != null) {
-        fail(message, err);
+        request.fail(failure(err));
         return;
       }
       T body;
       try {
         body = reply.get();
       } catch (RuntimeException e) {
-        fail(message, e);
+        request.fail(failure(e));
         return;
       }
-      message.reply(body);
-      Probe.mark(seq, Probe.Point.REPLIED);
+      request.reply(body);
     });
   }
 
-  /**
-   * Runs {@code then} once {@code event} is reached (with null) or has failed (with the failure),
-   * on the thread that sees it, then releases the event.
-   */
+  @Override
   public void whenDone(GpuEvent event, Consumer<Throwable> then) {
     device.whenComplete(event).whenComplete((v, err) -> {
       event.release();
@@ -130,15 +187,12 @@ public final class ContextRuntime {
     });
   }
 
-  /** Answers a failure; a sticky backend error poisons the context and answers CONTEXT_LOST. */
-  public void fail(Message<?> message, Throwable t) {
-    Failures.fail(message, failure(t));
-  }
-
   /**
-   * The typed failure that {@code t} stands for: a backend error's own code, CONTEXT_LOST for a
-   * sticky one (which poisons the context first).
+   * The one failure mapping of the context tier: a backend error's own code (sticky ones poison the
+   * context and read CONTEXT_LOST), exact-arithmetic overflow in a check as BAD_REQUEST, and
+   * anything else through {@link Failures}.
    */
+  @Override
   public CudaException failure(Throwable t) {
     Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     if (cause instanceof BackendException) {
@@ -148,6 +202,15 @@ public final class ContextRuntime {
         return lostFailure();
       }
       return new CudaException(be.code(), be.getMessage());
+    }
+    if (cause instanceof ArithmeticException) {
+      // Only the checks do exact arithmetic before anything is queued.
+      return new CudaException(FailureCode.BAD_REQUEST, "a size, stride or distance of the request overflows: "
+        + cause.getMessage());
+    }
+    if (cause instanceof OutOfMemoryError) {
+      return new CudaException(FailureCode.OUT_OF_MEMORY, "the host ran out of memory serving the request: "
+        + cause.getMessage());
     }
     return Failures.toCudaException(cause);
   }

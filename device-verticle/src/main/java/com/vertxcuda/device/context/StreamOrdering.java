@@ -4,29 +4,24 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.device.spi.LibraryContext;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 
 /**
- * The one place that orders work on buffers across streams. Each buffer remembers the event of its
+ * The one place that orders work on buffers across streams, called only from the context's
+ * submission thread (so it needs no locks: the order of calls is the order that holds). Each buffer remembers the event of its
  * last write and the events of reads since; before work runs on a stream, that stream waits on the
  * last write of everything it touches and, for what it writes, on the reads since (read-after-write,
  * write-after-read, write-after-write). Then the work is queued and an event is recorded after it.
  */
 public final class StreamOrdering {
-
-  /** Enqueues work on a stream. */
-  @FunctionalInterface
-  public interface Work {
-    void enqueue() throws BackendException;
-  }
 
   private static final int PRUNE_AT = 8;
   private final DeviceContext device;
@@ -38,74 +33,65 @@ public final class StreamOrdering {
   /**
    * Orders {@code work} on {@code stream} after earlier uses of {@code reads} and {@code writes},
    * queues it, records an event after it and makes that the buffers' latest use. The returned
-   * event is the caller's (release it when done).
+   * event is the caller's (release it when done). On the submission thread only: the order of
+   * these calls is the order that holds.
    */
-  public GpuEvent run(GpuStream stream, List<Allocation> reads, List<Allocation> writes, Work work)
-    throws BackendException {
-    Allocation[] all = distinctSorted(reads, writes);
-    Set<Allocation> written = identitySet(writes);
-    lockAndRun(all, 0, () -> {
-      for (Allocation a : all) {
-        if (a.lastWrite != null && a.lastWrite.stream() != stream && !a.lastWrite.isComplete()) {
-          device.await(stream, a.lastWrite);
-        }
-        if (written.contains(a)) {
-          for (GpuEvent r : a.readsSinceWrite) {
-            if (r.stream() != stream && !r.isComplete()) {
-              device.await(stream, r);
-            }
+  public GpuEvent run(GpuStream stream, List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
+                      LibraryContext.Work work) throws BackendException {
+    Allocation[] all = distinct(reads, writes);
+    Set<Allocation> written = writes.isEmpty() ? Set.of() : identitySet(writes);
+    for (Allocation a : all) {
+      if (a.lastWrite != null && a.lastWrite.stream() != stream && !a.lastWrite.isComplete()) {
+        device.await(stream, a.lastWrite);
+      }
+      if (written.contains(a)) {
+        for (GpuEvent r : a.readsSinceWrite) {
+          if (r.stream() != stream && !r.isComplete()) {
+            device.await(stream, r);
           }
         }
       }
-      work.enqueue();
-      return null;
-    });
+    }
+    work.enqueue();
     GpuEvent done = device.record(stream);
-    lockAndRun(all, 0, () -> {
-      for (Allocation a : all) {
-        if (written.contains(a)) {
-          if (a.lastWrite != null) {
-            a.lastWrite.release();
-          }
-          a.lastWrite = done.retain();
-          a.readsSinceWrite.forEach(GpuEvent::release);
-          a.readsSinceWrite.clear();
-        } else {
-          prune(a.readsSinceWrite);
-          a.readsSinceWrite.add(done.retain());
+    for (Allocation a : all) {
+      if (written.contains(a)) {
+        if (a.lastWrite != null) {
+          a.lastWrite.release();
         }
+        a.lastWrite = done.retain();
+        a.readsSinceWrite.forEach(GpuEvent::release);
+        a.readsSinceWrite.clear();
+      } else {
+        prune(a.readsSinceWrite);
+        a.readsSinceWrite.add(done.retain());
       }
-      return null;
-    });
+    }
     return done;
   }
 
   /** The events of every recorded use of {@code a} not yet known complete (retained for the caller). */
   public List<GpuEvent> pendingUses(Allocation a) {
-    synchronized (a) {
-      List<GpuEvent> events = new ArrayList<>();
-      if (a.lastWrite != null && !a.lastWrite.isComplete()) {
-        events.add(a.lastWrite.retain());
-      }
-      for (GpuEvent r : a.readsSinceWrite) {
-        if (!r.isComplete()) {
-          events.add(r.retain());
-        }
-      }
-      return events;
+    List<GpuEvent> events = new ArrayList<>();
+    if (a.lastWrite != null && !a.lastWrite.isComplete()) {
+      events.add(a.lastWrite.retain());
     }
+    for (GpuEvent r : a.readsSinceWrite) {
+      if (!r.isComplete()) {
+        events.add(r.retain());
+      }
+    }
+    return events;
   }
 
   /** Drops the ordering state of a buffer that is gone. */
   public void forget(Allocation a) {
-    synchronized (a) {
-      if (a.lastWrite != null) {
-        a.lastWrite.release();
-        a.lastWrite = null;
-      }
-      a.readsSinceWrite.forEach(GpuEvent::release);
-      a.readsSinceWrite.clear();
+    if (a.lastWrite != null) {
+      a.lastWrite.release();
+      a.lastWrite = null;
     }
+    a.readsSinceWrite.forEach(GpuEvent::release);
+    a.readsSinceWrite.clear();
   }
 
   private static void prune(List<GpuEvent> events) {
@@ -121,33 +107,23 @@ public final class StreamOrdering {
     }
   }
 
-  private interface Locked {
-    Void run() throws BackendException;
-  }
-
-  // Buffers are locked in id order so two streams touching the same pair cannot deadlock.
-  private static void lockAndRun(Allocation[] all, int i, Locked body) throws BackendException {
-    if (i == all.length) {
-      body.run();
-      return;
-    }
-    synchronized (all[i]) {
-      lockAndRun(all, i + 1, body);
-    }
-  }
-
-  private static Set<Allocation> identitySet(List<Allocation> list) {
+  private static Set<Allocation> identitySet(List<? extends DeviceBuffer> list) {
     Set<Allocation> set = Collections.newSetFromMap(new IdentityHashMap<>(list.size() * 2));
-    set.addAll(list);
+    for (DeviceBuffer b : list) {
+      set.add((Allocation) b);
+    }
     return set;
   }
 
-  // Batched calls bring hundreds of buffers: sets, not list scans.
-  private static Allocation[] distinctSorted(List<Allocation> reads, List<Allocation> writes) {
+  // Batched calls bring hundreds of buffers: a set, not list scans; one or two buffers need neither.
+  private static Allocation[] distinct(List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes) {
+    if (reads.size() + writes.size() == 1) {
+      return new Allocation[] {(Allocation) (reads.isEmpty() ? writes.get(0) : reads.get(0))};
+    }
     Set<Allocation> all = identitySet(reads);
-    all.addAll(writes);
-    Allocation[] sorted = all.toArray(new Allocation[0]);
-    Arrays.sort(sorted, Comparator.comparingLong(a -> a.handle().id()));
-    return sorted;
+    for (DeviceBuffer b : writes) {
+      all.add((Allocation) b);
+    }
+    return all.toArray(new Allocation[0]);
   }
 }

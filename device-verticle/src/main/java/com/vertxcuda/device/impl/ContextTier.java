@@ -1,20 +1,42 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 
 /**
- * One running incarnation of the context tier, seen from the device tier. The device tier talks
- * to it only through event-bus messages at the generation's addresses; this handle only starts and
- * stops it, so the tier can live in this JVM or in a device-host process.
+ * One running incarnation of the context tier, seen from the device tier: a typed channel into the
+ * context's one submission queue, in this JVM or in a device-host process.
  */
 public interface ContextTier {
+
+  /** What the tier tells its device verticle; any thread, each at most once. */
+  interface Listener {
+    /** The context is lost: poisoned by a sticky error, or its device host gone. */
+    void lost(String reason);
+
+    /** The context is being undeployed by someone other than its device verticle (Vert.x closing). */
+    default void stopped() {
+    }
+  }
 
   /** What the context reported about its device when it became ready. */
   DeviceInfo info();
 
-  /** Stops the incarnation (undeploys it or ends its process). */
+  /**
+   * Queues {@code request} on the context's submission path, in call order; any thread. Its answer
+   * comes from wherever its work completes; a tier that is gone answers CONTEXT_LOST.
+   */
+  void submit(Request request);
+
+  /**
+   * How long, in ms, the context's submission thread has been stuck on one item: its liveness,
+   * which work queued behind it cannot starve. Fails if the tier does not answer.
+   */
+  Future<Long> stalledMillis();
+
+  /** Stops the incarnation (closes the context, or ends its process). */
   Future<Void> stop();
 
   /**

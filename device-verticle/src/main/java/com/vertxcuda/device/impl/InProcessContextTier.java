@@ -1,6 +1,5 @@
 package com.vertxcuda.device.impl;
 
-import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
@@ -8,49 +7,67 @@ import com.vertxcuda.device.context.ContextVerticle;
 import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.cuda.PinnedMemory;
-import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DeviceInfo;
-import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
-import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
-import io.vertx.core.json.JsonObject;
 
-/** The context tier deployed in this JVM as a worker on a single-thread pool of its own. */
+/**
+ * The context tier in this JVM: requests go straight into the context's submission queue, with no
+ * event-bus hop between the device verticle and the context.
+ */
 public final class InProcessContextTier implements ContextTier {
 
   private final Vertx vertx;
   private final String deploymentId;
+  private final ContextVerticle context;
   private final DeviceInfo info;
 
-  private InProcessContextTier(Vertx vertx, String deploymentId, DeviceInfo info) {
+  private InProcessContextTier(Vertx vertx, String deploymentId, ContextVerticle context, DeviceInfo info) {
     this.vertx = vertx;
     this.deploymentId = deploymentId;
+    this.context = context;
     this.info = info;
   }
 
-  /** Deploys generation {@code generation}'s context and waits until it describes itself. */
-  public static Future<ContextTier> launch(Vertx vertx, DeviceOptions options, String node, long generation) {
-    JsonObject config = options.toJson().put("node", node).put("generation", generation);
-    DeploymentOptions worker = new DeploymentOptions()
-      .setThreadingModel(ThreadingModel.WORKER)
-      .setWorkerPoolName(options.workerPoolNameOrDefault() + "-g" + generation)
-      .setWorkerPoolSize(1)
-      .setConfig(config);
-    return vertx.deployVerticle(ContextVerticle::new, worker).compose(id ->
-      vertx.eventBus().<DeviceInfo>request(Addresses.context(node, options.getDevice(), generation),
-          new DescribeRequest(), new DeliveryOptions().setSendTimeout(options.getRequestTimeout()))
-        .map(Message::body)
-        .map(info -> (ContextTier) new InProcessContextTier(vertx, id, info))
-        .recover(t -> vertx.undeploy(id).transform(x -> Future.failedFuture(t))));
+  /** Deploys generation {@code generation}'s context and completes once it describes itself. */
+  public static Future<ContextTier> launch(Vertx vertx, DeviceOptions options, String node, long generation,
+                                           ContextTier.Listener listener) {
+    ContextVerticle context = new ContextVerticle(options, node, generation, new ContextVerticle.Listener() {
+      @Override
+      public void poisoned(String reason) {
+        listener.lost(reason);
+      }
+
+      @Override
+      public void stopped() {
+        listener.stopped();
+      }
+    });
+    return vertx.deployVerticle(context).compose(id -> context.describe()
+      .map(info -> (ContextTier) new InProcessContextTier(vertx, id, context, info))
+      .recover(t -> vertx.undeploy(id).transform(x -> Future.failedFuture(t))));
+  }
+
+  /** The context verticle (for the device host, which serves it over its link). */
+  public ContextVerticle context() {
+    return context;
   }
 
   @Override
   public DeviceInfo info() {
     return info;
+  }
+
+  @Override
+  public void submit(Request request) {
+    context.submit(request);
+  }
+
+  @Override
+  public Future<Long> stalledMillis() {
+    return Future.succeededFuture(context.stalledNanos() / 1_000_000);
   }
 
   @Override

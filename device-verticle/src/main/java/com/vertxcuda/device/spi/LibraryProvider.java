@@ -1,18 +1,21 @@
 package com.vertxcuda.device.spi;
 
 import com.vertxcuda.Library;
-import com.vertxcuda.device.context.ContextRuntime;
+
 import io.vertx.core.Deployable;
 
 /**
  * Supplies one library verticle to each context that enables it. Listed in
  * {@code META-INF/services/com.vertxcuda.device.spi.LibraryProvider}; the context deploys what it
- * finds, each verticle on a single-thread worker pool of its own.
+ * finds and the libraries its options list.
  */
 public interface LibraryProvider {
 
   Library library();
 
-  /** A new verticle for one context incarnation; it registers at {@code Addresses.contextLibrary}. */
-  Deployable create(ContextRuntime runtime);
+  /**
+   * A new verticle for one context incarnation; when it starts it opens its engine on the
+   * submission thread and {@link LibraryContext#register}s its request handler.
+   */
+  Deployable create(LibraryContext context);
 }

@@ -1,0 +1,296 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.device.spi.FaultInjection;
+import com.vertxcuda.device.spi.Footprint;
+import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.HostMemoryRegistration;
+import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestHandler;
+import com.vertxcuda.message.AllocRequest;
+import com.vertxcuda.message.CopyRequest;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.message.DownloadReply;
+import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.FaultRequest;
+import com.vertxcuda.message.FillRequest;
+import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.message.StatsRequest;
+import com.vertxcuda.message.UploadRequest;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The device's own operations on the submission thread: alloc, free, copies (host to device,
+ * device to host, device to device), fill, stats, describe, fault injection, and the device host's
+ * transfers through its shared region. Copies and fills run on the context's copy stream.
+ */
+final class DeviceOperations implements RequestHandler {
+
+  private static final System.Logger LOG = System.getLogger(DeviceOperations.class.getName());
+
+  private final ContextRuntime runtime;
+  private final DeviceContext device;
+  private final GpuStream stream;
+
+  DeviceOperations(ContextRuntime runtime, GpuStream stream) {
+    this.runtime = runtime;
+    this.device = runtime.device();
+    this.stream = stream;
+  }
+
+  @Override
+  public Footprint footprint(Object body) {
+    if (body instanceof FreeRequest) {
+      return Footprint.builder().write(((FreeRequest) body).getHandle()).build();
+    } else if (body instanceof UploadRequest) {
+      return Footprint.builder().write(((UploadRequest) body).getHandle()).build();
+    } else if (body instanceof DownloadRequest) {
+      return Footprint.builder().read(((DownloadRequest) body).getHandle()).build();
+    } else if (body instanceof CopyRequest) {
+      CopyRequest c = (CopyRequest) body;
+      return Footprint.builder().read(c.getSource()).write(c.getTarget()).build();
+    } else if (body instanceof FillRequest) {
+      return Footprint.builder().write(((FillRequest) body).getHandle()).build();
+    } else if (body instanceof TransferRequest) {
+      TransferRequest t = (TransferRequest) body;
+      return t.direction() == TransferRequest.Direction.TO_HOST
+        ? Footprint.builder().read(t.handle()).build() : Footprint.builder().write(t.handle()).build();
+    } else if (body instanceof AllocRequest || body instanceof StatsRequest || body instanceof DescribeRequest) {
+      return Footprint.NONE;
+    }
+    return Footprint.EVERYTHING;
+  }
+
+  @Override
+  public Preparation submit(Request r, Object prepared) throws Exception {
+    if (runtime.isPoisoned()) {
+      r.fail(runtime.lostFailure());
+      return null;
+    }
+    Object body = r.body();
+    if (body instanceof UploadRequest) {
+      upload(r, (UploadRequest) body);
+    } else if (body instanceof DownloadRequest) {
+      download(r, (DownloadRequest) body);
+    } else if (body instanceof FillRequest) {
+      fill(r, (FillRequest) body);
+    } else if (body instanceof CopyRequest) {
+      copy(r, (CopyRequest) body);
+    } else if (body instanceof AllocRequest) {
+      alloc(r, (AllocRequest) body);
+    } else if (body instanceof FreeRequest) {
+      free(r, (FreeRequest) body);
+    } else if (body instanceof TransferRequest) {
+      transfer(r, (TransferRequest) body);
+    } else if (body instanceof StatsRequest) {
+      r.reply(stats());
+    } else if (body instanceof DescribeRequest) {
+      r.reply(describe());
+    } else if (body instanceof FaultRequest) {
+      fault(r, (FaultRequest) body);
+    } else if (body instanceof UnreadableRequest) {
+      r.fail(new CudaException(FailureCode.BAD_REQUEST, "the request cannot be read: "
+        + ((UnreadableRequest) body).reason()));
+    } else {
+      r.fail(new CudaException(FailureCode.BAD_REQUEST, "the device does not serve "
+        + (body == null ? "an empty message" : body.getClass().getSimpleName())));
+    }
+    return null;
+  }
+
+  private void alloc(Request r, AllocRequest a) throws BackendException {
+    AllocationTable table = runtime.allocations();
+    long bytes = table.checkAllocation(a.getDtype(), a.getCount());
+    table.reserve(bytes);
+    DeviceMemory memory;
+    try {
+      memory = device.allocate(bytes);
+    } catch (BackendException | RuntimeException e) {
+      table.unreserve(bytes);
+      throw e;
+    }
+    r.reply(table.register(a.getDtype(), a.getCount(), a.getOwner(), memory).handle());
+  }
+
+  private void free(Request r, FreeRequest f) {
+    AllocationTable table = runtime.allocations();
+    Allocation a = table.remove(f.getHandle());
+    List<GpuEvent> uses = runtime.ordering().pendingUses(a);
+    runtime.ordering().forget(a);
+    // Memory returns only after every recorded use has completed, on the submission thread.
+    runtime.afterUses(uses, () -> {
+      if (!runtime.isPoisoned()) {
+        try {
+          device.release(a.memory());
+        } catch (BackendException e) {
+          LOG.log(System.Logger.Level.WARNING, "release failed: " + e.getMessage());
+        }
+      }
+      table.unreserve(a.bytes());
+    });
+    r.reply(a.handle());
+  }
+
+  private void upload(Request r, UploadRequest u) throws BackendException {
+    if (u.getData() == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "data is missing");
+    }
+    BufferHandle h = u.getHandle();
+    ByteBuffer src = ((BufferInternal) u.getData()).getByteBuf().nioBuffer();
+    runtime.replyWhenDone(r, toDevice(h, src), () -> h);
+  }
+
+  private void download(Request r, DownloadRequest d) throws BackendException {
+    BufferHandle h = d.getHandle();
+    runtime.allocations().resolve(h, "handle");
+    Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+    // The device picks the memory copies reach fastest: pinned on cuda, the host buffer pool elsewhere.
+    int bytes = (int) h.byteLength();
+    Buffer out = device.hostBuffer(bytes);
+    ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
+    GpuEvent done;
+    try {
+      done = toHost(h, dst);
+    } catch (BackendException | RuntimeException e) {
+      device.releaseHostBuffer(out);
+      throw e;
+    }
+    runtime.replyWhenDone(r, done, () -> new DownloadReply(h, out));
+  }
+
+  private void transfer(Request r, TransferRequest t) throws BackendException {
+    BufferHandle h = t.handle();
+    if (t.direction() == TransferRequest.Direction.REGISTER) {
+      boolean pinned = device instanceof HostMemoryRegistration;
+      if (pinned) {
+        ((HostMemoryRegistration) device).registerHostMemory(t.host());
+      }
+      r.reply(pinned);
+    } else if (t.direction() == TransferRequest.Direction.TO_DEVICE) {
+      runtime.replyWhenDone(r, toDevice(h, t.host()), () -> h);
+    } else {
+      runtime.replyWhenDone(r, toHost(h, t.host()), () -> h);
+    }
+  }
+
+  private GpuEvent toDevice(BufferHandle h, ByteBuffer src) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkUpload(h, src.remaining());
+    return runtime.ordering().run(stream, List.of(), List.of(a),
+      () -> device.copyHostToDevice(stream, src, a.memory(), h.byteOffset()));
+  }
+
+  private GpuEvent toHost(BufferHandle h, ByteBuffer dst) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkDownload(h, dst.remaining());
+    return runtime.ordering().run(stream, List.of(a), List.of(),
+      () -> device.copyDeviceToHost(stream, a.memory(), h.byteOffset(), dst));
+  }
+
+  private void copy(Request r, CopyRequest c) throws BackendException {
+    BufferHandle s = c.getSource();
+    BufferHandle t = c.getTarget();
+    Allocation src = runtime.allocations().resolve(s, "source");
+    Allocation dst = runtime.allocations().resolve(t, "target");
+    if (s.dtype() != t.dtype() || s.length() != t.length()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source is " + s.length() + " " + s.dtype()
+        + " but target is " + t.length() + " " + t.dtype());
+    }
+    if (src == dst && s.offset() < t.offset() + t.length() && t.offset() < s.offset() + s.length()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source and target overlap");
+    }
+    GpuEvent done = runtime.ordering().run(stream, List.of(src), List.of(dst),
+      () -> device.copyDeviceToDevice(stream, src.memory(), s.byteOffset(), dst.memory(), t.byteOffset(), s.byteLength()));
+    runtime.replyWhenDone(r, done, () -> t);
+  }
+
+  private void fill(Request r, FillRequest f) throws BackendException {
+    BufferHandle h = f.getHandle();
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    int size = h.dtype().size();
+    long bits = size == 8 ? f.getBits() : f.getBits() & ((1L << (8 * size)) - 1);
+    if (bits != f.getBits()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "bits 0x" + Long.toHexString(f.getBits())
+        + " do not fit in one " + h.dtype() + " element");
+    }
+    GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a),
+      () -> device.fill(stream, a.memory(), h.byteOffset(), h.length(), size, bits));
+    runtime.replyWhenDone(r, done, () -> h);
+  }
+
+  private DeviceStats stats() throws BackendException {
+    long[] mem = device.memoryInfo();
+    AllocationTable table = runtime.allocations();
+    return new DeviceStats()
+      .setGeneration(runtime.generation())
+      .setBytesAllocated(table.liveBytes())
+      .setBuffersAllocated(table.liveBuffers())
+      .setCachedBytes(device.cachedBytes())
+      .setBackendFreeBytes(mem[0])
+      .setBackendTotalBytes(mem[1]);
+  }
+
+  DeviceInfo describe() throws BackendException {
+    long total = device.memoryInfo()[1];
+    long limit = runtime.options().getMemoryLimit();
+    List<String> libraries = new ArrayList<>();
+    runtime.loop().registered().forEach(l -> libraries.add(l.suffix()));
+    return new DeviceInfo()
+      .setNode(runtime.node())
+      .setDevice(runtime.deviceIndex())
+      .setName(device.deviceName())
+      .setBackend(runtime.backend())
+      .setComputeCapability(device.computeCapability())
+      .setTotalMemory(limit > 0 ? Math.min(limit, total) : total)
+      .setGeneration(runtime.generation())
+      .setPid(ProcessHandle.current().pid())
+      .setLibraries(libraries);
+  }
+
+  private void fault(Request r, FaultRequest f) throws BackendException {
+    if (!runtime.options().isFaultInjection() || !(device instanceof FaultInjection)) {
+      throw new CudaException(FailureCode.UNSUPPORTED, "fault injection needs the host backend and "
+        + "DeviceOptions.faultInjection");
+    }
+    if (f.getKind() == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "kind is missing");
+    }
+    FaultInjection faults = (FaultInjection) device;
+    switch (f.getKind()) {
+      case POISON:
+        faults.poison(stream);
+        runtime.replyWhenDone(r, device.record(stream), () -> f);
+        break;
+      case FAIL_NEXT_ALLOCATION:
+        faults.failNextAllocation();
+        r.reply(f);
+        break;
+      case FAIL_NEXT_OPERATION:
+        faults.failNextOperation();
+        r.reply(f);
+        break;
+      default:
+        // A hung driver call: the submission thread stops turning until the context is closed.
+        LOG.log(System.Logger.Level.WARNING, "context generation " + runtime.generation() + " stalled on request");
+        while (runtime.loop().isRunning()) {
+          LockSupport.parkNanos(10_000_000);
+        }
+        r.fail(new CudaException(FailureCode.CONTEXT_LOST, "the context was stalled on request and closed"));
+    }
+  }
+}

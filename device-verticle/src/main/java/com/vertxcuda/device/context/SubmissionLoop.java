@@ -1,0 +1,447 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Library;
+import com.vertxcuda.device.spi.Footprint;
+import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestHandler;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+
+/**
+ * The one ordered submission path of a context: every request for it — the device's own operations
+ * and every library's — enters one queue and is validated, resolved and queued on the GPU by one
+ * thread, in the order the device accepted it. That order is the order in which requests claim
+ * their buffers; nothing else orders them (no sequence numbers, no waits between threads).
+ *
+ * <p>A request that needs blocking preparation (a plan, a compile) keeps its place while the
+ * preparation runs on another thread: later requests that touch what it touches wait behind it,
+ * the others go on. A request whose deadline has passed when its turn comes is answered TIMEOUT
+ * and never touches the device.
+ *
+ * <p>The thread spins for {@code spinNanos} when its queue runs dry, then parks; producers unpark it
+ * only when it parked. Liveness ({@link #stalledNanos}) is judged by whether the thread is stuck
+ * on one item, which user work queued behind it cannot fake or starve.
+ */
+public final class SubmissionLoop {
+
+  private static final System.Logger LOG = System.getLogger(SubmissionLoop.class.getName());
+
+  /** A request that waits for its preparation, for an earlier waiting one, or for a transfer to end. */
+  private static final class Waiting {
+    final Request request;
+    final RequestHandler handler;
+    final Footprint footprint;
+    State state;
+    Object prepared;
+
+    Waiting(Request request, RequestHandler handler, Footprint footprint, State state) {
+      this.request = request;
+      this.handler = handler;
+      this.footprint = footprint;
+      this.state = state;
+    }
+  }
+
+  private enum State { DEFERRED, PREPARING, READY, HELD }
+
+  /** A place in the order kept for work that goes on outside the loop (a transfer in chunks). */
+  public final class Hold {
+    private final Waiting entry;
+
+    private Hold(Waiting entry) {
+      this.entry = entry;
+    }
+
+    /** Gives the place up; on the submission thread. */
+    public void release() {
+      waiting.remove(entry);
+      drain();
+    }
+  }
+
+  private final String name;
+  private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
+  private final Map<Library, RequestHandler> libraries = new EnumMap<>(Library.class);
+  private volatile RequestHandler device;
+  private final List<Waiting> waiting = new ArrayList<>();
+  private final AtomicInteger preparing = new AtomicInteger();
+  private final long spinNanos;
+  private final Thread thread;
+  private Function<Throwable, CudaException> failures = Failures::plain;
+  private ExecutorService preparation;
+  private Runnable preparationInit = () -> { };
+  private RequestHandler lastHandler;
+  private volatile boolean running = true;
+  private volatile boolean sleeping;
+  private volatile long busySince;
+  private volatile CudaException closedBy = new CudaException(FailureCode.CONTEXT_LOST, "the context is closed");
+  private volatile Runnable last = () -> { };
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+  /**
+   * A loop whose thread starts at once and first runs {@code init} (opening the backend there, so
+   * the context is current on it).
+   */
+  public SubmissionLoop(String name, long spinNanos, Runnable init) {
+    this.name = name;
+    this.spinNanos = Math.max(0, spinNanos);
+    this.thread = new Thread(() -> run(init), name);
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** The default spin: 50 µs where there are cores to spare, none on small hosts. */
+  public static long defaultSpinNanos() {
+    return Runtime.getRuntime().availableProcessors() >= 4 ? 50_000 : 0;
+  }
+
+  /** How failures map (the context's failure mapping, which also notices sticky errors). */
+  public void failures(Function<Throwable, CudaException> mapping) {
+    this.failures = mapping;
+  }
+
+  /** What each preparation thread runs first (binding the context). */
+  public void preparationInit(Runnable init) {
+    this.preparationInit = init;
+  }
+
+  /** Serves the device's own operations with {@code handler}. */
+  public void device(RequestHandler handler) {
+    this.device = handler;
+  }
+
+  /** Serves {@code library} with {@code handler}; on the submission thread. */
+  public void register(Library library, RequestHandler handler) {
+    libraries.put(library, handler);
+  }
+
+  /** The libraries registered so far; on the submission thread. */
+  public List<Library> registered() {
+    return new ArrayList<>(libraries.keySet());
+  }
+
+  /** Queues a request; any thread. After {@link #close} it is answered with the closing failure. */
+  public void submit(Request request) {
+    queue.add(request);
+    wake();
+  }
+
+  /** Runs {@code task} on the submission thread, in queue order; any thread. */
+  public void execute(Runnable task) {
+    queue.add(task);
+    wake();
+  }
+
+  /** Whether the caller is the submission thread. */
+  public boolean inLoop() {
+    return Thread.currentThread() == thread;
+  }
+
+  /**
+   * Keeps a place in the order for {@code footprint} until the hold is released: later requests
+   * that touch it wait. On the submission thread, while serving the request that needs it.
+   */
+  public Hold hold(Request request, Footprint footprint) {
+    Waiting w = new Waiting(request, null, footprint, State.HELD);
+    waiting.add(w);
+    return new Hold(w);
+  }
+
+  /** How long the thread has been on its current item (0 when idle): how a stuck context shows. */
+  public long stalledNanos() {
+    long since = busySince;
+    if (!thread.isAlive() && running) {
+      return Long.MAX_VALUE;
+    }
+    return since == 0 ? 0 : System.nanoTime() - since;
+  }
+
+  /** Requests queued or waiting, for stats. */
+  public int depth() {
+    return queue.size() + preparing.get();
+  }
+
+  /**
+   * Stops the loop: everything queued or waiting is answered with {@code reason}, and so is
+   * anything submitted later. After its current item the thread runs {@code last} (releasing what
+   * the context holds) and ends; the returned future completes then. A thread stuck in a call never
+   * gets there: callers bound their wait.
+   */
+  public CompletableFuture<Void> close(CudaException reason, Runnable last) {
+    if (running) {
+      closedBy = reason;
+      this.last = last;
+      running = false;
+      LockSupport.unpark(thread);
+      failQueued();
+      if (!thread.isAlive()) {
+        closed.complete(null);
+      }
+    }
+    return closed;
+  }
+
+  public boolean isRunning() {
+    return running;
+  }
+
+  private void wake() {
+    if (!running) {
+      failQueued();
+    } else if (sleeping) {
+      LockSupport.unpark(thread);
+    }
+  }
+
+  private void failQueued() {
+    CudaException reason = closedBy;
+    for (Object item; (item = queue.poll()) != null; ) {
+      if (item instanceof Request) {
+        ((Request) item).fail(reason);
+      }
+    }
+  }
+
+  private void run(Runnable init) {
+    try {
+      init.run();
+    } catch (Throwable t) {
+      LOG.log(System.Logger.Level.DEBUG, name + ": start failed: " + t);
+      running = false;
+      closed.complete(null);
+      return;
+    }
+    while (running) {
+      Object item = queue.poll();
+      if (item == null) {
+        flushLast();
+        item = idle();
+        if (item == null) {
+          continue;
+        }
+      }
+      busySince = System.nanoTime() | 1;
+      try {
+        if (item instanceof Request) {
+          serve((Request) item);
+        } else {
+          flushLast();
+          ((Runnable) item).run();
+        }
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.ERROR, name + ": unexpected failure on the submission thread", t);
+      }
+      busySince = 0;
+    }
+    // Answered here too: a request added while the thread ended its last item.
+    CudaException reason = closedBy;
+    for (Waiting w : waiting) {
+      if (w.request != null) {
+        w.request.fail(reason);
+      }
+    }
+    waiting.clear();
+    failQueued();
+    if (preparation != null) {
+      preparation.shutdownNow();
+    }
+    try {
+      last.run();
+    } catch (Throwable t) {
+      LOG.log(System.Logger.Level.WARNING, name + ": closing the context failed", t);
+    }
+    closed.complete(null);
+  }
+
+  // Spins a while (the next request usually follows at once), then parks until woken.
+  private Object idle() {
+    long until = spinNanos > 0 ? System.nanoTime() + spinNanos : 0;
+    while (running) {
+      Object item = queue.poll();
+      if (item != null) {
+        return item;
+      }
+      if (until != 0 && System.nanoTime() < until) {
+        Thread.onSpinWait();
+        continue;
+      }
+      sleeping = true;
+      item = queue.poll();
+      if (item != null) {
+        sleeping = false;
+        return item;
+      }
+      LockSupport.park(this);
+      sleeping = false;
+    }
+    return null;
+  }
+
+  private void flushLast() {
+    if (lastHandler != null) {
+      RequestHandler h = lastHandler;
+      lastHandler = null;
+      try {
+        h.flush();
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.ERROR, name + ": flushing held work failed", t);
+      }
+    }
+  }
+
+  private void serve(Request r) {
+    if (System.nanoTime() - r.deadline() > 0) {
+      r.fail(new CudaException(FailureCode.TIMEOUT, "the request's deadline passed before the device reached it"));
+      return;
+    }
+    RequestHandler handler = r.library() == null ? device : libraries.get(r.library());
+    if (handler == null) {
+      r.fail(new CudaException(FailureCode.UNSUPPORTED, "the " + r.library().suffix()
+        + " library is not deployed on this device"));
+      return;
+    }
+    if (handler != lastHandler) {
+      flushLast();
+    }
+    if (waiting.isEmpty()) {
+      submit(r, handler, null, null, -1);
+      return;
+    }
+    Footprint f = footprint(handler, r.body());
+    if (blocked(f, waiting.size())) {
+      flushLast();
+      waiting.add(new Waiting(r, handler, f, State.DEFERRED));
+    } else {
+      submit(r, handler, null, f, -1);
+    }
+  }
+
+  private Footprint footprint(RequestHandler handler, Object body) {
+    try {
+      return handler.footprint(body);
+    } catch (RuntimeException e) {
+      return Footprint.EVERYTHING;
+    }
+  }
+
+  private boolean blocked(Footprint f, int before) {
+    for (int i = 0; i < before; i++) {
+      if (waiting.get(i).footprint.conflicts(f)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Submits {@code r}; if it asks for preparation it waits at {@code at} in the waiting list (the
+   * end when -1). Returns whether it waits.
+   */
+  private boolean submit(Request r, RequestHandler handler, Object prepared, Footprint f, int at) {
+    Preparation p;
+    try {
+      p = handler.submit(r, prepared);
+      lastHandler = handler;
+    } catch (Throwable t) {
+      r.fail(failures.apply(t));
+      return false;
+    }
+    if (p == null) {
+      return false;
+    }
+    flushLast();
+    Waiting w = new Waiting(r, handler, f != null ? f : footprint(handler, r.body()), State.PREPARING);
+    if (at < 0) {
+      waiting.add(w);
+    } else {
+      waiting.add(at, w);
+    }
+    prepare(w, p);
+    return true;
+  }
+
+  private void prepare(Waiting w, Preparation p) {
+    if (preparation == null) {
+      preparation = Executors.newCachedThreadPool(task -> {
+        Thread t = new Thread(() -> {
+          preparationInit.run();
+          task.run();
+        }, name + "-prepare");
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    preparing.incrementAndGet();
+    preparation.execute(() -> {
+      Object value = null;
+      Throwable failure = null;
+      try {
+        value = p.prepare();
+      } catch (Throwable t) {
+        failure = t;
+      }
+      Object v = value;
+      Throwable f = failure;
+      preparing.decrementAndGet();
+      execute(() -> prepared(w, v, f));
+    });
+  }
+
+  private void prepared(Waiting w, Object value, Throwable failure) {
+    if (!waiting.contains(w)) {
+      return;
+    }
+    if (failure != null) {
+      waiting.remove(w);
+      w.request.fail(failures.apply(failure));
+    } else {
+      w.prepared = value;
+      w.state = State.READY;
+    }
+    drain();
+  }
+
+  // Submits, in order, every waiting request that is ready and has no earlier waiting request
+  // touching what it touches.
+  private void drain() {
+    for (int i = 0; i < waiting.size(); ) {
+      Waiting w = waiting.get(i);
+      if (w.state == State.PREPARING || w.state == State.HELD || blocked(w.footprint, i)) {
+        i++;
+        continue;
+      }
+      waiting.remove(i);
+      if (System.nanoTime() - w.request.deadline() > 0) {
+        w.request.fail(new CudaException(FailureCode.TIMEOUT, "the request's deadline passed while it waited"));
+        continue;
+      }
+      if (w.handler != lastHandler) {
+        flushLast();
+      }
+      if (submit(w.request, w.handler, w.prepared, w.footprint, i)) {
+        i++;
+      }
+    }
+    flushLast();
+  }
+
+  /** The fallback mapping until the context sets its own. */
+  private static final class Failures {
+    static CudaException plain(Throwable t) {
+      return com.vertxcuda.Failures.toCudaException(t);
+    }
+  }
+}

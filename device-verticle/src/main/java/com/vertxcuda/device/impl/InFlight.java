@@ -1,0 +1,138 @@
+package com.vertxcuda.device.impl;
+
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
+import com.vertxcuda.Library;
+import com.vertxcuda.device.spi.Request;
+import io.vertx.core.eventbus.Message;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.UnaryOperator;
+
+/**
+ * The one place that owns a device's accepted requests until each has its one answer: the answer
+ * may come from any thread (the completion thread, the link's reader, a timeout sweep, context
+ * loss, undeploy); the first one wins and goes straight to the requester, the rest are dropped.
+ * Also the in-flight bound and the counters of answers by outcome.
+ */
+public final class InFlight {
+
+  private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
+  private final AtomicLong ids = new AtomicLong();
+  private final LongAdder served = new LongAdder();
+  private final Map<FailureCode, LongAdder> failures = new ConcurrentHashMap<>();
+
+  /** One accepted request. */
+  public final class Entry implements Request {
+    private final long id = ids.incrementAndGet();
+    private final Message<Object> message;
+    private final Library library;
+    private final long deadline;
+    private final AtomicBoolean answered = new AtomicBoolean();
+    private volatile UnaryOperator<Object> finish;
+
+    private Entry(Message<Object> message, Library library, long deadline) {
+      this.message = message;
+      this.library = library;
+      this.deadline = deadline;
+    }
+
+    @Override
+    public Library library() {
+      return library;
+    }
+
+    @Override
+    public Object body() {
+      return message.body();
+    }
+
+    @Override
+    public long deadline() {
+      return deadline;
+    }
+
+    /** Tracks the entry until its answer (call before it can be answered). */
+    public Entry track() {
+      entries.put(id, this);
+      return this;
+    }
+
+    /** Rewrites the successful reply before it leaves (the device adds its own stats). */
+    public Entry finish(UnaryOperator<Object> finish) {
+      this.finish = finish;
+      return this;
+    }
+
+    @Override
+    public void reply(Object body) {
+      if (answered.compareAndSet(false, true)) {
+        entries.remove(id);
+        served.increment();
+        UnaryOperator<Object> f = finish;
+        message.reply(f == null ? body : f.apply(body));
+      }
+    }
+
+    @Override
+    public void fail(CudaException failure) {
+      if (answered.compareAndSet(false, true)) {
+        entries.remove(id);
+        failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
+        Failures.fail(message, failure.code(), Failures.text(failure));
+      }
+    }
+
+    public void fail(FailureCode code, String text) {
+      fail(new CudaException(code, text));
+    }
+  }
+
+  /** A new entry for {@code message}, not yet tracked; its deadline on the nanoTime clock. */
+  public Entry entry(Message<Object> message, Library library, long deadline) {
+    return new Entry(message, library, deadline);
+  }
+
+  public int size() {
+    return entries.size();
+  }
+
+  /** Answers every tracked request with {@code code}. */
+  public void failAll(FailureCode code, String text) {
+    for (Entry e : new ArrayList<>(entries.values())) {
+      e.fail(code, text);
+    }
+  }
+
+  /** Answers TIMEOUT to every tracked request whose deadline has passed. */
+  public void expire(long now) {
+    for (Entry e : entries.values()) {
+      if (now - e.deadline > 0) {
+        e.fail(FailureCode.TIMEOUT, "no answer within the request's deadline");
+      }
+    }
+  }
+
+  public long served() {
+    return served.sum();
+  }
+
+  public Map<String, Long> failuresByCode() {
+    Map<String, Long> out = new HashMap<>();
+    failures.forEach((code, n) -> out.put(code.name(), n.sum()));
+    return out;
+  }
+
+  /** Requests tracked now (for tests). */
+  List<Entry> tracked() {
+    return new ArrayList<>(entries.values());
+  }
+}

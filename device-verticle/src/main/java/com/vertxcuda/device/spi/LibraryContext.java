@@ -1,0 +1,91 @@
+package com.vertxcuda.device.spi;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.Library;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * What a library verticle sees of its context, and all it sees: the device, handle resolution,
+ * stream ordering, completion and the failure mapping. Everything but {@link #register},
+ * {@link #onSubmissionThread} and the identity getters is called on the context's submission
+ * thread (from {@link RequestHandler} methods).
+ */
+public interface LibraryContext {
+
+  /** Enqueues work on a stream. */
+  @FunctionalInterface
+  interface Work {
+    void enqueue() throws BackendException;
+  }
+
+  Vertx vertx();
+
+  String node();
+
+  int deviceIndex();
+
+  long generation();
+
+  /** "cuda" or "host". */
+  String backend();
+
+  DeviceContext device();
+
+  /** This library's settings from {@code DeviceOptions.libraryOptions} (empty when unset). */
+  JsonObject libraryOptions(Library library);
+
+  /**
+   * The one place a handle is checked: missing, foreign, stale, unknown, forged or out of range
+   * each fail with their own code; {@code dtypes}, when given, are the element types accepted.
+   */
+  DeviceBuffer resolve(BufferHandle handle, String field, DType... dtypes);
+
+  /**
+   * Orders {@code work} on {@code stream} after earlier uses of what it reads and writes, queues
+   * it and records an event after it (the caller's: release it, or hand it to {@link #whenDone}).
+   */
+  GpuEvent enqueue(GpuStream stream, List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
+                   Work work) throws BackendException;
+
+  /** Runs {@code then} (null, or the failure) once {@code event} is reached, then releases it. */
+  void whenDone(GpuEvent event, Consumer<Throwable> then);
+
+  /**
+   * Answers {@code request} with {@code reply.get()} once {@code event} is reached and releases
+   * the event; a failure of the work, or a supplier that throws, answers with that failure.
+   */
+  <T> void replyWhenDone(Request request, GpuEvent event, Supplier<T> reply);
+
+  /** Runs {@code action} on the submission thread once every one of {@code uses} is reached. */
+  void afterUses(List<GpuEvent> uses, Runnable action);
+
+  /** The typed failure {@code t} stands for; a sticky backend error poisons the context first. */
+  CudaException failure(Throwable t);
+
+  boolean isPoisoned();
+
+  /** The failure every request gets once the context is poisoned. */
+  CudaException lostFailure();
+
+  /** Routes {@code library}'s requests to {@code handler}, from now on. */
+  void register(Library library, RequestHandler handler);
+
+  /**
+   * Runs {@code closer} on the submission thread when the context closes (in reverse order of
+   * registration), after every request has been answered; {@link #isPoisoned} says whether it may
+   * still call into the device.
+   */
+  void onClose(Runnable closer);
+
+  /** Runs {@code task} on the submission thread (a library opens its engine there). */
+  <T> Future<T> onSubmissionThread(Callable<T> task);
+}
