@@ -14,6 +14,7 @@ import com.vertxcuda.device.spi.HostMemoryRegistration;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestHandler;
+import com.vertxcuda.device.spi.UnreadableRequest;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.DescribeRequest;
