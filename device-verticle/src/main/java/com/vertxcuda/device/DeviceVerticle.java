@@ -144,10 +144,17 @@ public class DeviceVerticle extends VerticleBase {
         eventLoop.runOnContext(v -> tierStopped(gen));
       }
     };
-    if (isolation == Isolation.PROCESS) {
-      return ProcessContextTier.launch(vertx, options, node, gen, listener);
-    }
-    return InProcessContextTier.launch(vertx, options, node, gen, listener);
+    return onEventLoop(isolation == Isolation.PROCESS
+      ? ProcessContextTier.launch(vertx, options, node, gen, listener)
+      : InProcessContextTier.launch(vertx, options, node, gen, listener));
+  }
+
+  // A tier's futures complete on its own threads (a link's reader, say); this verticle's state is
+  // touched only on its event loop.
+  private <T> Future<T> onEventLoop(Future<T> f) {
+    io.vertx.core.Promise<T> p = io.vertx.core.Promise.promise();
+    f.onComplete(ar -> eventLoop.runOnContext(v -> p.handle(ar)));
+    return p.future();
   }
 
   // Our context is being undeployed by someone else: this device goes down with it (Vert.x
@@ -292,7 +299,7 @@ public class DeviceVerticle extends VerticleBase {
     long gen = generation;
     ContextTier tier = context;
     long timeout = options.getHeartbeatTimeout();
-    tier.stalledMillis().timeout(timeout, java.util.concurrent.TimeUnit.MILLISECONDS).onComplete(ar -> {
+    onEventLoop(tier.stalledMillis()).timeout(timeout, java.util.concurrent.TimeUnit.MILLISECONDS).onComplete(ar -> {
       heartbeatOutstanding = false;
       if (gen != generation || state != DeviceState.READY || context != tier) {
         return;

@@ -84,6 +84,7 @@ public class ContextVerticle extends VerticleBase {
         throw new IllegalStateException(t);
       }
     });
+    loop.start();
     return opened.future().compose(v -> deployLibraries());
   }
 
@@ -141,6 +142,11 @@ public class ContextVerticle extends VerticleBase {
   /** Queues a request on this context's one submission path; any thread. */
   public void submit(Request request) {
     loop.submit(request);
+  }
+
+  /** Continues a transfer in chunks outside the order (its first chunk holds its place); any thread. */
+  public void continueTransfer(Request request) {
+    loop.execute(() -> operations.continueTransfer(request));
   }
 
   /** How long the submission thread has been stuck on one item (0 when it turns freely). */

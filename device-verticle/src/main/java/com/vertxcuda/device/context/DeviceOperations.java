@@ -47,6 +47,8 @@ final class DeviceOperations implements RequestHandler {
   private final ContextRuntime runtime;
   private final DeviceContext device;
   private final GpuStream stream;
+  /** Transfers in chunks in progress, by the id of their first chunk. */
+  private final java.util.Map<Long, SubmissionLoop.Hold> transfers = new java.util.HashMap<>();
 
   DeviceOperations(ContextRuntime runtime, GpuStream stream) {
     this.runtime = runtime;
@@ -68,13 +70,16 @@ final class DeviceOperations implements RequestHandler {
     } else if (body instanceof FillRequest) {
       return Footprint.builder().write(((FillRequest) body).getHandle()).build();
     } else if (body instanceof TransferRequest) {
-      TransferRequest t = (TransferRequest) body;
-      return t.direction() == TransferRequest.Direction.TO_HOST
-        ? Footprint.builder().read(t.handle()).build() : Footprint.builder().write(t.handle()).build();
+      return footprint((TransferRequest) body);
     } else if (body instanceof AllocRequest || body instanceof StatsRequest || body instanceof DescribeRequest) {
       return Footprint.NONE;
     }
     return Footprint.EVERYTHING;
+  }
+
+  private static Footprint footprint(TransferRequest t) {
+    return t.direction() == TransferRequest.Direction.TO_HOST
+      ? Footprint.builder().read(t.handle()).build() : Footprint.builder().write(t.handle()).build();
   }
 
   @Override
@@ -182,11 +187,64 @@ final class DeviceOperations implements RequestHandler {
         ((HostMemoryRegistration) device).registerHostMemory(t.host());
       }
       r.reply(pinned);
-    } else if (t.direction() == TransferRequest.Direction.TO_DEVICE) {
-      runtime.replyWhenDone(r, toDevice(h, t.host()), () -> h);
-    } else {
-      runtime.replyWhenDone(r, toHost(h, t.host()), () -> h);
+      return;
     }
+    if (t.transfer() != 0 && t.from() != 0) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "chunk at byte " + t.from() + " of transfer #"
+        + t.transfer() + " came before its first chunk");
+    }
+    GpuEvent done = chunk(h, t);
+    if (!t.last()) {
+      // The transfer keeps its place for its whole duration: later requests that touch the buffer
+      // wait until its last chunk is queued.
+      transfers.put(t.transfer(), runtime.loop().hold(r, footprint(t)));
+    }
+    runtime.replyWhenDone(r, done, () -> h);
+  }
+
+  /**
+   * Serves a chunk after the first of a transfer in chunks; on the submission thread, outside the
+   * order (its transfer holds its place).
+   */
+  void continueTransfer(Request r) {
+    TransferRequest t = (TransferRequest) r.body();
+    SubmissionLoop.Hold hold = transfers.get(t.transfer());
+    try {
+      if (hold == null) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "transfer #" + t.transfer() + " is not in progress");
+      }
+      GpuEvent done;
+      try {
+        done = chunk(t.handle(), t);
+      } finally {
+        if (t.last()) {
+          transfers.remove(t.transfer());
+          hold.release();
+        }
+      }
+      runtime.replyWhenDone(r, done, t::handle);
+    } catch (Throwable e) {
+      if (hold != null && !t.last()) {
+        transfers.remove(t.transfer());
+        hold.release();
+      }
+      r.fail(runtime.failure(e));
+    }
+  }
+
+  // One piece of a transfer: bytes [from, from + host.remaining()) of the view {@code h}.
+  private GpuEvent chunk(BufferHandle h, TransferRequest t) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkView(h);
+    long bytes = t.host().remaining();
+    if (t.from() < 0 || bytes > h.byteLength() - t.from() || t.transfer() == 0 && bytes != h.byteLength()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "host memory has " + bytes + " bytes at " + t.from()
+        + "; the handle's view has " + h.byteLength());
+    }
+    long at = h.byteOffset() + t.from();
+    return t.direction() == TransferRequest.Direction.TO_DEVICE
+      ? runtime.ordering().run(stream, List.of(), List.of(a), () -> device.copyHostToDevice(stream, t.host(), a.memory(), at))
+      : runtime.ordering().run(stream, List.of(a), List.of(), () -> device.copyDeviceToHost(stream, a.memory(), at, t.host()));
   }
 
   private GpuEvent toDevice(BufferHandle h, ByteBuffer src) throws BackendException {

@@ -92,14 +92,17 @@ public final class SubmissionLoop {
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
 
   /**
-   * A loop whose thread starts at once and first runs {@code init} (opening the backend there, so
-   * the context is current on it).
+   * A loop whose thread, once {@link #start}ed, first runs {@code init} (opening the backend there,
+   * so the context is current on it).
    */
   public SubmissionLoop(String name, long spinNanos, Runnable init) {
     this.name = name;
     this.spinNanos = Math.max(0, spinNanos);
     this.thread = new Thread(() -> run(init), name);
     thread.setDaemon(true);
+  }
+
+  public void start() {
     thread.start();
   }
 

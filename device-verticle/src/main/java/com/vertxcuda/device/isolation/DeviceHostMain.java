@@ -1,37 +1,47 @@
 package com.vertxcuda.device.isolation;
 
-import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
+import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.device.context.Probe;
-import com.vertxcuda.device.context.RequestSequencer;
+import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.context.TransferRequest;
-import com.vertxcuda.device.context.UnreadableRequest;
-import com.vertxcuda.device.impl.ForwardFailures;
+import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.UnreadableRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.SocketAddress;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Base64;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The device host: a child JVM that runs the context tier (the same ContextVerticle and library
- * verticles as in-process mode) behind a link to its device verticle. It never outlives its
- * parent: it exits when the link closes or its standard input (a pipe from the parent) ends, and
- * it exits after a sticky error, which on CUDA ends the process's use of the GPU.
+ * verticles as in-process mode) behind a link to its device verticle. The link's reader thread puts
+ * each request frame straight into the context's submission queue; replies are written to the link
+ * from wherever the work completes. It never outlives its parent: it exits when the link closes or
+ * its standard input (a pipe from the parent) ends, and after a sticky error, which on CUDA ends the
+ * process's use of the GPU.
  *
  * <p>Arguments: the link address ({@code unix:<path>} or {@code tcp:<port>}), the shared region's
- * path, and the context config (DeviceOptions JSON with node and generation), base64.
+ * path, and the context config (DeviceOptions JSON with node and generation), base64. The first
+ * line of standard input is the secret it proves when it connects.
  */
 public final class DeviceHostMain {
 
@@ -40,122 +50,176 @@ public final class DeviceHostMain {
   /** Exit code when the context could not start. */
   public static final int EXIT_START_FAILED = 2;
 
-  // Held for the life of the process: a Vert.x NetClient that becomes unreachable is closed.
-  private static NetClient client;
-
   private DeviceHostMain() {
   }
 
-  public static void main(String[] args) {
-    String link = args[0];
+  public static void main(String[] args) throws IOException {
+    String address = args[0];
     Path regionPath = Path.of(args[1]);
     JsonObject config = new JsonObject(new String(Base64.getDecoder().decode(args[2]), StandardCharsets.UTF_8));
-    exitWhenParentGoes();
-    boolean unix = link.startsWith("unix:");
-    Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(unix)).build();
-    CudaCodecs.register(vertx.eventBus());
-    if (Probe.ENABLED && Probe.FILE != null) {
-      vertx.setPeriodic(50, id -> {
-        try {
-          Probe.appendTo(Path.of(Probe.FILE));
-        } catch (IOException e) {
-          System.err.println("device host: probe marks not written: " + e);
-        }
-      });
-    }
-    vertx.eventBus().registerDefaultCodec(TransferRequest.class, new LocalOnlyCodec<>(TransferRequest.class));
-    vertx.eventBus().registerDefaultCodec(UnreadableRequest.class, new LocalOnlyCodec<>(UnreadableRequest.class));
+    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+    String secret = stdin.readLine();
+    exitWhenParentGoes(stdin);
     SharedRegion region = SharedRegion.open(regionPath);
     // Mapped: the name can go now, so nothing is left in /dev/shm whatever happens to either process.
     region.unlink();
     DeviceOptions options = new DeviceOptions(config);
     String node = config.getString("node");
     long generation = config.getLong("generation");
-    SocketAddress address = unix
-      ? SocketAddress.domainSocketAddress(link.substring(5))
-      : SocketAddress.inetSocketAddress(Integer.parseInt(link.substring(4)), "127.0.0.1");
-    client = vertx.createNetClient();
-    client.connect(address).onFailure(t -> {
-      System.err.println("device host: cannot reach its device verticle at " + link + ": " + t.getMessage());
+    long spin = options.getSubmissionSpin() >= 0 ? options.getSubmissionSpin() * 1_000L
+      : SubmissionLoop.defaultSpinNanos();
+
+    SocketChannel channel;
+    try {
+      channel = connect(address);
+    } catch (IOException e) {
+      System.err.println("device host: cannot reach its device verticle at " + address + ": " + e.getMessage());
       Runtime.getRuntime().halt(EXIT_START_FAILED);
-    }).onSuccess(socket -> {
-      Link[] self = new Link[1];
-      String contextAddress = Addresses.context(node, options.getDevice(), generation);
-      self[0] = new Link(socket, frame -> serve(vertx, self[0], region, options, contextAddress, frame), t -> {
-        System.err.println("device host: malformed frame from the device verticle: " + t.getMessage());
-        Runtime.getRuntime().halt(EXIT_START_FAILED);
-      });
-      self[0].closeHandler(v -> {
-        System.err.println("device host " + ProcessHandle.current().pid() + ": the link closed; exiting");
+      return;
+    }
+    Vertx vertx = Vertx.vertx();
+    CudaCodecs.register(vertx.eventBus());
+    Promise<ContextTier> tier = Promise.promise();
+    Link[] link = new Link[1];
+    link[0] = new Link(channel, "vertx-cuda-device-host-link", spin,
+      frame -> serve(link[0], tier.future(), region, LinkFrame.decode(frame)),
+      why -> {
+        System.err.println("device host " + ProcessHandle.current().pid() + ": " + why + "; exiting");
         Runtime.getRuntime().halt(0);
       });
-      vertx.eventBus().<JsonObject>consumer(Addresses.supervisor(node, options.getDevice()), m -> {
-        if (m.body().getBoolean("stopped", false)) {
-          return; // this process is ending anyway
+    link[0].send(LinkFrame.notice(LinkFrame.Kind.AUTH, ProcessHandle.current().pid(), 0, secret).encode());
+    link[0].start();
+
+    AtomicBoolean poisoned = new AtomicBoolean();
+    InProcessContextTier.launch(vertx, options, node, generation, new ContextTier.Listener() {
+      @Override
+      public void lost(String reason) {
+        if (poisoned.compareAndSet(false, true)) {
+          link[0].send(LinkFrame.notice(LinkFrame.Kind.POISONED, generation, 0, reason).encode());
+          // Give the frame a moment to leave, then end the process: its use of the GPU is over.
+          vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
         }
-        self[0].send(LinkFrame.notice(LinkFrame.Kind.POISONED, m.body().getLong("generation"),
-          m.body().getString("reason")));
-        // Give the frame a moment to leave, then end the process: its use of the GPU is over.
-        vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
-      });
-      InProcessContextTier.launch(vertx, options, node, generation)
-        // Page-lock the whole shared region once (cuda), so every transfer through it is a pinned copy.
-        .compose(tier -> vertx.eventBus().request(contextAddress,
-          new TransferRequest(null, region.slice(0, region.size()), TransferRequest.Direction.REGISTER)))
-        .onSuccess(pinned -> self[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(),
-          "ready, shared region " + (Boolean.TRUE.equals(pinned.body()) ? "pinned" : "pageable"))))
-        .onFailure(t -> {
-          self[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, String.valueOf(t.getMessage())));
-          vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));
-        });
+      }
+    }).compose(t -> register(t, region).map(pinned -> {
+      tier.complete(t);
+      link[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(), 0,
+        "ready, shared region " + (pinned ? "pinned" : "pageable")).encode());
+      return null;
+    })).onFailure(t -> {
+      link[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, 0, String.valueOf(t.getMessage())).encode());
+      vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));
     });
   }
 
-  private static void serve(Vertx vertx, Link link, SharedRegion region, DeviceOptions options, String contextAddress,
-                            LinkFrame frame) {
-    if (frame.kind == LinkFrame.Kind.SKIP) {
-      // The number is used up without a request: the context takes it and answers no one.
-      vertx.eventBus().send(contextAddress, new UnreadableRequest("request #" + frame.id
-        + " was answered by the device verticle"), new DeliveryOptions().addHeader(RequestSequencer.HEADER,
-        Long.toString(frame.id)));
+  private static SocketChannel connect(String address) throws IOException {
+    SocketAddress to;
+    SocketChannel channel;
+    if (address.startsWith("unix:")) {
+      to = UnixDomainSocketAddress.of(address.substring(5));
+      channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+    } else {
+      to = new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(address.substring(4)));
+      channel = SocketChannel.open();
+    }
+    channel.connect(to);
+    return channel;
+  }
+
+  // Page-locks the whole shared region once (cuda), so every transfer through it is a pinned copy.
+  private static Future<Boolean> register(ContextTier tier, SharedRegion region) {
+    Promise<Object> done = Promise.promise();
+    tier.submit(new LocalRequest(new TransferRequest(null, region.slice(0, region.size()),
+      TransferRequest.Direction.REGISTER), done));
+    return done.future().map(Boolean.TRUE::equals);
+  }
+
+  /** On the link's reader thread: a request goes straight into the context's queue. */
+  private static void serve(Link link, Future<ContextTier> tier, SharedRegion region, LinkFrame frame) {
+    if (frame.kind == LinkFrame.Kind.PING) {
+      long stalled = tier.succeeded()
+        ? ((InProcessContextTier) tier.result()).context().stalledNanos() / 1_000_000 : 0;
+      link.send(LinkFrame.notice(LinkFrame.Kind.PONG, frame.id, stalled, null).encode());
       return;
     }
     if (frame.kind != LinkFrame.Kind.REQUEST) {
       return;
     }
     Object body = frame.body;
+    boolean continues = false;
     if (body instanceof SharedTransfer) {
       SharedTransfer t = (SharedTransfer) body;
       try {
         body = new TransferRequest(t.handle, region.slice(t.offset, t.length),
-          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST);
+          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST, t.transfer, t.from);
+        continues = t.continues();
       } catch (RuntimeException e) {
-        // Answered by its verticle like any unreadable request: BAD_REQUEST, its number used up.
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
     }
-    boolean library = !Addresses.isContext(frame.address);
-    DeliveryOptions delivery = new DeliveryOptions().setSendTimeout(options.getRequestTimeout());
-    if (frame.sequence > 0) {
-      delivery.addHeader(RequestSequencer.HEADER, Long.toString(frame.sequence));
+    Request r = new LinkRequest(link, frame, body);
+    if (!tier.succeeded()) {
+      r.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device host's context is not ready"));
+    } else if (continues) {
+      ((InProcessContextTier) tier.result()).context().continueTransfer(r);
+    } else {
+      tier.result().submit(r);
     }
-    vertx.eventBus().request(frame.address, body, delivery)
-      .onComplete(ar -> {
-        if (ar.succeeded()) {
-          link.send(LinkFrame.reply(frame.id, ((Message<?>) ar.result()).body()));
-        } else {
-          CudaException e = ForwardFailures.map(ar.cause(), library, -1);
-          link.send(LinkFrame.failure(frame.id, e.code().code(), Failures.text(e)));
+  }
+
+  /** A request that came over the link; its answer goes back as a frame. */
+  private static final class LinkRequest implements Request {
+    private final Link link;
+    private final long id;
+    private final Library library;
+    private final Object body;
+    private final long deadline;
+    private final AtomicBoolean answered = new AtomicBoolean();
+
+    LinkRequest(Link link, LinkFrame frame, Object body) {
+      this.link = link;
+      this.id = frame.id;
+      this.library = frame.library;
+      this.body = body;
+      this.deadline = System.nanoTime() + frame.code;
+    }
+
+    @Override public Library library() { return library; }
+    @Override public Object body() { return body; }
+    @Override public long deadline() { return deadline; }
+
+    @Override
+    public void reply(Object reply) {
+      if (answered.compareAndSet(false, true)) {
+        try {
+          link.send(LinkFrame.reply(id, reply).encode());
+        } catch (RuntimeException e) {
+          link.send(LinkFrame.failure(id, FailureCode.LIBRARY_ERROR.code(), "the reply cannot cross the link: " + e).encode());
         }
-      });
+      }
+    }
+
+    @Override
+    public void fail(CudaException failure) {
+      if (answered.compareAndSet(false, true)) {
+        link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode());
+      }
+    }
+  }
+
+  /** A request of the device host's own. */
+  private record LocalRequest(Object body, Promise<Object> done) implements Request {
+    @Override public Library library() { return null; }
+    @Override public long deadline() { return Long.MAX_VALUE; }
+    @Override public void reply(Object b) { done.tryComplete(b); }
+    @Override public void fail(CudaException e) { done.tryFail(e); }
   }
 
   // Standard input is a pipe from the parent: it ends when the parent does, even after kill -9.
-  private static void exitWhenParentGoes() {
+  private static void exitWhenParentGoes(BufferedReader stdin) {
     Thread t = new Thread(() -> {
       try {
-        while (System.in.read() >= 0) {
-          // nothing is sent; wait for the end of the stream
+        while (stdin.read() >= 0) {
+          // nothing more is sent; wait for the end of the stream
         }
       } catch (IOException ignored) {
         // the parent is gone

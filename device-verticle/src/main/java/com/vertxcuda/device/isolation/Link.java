@@ -1,52 +1,188 @@
 package com.vertxcuda.device.isolation;
 
-import io.vertx.core.Handler;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetSocket;
-import io.vertx.core.parsetools.RecordParser;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.function.Consumer;
 
-/** Frames over one socket between a device verticle and its device host. */
+/**
+ * Length-prefixed frames over one socket between a device verticle and its device host, on plain
+ * NIO (a Unix domain socket needs no Vert.x native transport). Frames are handed to their handler
+ * on the link's reader thread, straight from the socket: no event loop in between.
+ *
+ * <p>{@link #send} is thread-safe and never blocks: it writes what the socket takes at once and
+ * leaves the rest to the reader thread, which flushes it when the socket can take more (a stopped
+ * peer cannot stall the sender's event loop). The reader spins {@code spinNanos} after each frame
+ * before it waits in {@code select}, since the next frame usually follows at once.
+ */
 final class Link {
 
-  private final NetSocket socket;
+  private static final System.Logger LOG = System.getLogger(Link.class.getName());
+  /** A frame longer than this ends the link: no request or reply comes near it. */
+  static final int MAX_FRAME = 64 << 20;
 
-  Link(NetSocket socket, Handler<LinkFrame> frames, Handler<Throwable> malformed) {
-    this.socket = socket;
-    RecordParser parser = RecordParser.newFixed(4);
-    parser.handler(new Handler<>() {
-      int length = -1;
+  private final SocketChannel channel;
+  private final Selector selector;
+  private final Consumer<ByteBuffer> frames;
+  private final Consumer<String> closed;
+  private final long spinNanos;
+  private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
+  private final Thread reader;
+  private volatile boolean open = true;
 
-      @Override
-      public void handle(Buffer chunk) {
-        if (length < 0) {
-          length = chunk.getInt(0);
-          parser.fixedSizeMode(length);
-          return;
+  /**
+   * A link over {@code channel} (connected); {@code frames} gets each frame's body (without its
+   * length) on the reader thread, {@code closed} why the link ended, once.
+   */
+  Link(SocketChannel channel, String name, long spinNanos, Consumer<ByteBuffer> frames, Consumer<String> closed)
+    throws IOException {
+    this.channel = channel;
+    this.spinNanos = spinNanos;
+    this.frames = frames;
+    this.closed = closed;
+    channel.configureBlocking(false);
+    this.selector = Selector.open();
+    channel.register(selector, SelectionKey.OP_READ);
+    this.reader = new Thread(this::read, name);
+    reader.setDaemon(true);
+  }
+
+  void start() {
+    reader.start();
+  }
+
+  /** Sends one frame (its length prefix included); any thread. */
+  void send(ByteBuffer frame) {
+    if (!open) {
+      return;
+    }
+    boolean later;
+    synchronized (backlog) {
+      try {
+        if (backlog.isEmpty()) {
+          channel.write(frame);
         }
-        length = -1;
-        parser.fixedSizeMode(4);
-        LinkFrame frame;
-        try {
-          frame = LinkFrame.decode(chunk);
-        } catch (RuntimeException e) {
-          malformed.handle(e);
-          return;
-        }
-        frames.handle(frame);
+      } catch (IOException e) {
+        close("the link failed: " + e.getMessage());
+        return;
       }
-    });
-    socket.handler(parser);
-  }
-
-  void send(LinkFrame frame) {
-    socket.write(frame.encode());
-  }
-
-  void closeHandler(Handler<Void> handler) {
-    socket.closeHandler(handler);
+      later = frame.hasRemaining();
+      if (later) {
+        ByteBuffer copy = ByteBuffer.allocate(frame.remaining());
+        copy.put(frame).flip();
+        backlog.add(copy);
+      }
+    }
+    if (later) {
+      selector.wakeup();
+    }
   }
 
   void close() {
-    socket.close();
+    close("the link was closed");
+  }
+
+  boolean isOpen() {
+    return open;
+  }
+
+  private void close(String why) {
+    if (!open) {
+      return;
+    }
+    open = false;
+    try {
+      channel.close();
+      selector.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+    closed.accept(why);
+  }
+
+  private void read() {
+    ByteBuffer in = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.BIG_ENDIAN);
+    try {
+      long activeUntil = 0;
+      while (open) {
+        int n = channel.read(in);
+        if (n < 0) {
+          close("the peer closed the link");
+          return;
+        }
+        if (n > 0) {
+          in = deliver(in);
+          activeUntil = spinNanos > 0 ? System.nanoTime() + spinNanos : 0;
+          continue;
+        }
+        if (activeUntil != 0 && System.nanoTime() < activeUntil && !hasBacklog()) {
+          Thread.onSpinWait();
+          continue;
+        }
+        activeUntil = 0;
+        SelectionKey key = channel.keyFor(selector);
+        key.interestOps(SelectionKey.OP_READ | (hasBacklog() ? SelectionKey.OP_WRITE : 0));
+        selector.select();
+        selector.selectedKeys().clear();
+        flushBacklog();
+      }
+    } catch (IOException | RuntimeException e) {
+      if (open) {
+        LOG.log(System.Logger.Level.DEBUG, "link reader ends: " + e);
+      }
+      close(open ? "the link failed: " + e.getMessage() : "the link was closed");
+    }
+  }
+
+  private boolean hasBacklog() {
+    synchronized (backlog) {
+      return !backlog.isEmpty();
+    }
+  }
+
+  private void flushBacklog() throws IOException {
+    synchronized (backlog) {
+      while (!backlog.isEmpty()) {
+        ByteBuffer b = backlog.peek();
+        channel.write(b);
+        if (b.hasRemaining()) {
+          return;
+        }
+        backlog.poll();
+      }
+    }
+  }
+
+  // Hands every whole frame in {@code in} to the handler; returns the buffer to read on into
+  // (a bigger one when a frame does not fit).
+  private ByteBuffer deliver(ByteBuffer in) {
+    in.flip();
+    while (in.remaining() >= 4) {
+      int length = in.getInt(in.position());
+      if (length < 0 || length > MAX_FRAME) {
+        throw new IllegalStateException("malformed frame length " + length);
+      }
+      if (in.remaining() < 4 + length) {
+        break;
+      }
+      ByteBuffer frame = in.slice(in.position() + 4, length);
+      in.position(in.position() + 4 + length);
+      frames.accept(frame);
+    }
+    in.compact();
+    if (in.position() >= 4) {
+      int length = in.getInt(0);
+      if (length + 4 > in.capacity() && length <= MAX_FRAME) {
+        ByteBuffer bigger = ByteBuffer.allocateDirect(length + 4);
+        in.flip();
+        bigger.put(in);
+        return bigger;
+      }
+    }
+    return in;
   }
 }

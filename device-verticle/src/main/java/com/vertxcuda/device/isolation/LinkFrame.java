@@ -1,14 +1,17 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
-import com.vertxcuda.device.context.UnreadableRequest;
 import com.vertxcuda.codec.WireIn;
 import com.vertxcuda.codec.WireOut;
 import com.vertxcuda.codec.WireType;
 import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.device.spi.UnreadableRequest;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -20,7 +23,7 @@ final class LinkFrame {
 
   /** What a frame is. */
   enum Kind {
-    /** parent → child: deliver {@code body} to {@code address} and answer with REPLY or FAILURE. */
+    /** parent → child: queue {@code body} for {@code library} (null: the device); answer REPLY or FAILURE. */
     REQUEST,
     /** the successful answer to REQUEST {@code id}. */
     REPLY,
@@ -28,15 +31,16 @@ final class LinkFrame {
     FAILURE,
     /** child → parent: the context is poisoned ({@code text}: the sticky error). */
     POISONED,
-    /** child → parent: the context is deployed and serving. */
+    /** child → parent: the context is deployed and serving ({@code id}: the pid). */
     HELLO,
     /** child → parent: the context could not start ({@code text}: why). */
     START_FAILED,
-    /**
-     * parent → child: request number {@code id} was answered before it reached the link (refused by
-     * the parent); the device host lets later requests pass it at once.
-     */
-    SKIP
+    /** child → parent, first frame on the link: the secret the parent gave it ({@code text}). */
+    AUTH,
+    /** parent → child: is the submission thread turning? */
+    PING,
+    /** child → parent: the answer to PING {@code id}: {@code code} ms the submission thread has been stuck. */
+    PONG
   }
 
   private static final Map<String, WireCodec<Object>> BY_NAME = new HashMap<>();
@@ -53,29 +57,23 @@ final class LinkFrame {
 
   final Kind kind;
   final long id;
-  final String address;
+  final Library library;
   final Object body;
-  final int code;
+  final long code;
   final String text;
-  /** A request's sequence number (0: none), see {@code RequestSequencer}. */
-  final long sequence;
 
-  private LinkFrame(Kind kind, long id, String address, Object body, int code, String text, long sequence) {
+  private LinkFrame(Kind kind, long id, Library library, Object body, long code, String text) {
     this.kind = kind;
     this.id = id;
-    this.address = address;
+    this.library = library;
     this.body = body;
     this.code = code;
     this.text = text;
-    this.sequence = sequence;
   }
 
-  private LinkFrame(Kind kind, long id, String address, Object body, int code, String text) {
-    this(kind, id, address, body, code, text, 0);
-  }
-
-  static LinkFrame request(long id, String address, Object body, long sequence) {
-    return new LinkFrame(Kind.REQUEST, id, address, body, 0, null, sequence);
+  /** A request; {@code timeLeft} (ns) carries its deadline across processes. */
+  static LinkFrame request(long id, Library library, Object body, long timeLeft) {
+    return new LinkFrame(Kind.REQUEST, id, library, body, timeLeft, null);
   }
 
   static LinkFrame reply(long id, Object body) {
@@ -86,31 +84,28 @@ final class LinkFrame {
     return new LinkFrame(Kind.FAILURE, id, null, null, code, text);
   }
 
-  static LinkFrame notice(Kind kind, long value, String text) {
-    return new LinkFrame(kind, value, null, null, 0, text);
+  static LinkFrame notice(Kind kind, long id, long code, String text) {
+    return new LinkFrame(kind, id, null, null, code, text);
   }
 
-  /** The frame with its length prefix. Throws for a body type that has no codec. */
-  Buffer encode() {
+  /** The frame with its length prefix, ready to write. Throws for a body type that has no codec. */
+  ByteBuffer encode() {
     Buffer b = Buffer.buffer(64);
-    b.appendInt(0).appendByte((byte) kind.ordinal()).appendLong(id);
+    b.appendInt(0).appendByte((byte) kind.ordinal()).appendLong(id).appendLong(code);
     WireOut out = new WireOut(b);
     switch (kind) {
       case REQUEST:
-        out.writeString(address).writeLong(sequence);
+        b.appendByte((byte) (library == null ? -1 : library.ordinal()));
         writeBody(b, out);
         break;
       case REPLY:
         writeBody(b, out);
         break;
-      case FAILURE:
-        out.writeInt(code).writeString(text);
-        break;
       default:
         out.writeString(text);
     }
     b.setInt(0, b.length() - 4);
-    return b;
+    return ((BufferInternal) b).getByteBuf().nioBuffer();
   }
 
   private void writeBody(Buffer b, WireOut out) {
@@ -126,9 +121,12 @@ final class LinkFrame {
     codec.encodeToWire(b, body);
   }
 
-  /** Decodes one frame (without its length prefix). */
-  static LinkFrame decode(Buffer record) {
-    if (record.length() < 9) {
+  /** Decodes one frame (without its length prefix); copies what it keeps. */
+  static LinkFrame decode(ByteBuffer frame) {
+    byte[] bytes = new byte[frame.remaining()];
+    frame.get(bytes);
+    Buffer record = Buffer.buffer(bytes);
+    if (record.length() < 17) {
       throw new WireFormatException("malformed link frame: " + record.length() + " bytes");
     }
     int k = record.getByte(0);
@@ -137,26 +135,31 @@ final class LinkFrame {
     }
     Kind kind = Kind.values()[k];
     long id = record.getLong(1);
-    WireIn in = new WireIn(record, 9, record.length(), "link frame");
+    long code = record.getLong(9);
     switch (kind) {
       case REQUEST: {
-        String address = in.readString();
-        long sequence = in.readLong();
+        if (record.length() < 18) {
+          throw new WireFormatException("malformed request frame");
+        }
+        int l = record.getByte(17);
+        if (l < -1 || l >= Library.values().length) {
+          throw new WireFormatException("malformed request frame: library " + l);
+        }
+        WireIn in = new WireIn(record, 18, record.length(), "link frame");
         Object body;
         try {
           body = readBody(record, in);
         } catch (WireFormatException e) {
-          // The frame itself is whole: only this request fails (BAD_REQUEST from its verticle).
+          // The frame itself is whole: only this request fails (BAD_REQUEST from its handler).
           body = new UnreadableRequest(e.getMessage());
         }
-        return new LinkFrame(kind, id, address, body, 0, null, sequence);
+        return new LinkFrame(kind, id, l < 0 ? null : Library.values()[l], body, code, null);
       }
       case REPLY:
-        return new LinkFrame(kind, id, null, readBody(record, in), 0, null);
-      case FAILURE:
-        return new LinkFrame(kind, id, null, null, in.readInt(), in.readString());
+        return new LinkFrame(kind, id, null, readBody(record, new WireIn(record, 17, record.length(), "link frame")),
+          code, null);
       default:
-        return new LinkFrame(kind, id, null, null, 0, in.readString());
+        return new LinkFrame(kind, id, null, null, code, new WireIn(record, 17, record.length(), "link frame").readString());
     }
   }
 

@@ -39,9 +39,9 @@ class DeviceHostClassPathTest {
       }
     }
     try (URLClassLoader own = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader())) {
-      Class<?> tier = own.loadClass(ProcessContextTier.class.getName());
+      Class<?> tier = own.loadClass(ProcessContextTier.class.getPackageName() + ".DeviceHostClassPath");
       assertEquals(own, tier.getClassLoader());
-      Method classPath = tier.getDeclaredMethod("classPath");
+      Method classPath = tier.getDeclaredMethod("of");
       classPath.setAccessible(true);
       List<String> entries = List.of(((String) classPath.invoke(null)).split(File.pathSeparator));
       assertTrue(entries.contains(moved.toString()), "the loader's copy of the toolkit: " + entries);
@@ -49,7 +49,7 @@ class DeviceHostClassPathTest {
       assertEquals(urls.size(), entries.size());
     }
     // Loaded from the JVM's class path, it is that class path.
-    assertEquals(System.getProperty("java.class.path"), ProcessContextTier.classPath());
+    assertEquals(System.getProperty("java.class.path"), DeviceHostClassPath.of());
   }
 
   private static void copyTree(Path from, Path to) throws IOException {

@@ -1,0 +1,270 @@
+package com.vertxcuda.device.isolation;
+
+import com.vertxcuda.device.DeviceOptions;
+import io.vertx.core.json.JsonObject;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * One device-host process and what it shares with its parent: the shared region, the listening
+ * socket (a Unix domain socket in a directory only this user can enter, 127.0.0.1 TCP only where
+ * Unix sockets are missing), and a secret the child proves on connecting — given on its standard
+ * input, never on its command line — so no other local process can pose as the device host.
+ */
+final class DeviceHostProcess {
+
+  private static final AtomicLong SEQUENCE = new AtomicLong();
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final Process process;
+  private final SharedRegion region;
+  private final ServerSocketChannel server;
+  private final Path directory;
+  private final Path socket;
+  private final String secret;
+
+  private DeviceHostProcess(Process process, SharedRegion region, ServerSocketChannel server, Path directory,
+                            Path socket, String secret) {
+    this.process = process;
+    this.region = region;
+    this.server = server;
+    this.directory = directory;
+    this.socket = socket;
+    this.secret = secret;
+  }
+
+  /** Starts the child; {@code exited} hears (once, on a JDK thread) why it ended. */
+  static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited)
+    throws IOException {
+    String base = "vertx-cuda-" + ProcessHandle.current().pid() + "-" + options.getDevice() + "-g" + generation
+      + "-" + SEQUENCE.incrementAndGet();
+    Path shm = Path.of("/dev/shm");
+    Path regionDir = Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+    SharedRegion region = SharedRegion.create(regionDir.resolve(base), options.getSharedMemorySize());
+    Path directory = null;
+    Path socket = null;
+    ServerSocketChannel server;
+    String address;
+    try {
+      directory = Files.createTempDirectory(base, PosixFilePermissions.asFileAttribute(
+        PosixFilePermissions.fromString("rwx------")));
+      socket = directory.resolve("link.sock");
+      server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+      server.bind(UnixDomainSocketAddress.of(socket));
+      address = "unix:" + socket;
+    } catch (IOException | UnsupportedOperationException e) {
+      // No Unix domain sockets here: loopback TCP; the secret still keeps other processes out.
+      server = ServerSocketChannel.open();
+      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      address = "tcp:" + ((InetSocketAddress) server.getLocalAddress()).getPort();
+    }
+    byte[] bytes = new byte[32];
+    RANDOM.nextBytes(bytes);
+    String secret = HexFormat.of().formatHex(bytes);
+    Process process;
+    try {
+      process = spawn(options, node, generation, address, region.path());
+      OutputStream in = process.getOutputStream();
+      in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+      in.flush();
+    } catch (IOException e) {
+      server.close();
+      region.unlink();
+      throw e;
+    }
+    DeviceHostProcess host = new DeviceHostProcess(process, region, server, directory, socket, secret);
+    process.onExit().thenAccept(p -> {
+      // Here, not on a Vert.x context: the names must not outlive a device host that never mapped them.
+      host.unlinkNames();
+      exited.accept(host.exitReason());
+    });
+    return host;
+  }
+
+  private static Process spawn(DeviceOptions options, String node, long generation, String address, Path region)
+    throws IOException {
+    JsonObject config = options.toJson().put("node", node).put("generation", generation);
+    List<String> cmd = new ArrayList<>();
+    cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    cmd.addAll(options.getDeviceHostJvmOptions());
+    for (String p : List.of("java.library.path", "jna.library.path")) {
+      if (System.getProperty(p) != null) {
+        cmd.add("-D" + p + "=" + System.getProperty(p));
+      }
+    }
+    cmd.add("-cp");
+    cmd.add(DeviceHostClassPath.of());
+    cmd.add(DeviceHostMain.class.getName());
+    cmd.add(address);
+    cmd.add(region.toString());
+    cmd.add(Base64.getEncoder().encodeToString(config.encode().getBytes(StandardCharsets.UTF_8)));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    // The device host's output joins this process's standard error, line by line, with its pid.
+    Thread echo = new Thread(() -> {
+      try (java.io.BufferedReader r = new java.io.BufferedReader(
+        new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line = r.readLine(); line != null; line = r.readLine()) {
+          System.err.println("[device host " + p.pid() + "] " + line);
+        }
+      } catch (IOException ignored) {
+        // the device host is gone
+      }
+    }, "vertx-cuda-device-host-output-" + p.pid());
+    echo.setDaemon(true);
+    echo.start();
+    return p;
+  }
+
+  /**
+   * Waits (blocking) for the device host to connect and prove the secret; connections that do not
+   * are closed and the wait goes on, until {@code timeoutMillis}. Returns the started link.
+   */
+  Link accept(long timeoutMillis, Consumer<ByteBuffer> frames, Consumer<String> closed, long spinNanos)
+    throws IOException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (System.nanoTime() < deadline) {
+      SocketChannel channel = server.accept();
+      if (proves(channel, deadline)) {
+        server.close();
+        Link link = new Link(channel, "vertx-cuda-link-" + process.pid(), spinNanos, frames, closed);
+        link.start();
+        return link;
+      }
+      channel.close();
+    }
+    throw new IOException("no connection proved the secret within " + timeoutMillis + " ms");
+  }
+
+  // Reads the first frame (blocking, bounded): it must be AUTH carrying the secret.
+  private boolean proves(SocketChannel channel, long deadline) {
+    boolean[] proven = new boolean[1];
+    try {
+      channel.configureBlocking(true);
+      // A peer that connects and says nothing is cut off, so it cannot hold the real device host out.
+      CompletableFuture.delayedExecutor(Math.min(2_000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(
+        deadline - System.nanoTime()))), TimeUnit.MILLISECONDS).execute(() -> {
+          if (!proven[0]) {
+            try {
+              channel.close();
+            } catch (IOException ignored) {
+              // closed anyway
+            }
+          }
+        });
+      ByteBuffer length = ByteBuffer.allocate(4);
+      if (!readFully(channel, length, deadline)) {
+        return false;
+      }
+      int n = length.flip().getInt();
+      if (n <= 0 || n > 4096) {
+        return false;
+      }
+      ByteBuffer body = ByteBuffer.allocate(n);
+      if (!readFully(channel, body, deadline)) {
+        return false;
+      }
+      body.flip();
+      LinkFrame frame = LinkFrame.decode(body);
+      proven[0] = frame.kind == LinkFrame.Kind.AUTH && java.security.MessageDigest.isEqual(
+        secret.getBytes(StandardCharsets.US_ASCII), String.valueOf(frame.text).getBytes(StandardCharsets.US_ASCII));
+      return proven[0] && channel.isOpen();
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private boolean readFully(SocketChannel channel, ByteBuffer into, long deadline) throws IOException {
+    while (into.hasRemaining()) {
+      if (System.nanoTime() > deadline || channel.read(into) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  SharedRegion region() {
+    return region;
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  CompletableFuture<Process> onExit() {
+    return process.onExit();
+  }
+
+  /** Removes the region's and the socket's names; both processes keep what they opened. */
+  void unlinkNames() {
+    region.unlink();
+    try {
+      if (socket != null) {
+        Files.deleteIfExists(socket);
+      }
+      if (directory != null) {
+        Files.deleteIfExists(directory);
+      }
+    } catch (IOException ignored) {
+      // already gone
+    }
+  }
+
+  /** Ends the process (politely, then by force) and removes the names. */
+  CompletableFuture<Void> stop() {
+    try {
+      server.close();
+    } catch (IOException ignored) {
+      // closing anyway
+    }
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (process.isAlive()) {
+      process.destroy();
+      process.onExit().orTimeout(2, TimeUnit.SECONDS)
+        .exceptionally(t -> process.destroyForcibly().onExit().join())
+        .whenComplete((p, t) -> {
+          unlinkNames();
+          done.complete(null);
+        });
+    } else {
+      unlinkNames();
+      done.complete(null);
+    }
+    return done;
+  }
+
+  /** The exit code or signal of the ended device host, in words. */
+  String exitReason() {
+    int code = process.exitValue();
+    if (code == DeviceHostMain.EXIT_POISONED) {
+      return "the device host exited after a sticky error (exit code " + code + ")";
+    }
+    if (code > 128) {
+      int signal = code - 128;
+      String name = signal == 9 ? "SIGKILL" : signal == 15 ? "SIGTERM" : signal == 11 ? "SIGSEGV"
+        : signal == 6 ? "SIGABRT" : "signal " + signal;
+      return "the device host was killed by " + name + " (exit code " + code + ")";
+    }
+    return "the device host exited with code " + code;
+  }
+}
