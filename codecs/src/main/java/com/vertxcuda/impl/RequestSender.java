@@ -12,8 +12,9 @@ import java.util.List;
 
 /**
  * Sends typed requests to one address and turns failures into {@link com.vertxcuda.CudaException}s.
- * Every client sends through here, which is what keeps requests made on one Vert.x context in the
- * order they were made even when a client holds some back (see {@link Held}).
+ * Every client sends through here, which is what keeps requests made on one Vert.x context — or,
+ * off any context, on one thread — in the order they were made, even when a client holds some back
+ * (see {@link Held}). The sender's timeout travels with each request ({@link #TIMEOUT_HEADER}).
  */
 public final class RequestSender {
 
@@ -63,29 +64,42 @@ public final class RequestSender {
   }
 
   /**
-   * {@code holder} holds a request made on the current context: whatever other holders there hold
-   * was made earlier and is sent first. Off a Vert.x context there is no order to keep.
+   * {@code holder} holds a request made on the current context (or, off any Vert.x context, on the
+   * current thread): whatever other holders there hold was made earlier and is sent first.
    */
   public static void hold(Held holder) {
     List<Held> holders = holders(true);
-    if (holders == null || holders.size() == 1 && holders.get(0) == holder) {
-      return; // the usual case: this holder alone, already known
+    synchronized (holders) {
+      if (holders.size() == 1 && holders.get(0) == holder) {
+        return; // the usual case: this holder alone, already known
+      }
     }
     sendHeld(holders, holder);
-    holders.add(holder);
+    synchronized (holders) {
+      holders.add(holder);
+    }
   }
 
-  /** {@code holder} has sent what it held on the current context. */
-  public static void released(Held holder) {
-    List<Held> holders = holders(false);
-    if (holders != null) {
+  /**
+   * {@code holder} has sent what it held for the context or thread it held it on; any thread.
+   * Returns the key to call this with: the current context's or thread's holders.
+   */
+  public static Object holdersKey() {
+    return holders(true);
+  }
+
+  /** {@code holder} has sent what it held under {@code key} (from {@link #holdersKey}); any thread. */
+  @SuppressWarnings("unchecked")
+  public static void released(Object key, Held holder) {
+    List<Held> holders = (List<Held>) key;
+    synchronized (holders) {
       holders.remove(holder);
     }
   }
 
   private static void sendHeld(Held except) {
     List<Held> holders = holders(false);
-    if (holders != null && !holders.isEmpty()) {
+    if (holders != null) {
       sendHeld(holders, except);
     }
   }
@@ -93,8 +107,14 @@ public final class RequestSender {
   // Makes every holder in {@code holders} but {@code except} send what it holds; leaves only
   // {@code except} (if it was there) in the list.
   private static void sendHeld(List<Held> holders, Held except) {
-    List<Held> sending = new ArrayList<>(holders);
-    holders.clear();
+    List<Held> sending;
+    synchronized (holders) {
+      if (holders.isEmpty()) {
+        return;
+      }
+      sending = new ArrayList<>(holders);
+      holders.clear();
+    }
     for (Held h : sending) {
       if (h != except) {
         h.sendHeld();
@@ -102,16 +122,20 @@ public final class RequestSender {
     }
   }
 
-  // The current context's holders (created when {@code create}), or null off a Vert.x context.
+  private static final ThreadLocal<List<Held>> THREAD_HOLDERS = new ThreadLocal<>();
+
+  // The current context's holders, or off a Vert.x context the current thread's (created when
+  // {@code create}; else null when there are none).
   private static List<Held> holders(boolean create) {
     Context context = Vertx.currentContext();
-    if (context == null) {
-      return null;
-    }
-    List<Held> holders = context.get(HELD);
+    List<Held> holders = context != null ? context.get(HELD) : THREAD_HOLDERS.get();
     if (holders == null && create) {
       holders = new ArrayList<>(2);
-      context.put(HELD, holders);
+      if (context != null) {
+        context.put(HELD, holders);
+      } else {
+        THREAD_HOLDERS.set(holders);
+      }
     }
     return holders;
   }

@@ -92,13 +92,13 @@ final class DeviceOperations implements RequestHandler {
     if (body instanceof UploadRequest) {
       upload(r, (UploadRequest) body);
     } else if (body instanceof DownloadRequest) {
-      download(r, (DownloadRequest) body);
+      return download(r, (DownloadRequest) body, (Buffer) prepared);
     } else if (body instanceof FillRequest) {
       fill(r, (FillRequest) body);
     } else if (body instanceof CopyRequest) {
       copy(r, (CopyRequest) body);
     } else if (body instanceof AllocRequest) {
-      alloc(r, (AllocRequest) body);
+      return alloc(r, (AllocRequest) body, (DeviceMemory) prepared);
     } else if (body instanceof FreeRequest) {
       free(r, (FreeRequest) body);
     } else if (body instanceof TransferRequest) {
@@ -119,18 +119,35 @@ final class DeviceOperations implements RequestHandler {
     return null;
   }
 
-  private void alloc(Request r, AllocRequest a) throws BackendException {
+  /**
+   * Small allocations are served here; a large one ({@value #PREPARED_BYTES} bytes or more: a fresh
+   * device allocation, or fresh host memory on the host backend, can take milliseconds) is made
+   * off the submission thread. It touches no buffer, so nothing waits for it.
+   */
+  private Preparation alloc(Request r, AllocRequest a, DeviceMemory prepared) throws BackendException {
     AllocationTable table = runtime.allocations();
     long bytes = table.checkAllocation(a.getDtype(), a.getCount());
-    table.reserve(bytes);
-    DeviceMemory memory;
+    if (prepared == null) {
+      table.reserve(bytes);
+      if (bytes >= PREPARED_BYTES) {
+        return () -> allocate(table, bytes);
+      }
+      prepared = allocate(table, bytes);
+    }
+    r.reply(table.register(a.getDtype(), a.getCount(), a.getOwner(), prepared).handle());
+    return null;
+  }
+
+  /** Sizes from which allocations of device and host memory are prepared off the submission thread. */
+  static final long PREPARED_BYTES = 1 << 20;
+
+  private DeviceMemory allocate(AllocationTable table, long bytes) throws BackendException {
     try {
-      memory = device.allocate(bytes);
+      return device.allocate(bytes);
     } catch (BackendException | RuntimeException e) {
       table.unreserve(bytes);
       throw e;
     }
-    r.reply(table.register(a.getDtype(), a.getCount(), a.getOwner(), memory).handle());
   }
 
   private void free(Request r, FreeRequest f) {
@@ -161,13 +178,18 @@ final class DeviceOperations implements RequestHandler {
     runtime.replyWhenDone(r, toDevice(h, src), () -> h);
   }
 
-  private void download(Request r, DownloadRequest d) throws BackendException {
+  private Preparation download(Request r, DownloadRequest d, Buffer prepared) throws BackendException {
     BufferHandle h = d.getHandle();
     runtime.allocations().resolve(h, "handle");
     Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
-    // The device picks the memory copies reach fastest: pinned on cuda, the host buffer pool elsewhere.
+    // The device picks the memory copies reach fastest: pinned on cuda, the host buffer pool
+    // elsewhere. Fresh memory of that kind can take milliseconds: a large one is taken off the
+    // submission thread, while the download keeps its place.
     int bytes = (int) h.byteLength();
-    Buffer out = device.hostBuffer(bytes);
+    if (prepared == null && bytes >= PREPARED_BYTES) {
+      return () -> device.hostBuffer(bytes);
+    }
+    Buffer out = prepared != null ? prepared : device.hostBuffer(bytes);
     ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
     GpuEvent done;
     try {
@@ -177,6 +199,7 @@ final class DeviceOperations implements RequestHandler {
       throw e;
     }
     runtime.replyWhenDone(r, done, () -> new DownloadReply(h, out));
+    return null;
   }
 
   private void transfer(Request r, TransferRequest t) throws BackendException {

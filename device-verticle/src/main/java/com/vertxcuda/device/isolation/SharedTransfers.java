@@ -26,6 +26,8 @@ final class SharedTransfers {
   private final SharedRegion region;
   private final ProcessContextTier tier;
   private final AtomicLong transfers = new AtomicLong();
+  /** Downloads up to this many bytes are copied out of the region instead of lent over it. */
+  static final int COPIED_OUT = 256 << 10;
 
   SharedTransfers(SharedRegion region, ProcessContextTier tier) {
     this.region = region;
@@ -55,6 +57,17 @@ final class SharedTransfers {
   void download(Request r, BufferHandle h) {
     Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
     int length = (int) h.byteLength();
+    if (length <= COPIED_OUT) {
+      // Small: copied out of the region at once, so no slot stays lent to a buffer the user keeps.
+      long slot = slot(length);
+      tier.send(r, new SharedTransfer(h, slot, length, false, 0, 0), answer(r, () -> {
+        Buffer copy = Buffer.buffer(length);
+        byte[] bytes = new byte[length];
+        region.slice(slot, length).get(bytes);
+        return new DownloadReply(h, copy.appendBytes(bytes));
+      }, () -> region.release(slot, length)));
+      return;
+    }
     if (length <= region.largestSlot()) {
       long slot = slot(length);
       // On success the slot goes with the buffer over it, and returns when that is released.
@@ -134,8 +147,9 @@ final class SharedTransfers {
     return new ProcessContextTier.Call() {
       @Override
       public void replied(Object body) {
+        Object out = reply.get();
         cleanup.run();
-        r.reply(reply.get());
+        r.reply(out);
       }
 
       @Override

@@ -61,8 +61,9 @@ public final class BlasClientImpl implements BlasClient {
       return sender.request(request);
     }
     Promise<BlasReply> promise = Promise.promise();
-    // Whatever another client holds on this context was made earlier: it goes first.
+    // Whatever another client holds on this context (or thread) was made earlier: it goes first.
     RequestSender.hold(held);
+    Object holders = RequestSender.holdersKey();
     boolean schedule = false;
     List<BlasRequest> full = null;
     List<Promise<BlasReply>> fullPromises = null;
@@ -74,17 +75,16 @@ public final class BlasClientImpl implements BlasClient {
         fullPromises = pendingPromises;
         pendingRequests = new ArrayList<>();
         pendingPromises = new ArrayList<>();
+        send(full, fullPromises);
       } else if (!flushScheduled) {
         flushScheduled = true;
         schedule = true;
       }
     }
-    if (full != null) {
-      send(full, fullPromises);
-    } else if (schedule) {
+    if (full == null && schedule) {
       // After the task that made this request: whatever it (or another thread) adds meanwhile goes along.
       sender.vertx().getOrCreateContext().runOnContext(v -> {
-        RequestSender.released(held);
+        RequestSender.released(holders, held);
         flush();
       });
     }
@@ -96,18 +96,18 @@ public final class BlasClientImpl implements BlasClient {
     return sender.request(batch);
   }
 
+  // Sends under the lock: a request made on the thread that held these must not overtake them
+  // while a scheduled flush on an event loop is sending them.
   private void flush() {
-    List<BlasRequest> requests;
-    List<Promise<BlasReply>> promises;
     synchronized (lock) {
       flushScheduled = false;
-      requests = pendingRequests;
-      promises = pendingPromises;
+      List<BlasRequest> requests = pendingRequests;
+      List<Promise<BlasReply>> promises = pendingPromises;
       pendingRequests = new ArrayList<>();
       pendingPromises = new ArrayList<>();
-    }
-    if (!requests.isEmpty()) {
-      send(requests, promises);
+      if (!requests.isEmpty()) {
+        send(requests, promises);
+      }
     }
   }
 
