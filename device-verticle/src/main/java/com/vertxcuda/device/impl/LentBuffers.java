@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Vert.x buffers lent over memory that must go back where it came from (a pool, a shared region):
- * the memory returns exactly once, when the user releases the buffer or when it becomes unreachable.
+ * the memory returns exactly once, when the user releases the buffer or when it and every slice of it
+ * become unreachable.
  */
 public final class LentBuffers {
 
@@ -32,9 +33,11 @@ public final class LentBuffers {
     Buffer b = BufferInternal.buffer(buf);
     long address = PlatformDependent.directBufferAddress(memory) + memory.position();
     AtomicBoolean done = new AtomicBoolean();
+    // Tied to the ByteBuf, not the Buffer wrapper: slices and duplicates (a Buffer.slice the user
+    // keeps, a write still in flight) reach it, so the memory cannot be reused under them.
     // The action must not reach the buffer, or it would never become unreachable.
     Map<Long, Cleaner.Cleanable> table = lent;
-    lent.put(address, CLEANER.register(b, () -> {
+    lent.put(address, CLEANER.register(buf, () -> {
       if (done.compareAndSet(false, true)) {
         table.remove(address);
         onReturn.run();
