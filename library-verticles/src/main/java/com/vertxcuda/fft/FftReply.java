@@ -35,7 +35,10 @@ public class FftReply {
   public BufferHandle getOutput() { return output; }
   public FftReply setOutput(BufferHandle output) { this.output = output; return this; }
 
-  /** Whether the plan came from the verticle's plan cache (false: it was made for this request). */
+  /**
+   * Whether the plan came from the plan cache (false: it was made for this request, or for another
+   * of its key while this one waited).
+   */
   public boolean isPlanReused() { return planReused; }
   public FftReply setPlanReused(boolean planReused) { this.planReused = planReused; return this; }
 }

@@ -7,8 +7,8 @@ import com.vertxcuda.blas.BlasReply;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.blas.Side;
 import com.vertxcuda.blas.Transpose;
-import com.vertxcuda.device.context.Allocation;
-import com.vertxcuda.device.context.AllocationTable;
+import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.library.impl.Operand;
 
 import java.util.ArrayList;
@@ -58,18 +58,6 @@ public final class BlasCall {
   public Operand x() { return x; }
   public Operand y() { return y; }
 
-  public List<Allocation> readAllocations() {
-    List<Allocation> all = new ArrayList<>(reads.size());
-    reads.forEach(o -> all.add(o.allocation()));
-    return all;
-  }
-
-  public List<Allocation> writeAllocations() {
-    List<Allocation> all = new ArrayList<>(writes.size());
-    writes.forEach(o -> all.add(o.allocation()));
-    return all;
-  }
-
   public List<Operand> reads() { return reads; }
   public List<Operand> writes() { return writes; }
 
@@ -92,8 +80,8 @@ public final class BlasCall {
     return r;
   }
 
-  /** Validates {@code r} against the buffers of {@code table}; BAD_REQUEST names the field. */
-  public static BlasCall of(BlasRequest r, AllocationTable table) {
+  /** Validates {@code r} against the buffers of {@code table}'s context; BAD_REQUEST names the field. */
+  public static BlasCall of(BlasRequest r, LibraryContext table) {
     if (r.getOp() == null) {
       throw bad("op is missing");
     }
@@ -131,7 +119,7 @@ public final class BlasCall {
     return v;
   }
 
-  private static Allocation resolve(AllocationTable table, BufferHandle h, String field, DType... dtypes) {
+  private static DeviceBuffer resolve(LibraryContext table, BufferHandle h, String field, DType... dtypes) {
     return table.resolve(h, field, dtypes);
   }
 
@@ -139,16 +127,16 @@ public final class BlasCall {
     require(h.dtype() == expected, () -> field + " has dtype " + h.dtype() + " but " + reference + " is " + expected);
   }
 
-  private static BlasCall gemm(BlasRequest r, AllocationTable table) {
+  private static BlasCall gemm(BlasRequest r, LibraryContext table) {
     BlasOp op = r.getOp();
     Transpose ta = trans(r.getTransA(), "transA");
     Transpose tb = trans(r.getTransB(), "transB");
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
     int k = nonNegative(r.getK(), "k");
-    Allocation aa;
-    Allocation ba;
-    Allocation ca;
+    DeviceBuffer aa;
+    DeviceBuffer ba;
+    DeviceBuffer ca;
     if (op == BlasOp.GEMM_EX) {
       aa = resolve(table, r.getA(), "a", EX_INPUT);
       ba = resolve(table, r.getB(), "b", EX_INPUT);
@@ -192,13 +180,13 @@ public final class BlasCall {
     return call;
   }
 
-  private static BlasCall gemv(BlasRequest r, AllocationTable table) {
+  private static BlasCall gemv(BlasRequest r, LibraryContext table) {
     Transpose ta = trans(r.getTransA(), "transA");
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    Allocation aa = resolve(table, r.getA(), "a", REAL);
-    Allocation xa = resolve(table, r.getX(), "x", REAL);
-    Allocation ya = resolve(table, r.getY(), "y", REAL);
+    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
+    DeviceBuffer xa = resolve(table, r.getX(), "x", REAL);
+    DeviceBuffer ya = resolve(table, r.getY(), "y", REAL);
     DType t = r.getA().dtype();
     sameDtype(r.getX(), "x", t, "a");
     sameDtype(r.getY(), "y", t, "a");
@@ -217,12 +205,12 @@ public final class BlasCall {
     return call;
   }
 
-  private static BlasCall ger(BlasRequest r, AllocationTable table) {
+  private static BlasCall ger(BlasRequest r, LibraryContext table) {
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    Allocation xa = resolve(table, r.getX(), "x", REAL);
-    Allocation ya = resolve(table, r.getY(), "y", REAL);
-    Allocation aa = resolve(table, r.getA(), "a", REAL);
+    DeviceBuffer xa = resolve(table, r.getX(), "x", REAL);
+    DeviceBuffer ya = resolve(table, r.getY(), "y", REAL);
+    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
     DType t = r.getA().dtype();
     sameDtype(r.getX(), "x", t, "a");
     sameDtype(r.getY(), "y", t, "a");
@@ -239,14 +227,14 @@ public final class BlasCall {
     return call;
   }
 
-  private static BlasCall geam(BlasRequest r, AllocationTable table) {
+  private static BlasCall geam(BlasRequest r, LibraryContext table) {
     Transpose ta = trans(r.getTransA(), "transA");
     Transpose tb = trans(r.getTransB(), "transB");
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    Allocation aa = resolve(table, r.getA(), "a", REAL);
-    Allocation ba = resolve(table, r.getB(), "b", REAL);
-    Allocation ca = resolve(table, r.getC(), "c", REAL);
+    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
+    DeviceBuffer ba = resolve(table, r.getB(), "b", REAL);
+    DeviceBuffer ca = resolve(table, r.getC(), "c", REAL);
     DType t = r.getA().dtype();
     sameDtype(r.getB(), "b", t, "a");
     sameDtype(r.getC(), "c", t, "a");
@@ -271,17 +259,17 @@ public final class BlasCall {
   }
 
   private static boolean inPlace(Operand c, Operand in, Transpose t, int ld, int ldc) {
-    return c.allocation() == in.allocation() && c.handle().offset() == in.handle().offset()
+    return c.buffer() == in.buffer() && c.handle().offset() == in.handle().offset()
       && t == Transpose.N && ld == ldc;
   }
 
-  private static BlasCall syrk(BlasRequest r, AllocationTable table) {
+  private static BlasCall syrk(BlasRequest r, LibraryContext table) {
     present(r.getUplo(), "uplo");
     Transpose ta = trans(r.getTransA(), "transA");
     int n = nonNegative(r.getN(), "n");
     int k = nonNegative(r.getK(), "k");
-    Allocation aa = resolve(table, r.getA(), "a", REAL);
-    Allocation ca = resolve(table, r.getC(), "c", REAL);
+    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
+    DeviceBuffer ca = resolve(table, r.getC(), "c", REAL);
     DType t = r.getA().dtype();
     sameDtype(r.getC(), "c", t, "a");
     BlasCall call = new BlasCall(r, t);
@@ -295,15 +283,15 @@ public final class BlasCall {
     return call;
   }
 
-  private static BlasCall trsm(BlasRequest r, AllocationTable table) {
+  private static BlasCall trsm(BlasRequest r, LibraryContext table) {
     Side side = present(r.getSide(), "side");
     present(r.getUplo(), "uplo");
     present(r.getDiag(), "diag");
     trans(r.getTransA(), "transA");
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    Allocation aa = resolve(table, r.getA(), "a", REAL);
-    Allocation ba = resolve(table, r.getB(), "b", REAL);
+    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
+    DeviceBuffer ba = resolve(table, r.getB(), "b", REAL);
     DType t = r.getA().dtype();
     sameDtype(r.getB(), "b", t, "a");
     int order = side == Side.LEFT ? m : n;
@@ -317,17 +305,17 @@ public final class BlasCall {
     return call;
   }
 
-  private static BlasCall level1(BlasRequest r, AllocationTable table) {
+  private static BlasCall level1(BlasRequest r, LibraryContext table) {
     BlasOp op = r.getOp();
     int n = nonNegative(r.getN(), "n");
-    Allocation xa = resolve(table, r.getX(), "x", REAL);
+    DeviceBuffer xa = resolve(table, r.getX(), "x", REAL);
     DType t = r.getX().dtype();
     BlasCall call = new BlasCall(r, t);
     call.x = new Operand(xa, r.getX(), vector(r.getX(), "x", n, r.getIncx(), "incx"));
     boolean twoVectors = op == BlasOp.AXPY || op == BlasOp.DOT || op == BlasOp.COPY || op == BlasOp.SWAP
       || op == BlasOp.ROT;
     if (twoVectors) {
-      Allocation ya = resolve(table, r.getY(), "y", REAL);
+      DeviceBuffer ya = resolve(table, r.getY(), "y", REAL);
       sameDtype(r.getY(), "y", t, "x");
       call.y = new Operand(ya, r.getY(), vector(r.getY(), "y", n, r.getIncy(), "incy"));
     }

@@ -1,9 +1,9 @@
 package com.vertxcuda.blas.impl;
 
-import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.blas.impl.cuda.CudaBlasEngine;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.EngineResult;
@@ -11,7 +11,7 @@ import com.vertxcuda.library.impl.EngineResult;
 import java.util.List;
 
 /**
- * Does the BLAS work of one verticle on its stream. Called only from the verticle's thread; calls
+ * Does the BLAS work of one context on its library's stream. Called only from the submission thread; calls
  * are already validated and ordered.
  */
 public interface BlasEngine {
@@ -32,7 +32,7 @@ public interface BlasEngine {
   void close(boolean poisoned);
 
   /** The host engine on the host backend, the cuBLAS engine otherwise. */
-  static BlasEngine open(ContextRuntime runtime, GpuStream stream) throws BackendException {
+  static BlasEngine open(LibraryContext runtime, GpuStream stream) throws BackendException {
     if (HostAccess.isHost(runtime.device())) {
       return new HostBlasEngine(runtime.device());
     }

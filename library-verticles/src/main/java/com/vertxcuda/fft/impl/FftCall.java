@@ -2,8 +2,8 @@ package com.vertxcuda.fft.impl;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
-import com.vertxcuda.device.context.Allocation;
-import com.vertxcuda.device.context.AllocationTable;
+import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftRequest;
 import com.vertxcuda.fft.FftType;
@@ -38,8 +38,21 @@ public final class FftCall {
   public Operand input() { return input; }
   public Operand output() { return output; }
 
-  /** Validates {@code r} against the buffers of {@code table}; BAD_REQUEST names the field. */
-  public static FftCall of(FftRequest r, AllocationTable table) {
+  /** The buffers the transform reads. */
+  public List<DeviceBuffer> reads() {
+    return type().isComplexToReal() ? List.of() : List.of(input.buffer());
+  }
+
+  /**
+   * The buffers it writes. cuFFT's complex-to-real transforms overwrite their input, out of place
+   * too: it is ordered as written, and its contents afterwards are unspecified.
+   */
+  public List<DeviceBuffer> writes() {
+    return type().isComplexToReal() ? List.of(input.buffer(), output.buffer()) : List.of(output.buffer());
+  }
+
+  /** Validates {@code r} against the buffers of {@code table}'s context; BAD_REQUEST names the field. */
+  public static FftCall of(FftRequest r, LibraryContext table) {
     FftType type = r.getType();
     if (type == null) {
       throw bad("type is missing");
@@ -68,8 +81,8 @@ public final class FftCall {
     FftLayout in = layout(r.getInembed(), r.getIstride(), r.getIdist(), inDims, "inembed", "istride", "idist");
     FftLayout out = layout(r.getOnembed(), r.getOstride(), r.getOdist(), outDims, "onembed", "ostride", "odist");
     DType dtype = type.dtype();
-    Allocation ia = table.resolve(r.getInput(), "input", dtype);
-    Allocation oa = table.resolve(r.getOutput(), "output", dtype);
+    DeviceBuffer ia = table.resolve(r.getInput(), "input", dtype);
+    DeviceBuffer oa = table.resolve(r.getOutput(), "output", dtype);
     Operand input = operand(ia, r.getInput(), "input", type.isComplexInput(), in.extent(inDims, r.getBatch()));
     Operand output = operand(oa, r.getOutput(), "output", type.isComplexOutput(), out.extent(outDims, r.getBatch()));
     require(out.touchesEachElementOnce(outDims, r.getBatch()),
@@ -136,7 +149,7 @@ public final class FftCall {
     return new FftLayout(List.copyOf(sizes), stride, dist);
   }
 
-  private static Operand operand(Allocation a, BufferHandle h, String field, boolean complex, long extent) {
+  private static Operand operand(DeviceBuffer a, BufferHandle h, String field, boolean complex, long extent) {
     if (complex) {
       require(h.offset() % 2 == 0, () -> field + " must start on a whole complex element (an even offset), got "
         + h.offset());

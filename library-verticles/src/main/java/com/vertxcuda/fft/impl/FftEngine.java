@@ -1,17 +1,20 @@
 package com.vertxcuda.fft.impl;
 
-import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.fft.impl.cuda.CudaFftEngine;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.EngineResult;
 
-/** Makes plans and runs FFTs on one verticle's stream; called only from that verticle's thread. */
+/**
+ * Makes plans and runs FFTs on one library's stream. {@link #plan} runs on a preparation thread (the
+ * context current there), everything else on the submission thread.
+ */
 public interface FftEngine {
 
-  /** A plan for one {@link FftPlanKey}, kept by the verticle's plan cache. */
+  /** A plan for one {@link FftPlanKey}, kept by the library's plan cache. */
   interface Plan {
   }
 
@@ -24,7 +27,7 @@ public interface FftEngine {
   void destroy(Plan plan, boolean poisoned);
 
   /** The host engine on the host backend, the cuFFT engine otherwise. */
-  static FftEngine open(ContextRuntime runtime, GpuStream stream) throws BackendException {
+  static FftEngine open(LibraryContext runtime, GpuStream stream) throws BackendException {
     if (HostAccess.isHost(runtime.device())) {
       return new HostFftEngine(runtime.device());
     }

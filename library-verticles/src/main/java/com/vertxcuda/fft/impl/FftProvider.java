@@ -1,7 +1,7 @@
 package com.vertxcuda.fft.impl;
 
 import com.vertxcuda.Library;
-import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.LibraryProvider;
 import io.vertx.core.Deployable;
 
@@ -14,7 +14,7 @@ public final class FftProvider implements LibraryProvider {
   }
 
   @Override
-  public Deployable create(ContextRuntime runtime) {
-    return new FftVerticle(runtime);
+  public Deployable create(LibraryContext context) {
+    return new FftVerticle(context);
   }
 }

@@ -1,68 +1,71 @@
 package com.vertxcuda.fft.impl;
 
-import com.vertxcuda.FailureCode;
-import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
-import com.vertxcuda.device.context.Allocation;
-import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.LibraryContext;
+import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.fft.FftOptions;
 import com.vertxcuda.fft.FftReply;
 import com.vertxcuda.fft.FftRequest;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
-import io.vertx.core.eventbus.Message;
-
-import java.util.List;
 
 /**
- * The FFT verticle of one context generation: validates each {@link FftRequest}, takes its plan
- * from the LRU plan cache (or makes one), orders the transform after earlier uses of its buffers,
- * queues it on this verticle's stream and replies when the device has finished. Plans are released
- * when the verticle stops, as it does when its context is lost.
+ * The FFT library of one context generation: validates each {@link FftRequest}, takes its plan
+ * from the LRU plan cache, orders the transform after earlier uses of its buffers, queues it on its
+ * stream and answers when the device has finished. A plan not in the cache is made off the
+ * submission thread (a Bluestein size takes seconds on the host): the request keeps its place and
+ * only requests touching its buffers wait for it. Plans are released when the context closes.
  */
 public final class FftVerticle extends LibraryVerticle {
 
   private FftEngine engine;
   private PlanCache plans;
 
-  public FftVerticle(ContextRuntime runtime) {
+  public FftVerticle(LibraryContext runtime) {
     super(runtime, Library.FFT);
   }
 
   @Override
   protected void open() throws BackendException {
-    FftOptions options = new FftOptions(libraryOptions());
+    FftOptions options = new FftOptions(runtime.libraryOptions(Library.FFT));
     engine = FftEngine.open(runtime, stream);
-    plans = new PlanCache(options.getPlanCacheSize(), engine, runtime.device(), context);
+    plans = new PlanCache(options.getPlanCacheSize(), engine, runtime);
   }
 
   @Override
-  protected void handle(Message<Object> m) throws BackendException {
-    if (!(m.body() instanceof FftRequest)) {
-      Failures.fail(m, FailureCode.BAD_REQUEST, "the FFT verticle does not serve "
-        + (m.body() == null ? "an empty message" : m.body().getClass().getSimpleName()));
-      return;
+  public Footprint footprint(Object body) {
+    if (!(body instanceof FftRequest)) {
+      return Footprint.EVERYTHING;
     }
-    FftCall call = FftCall.of((FftRequest) m.body(), runtime.allocations());
-    PlanCache.Entry cached = plans.get(call.key());
-    PlanCache.Entry plan = cached != null ? cached : plans.create(call.key());
+    FftCall call = FftCall.of((FftRequest) body, runtime);
+    return touching(call.reads(), call.writes()).build();
+  }
+
+  @Override
+  protected Preparation serve(Request r, Object prepared) throws BackendException {
+    if (!(r.body() instanceof FftRequest)) {
+      throw notServed(r.body());
+    }
+    FftCall call = FftCall.of((FftRequest) r.body(), runtime);
+    PlanCache.Entry plan = prepared == null ? plans.get(call.key()) : plans.take(call.key(), prepared);
+    if (plan == null) {
+      return plans.make(call.key());
+    }
     EngineResult[] result = new EngineResult[1];
-    // cuFFT's complex-to-real transforms overwrite their input, out of place too: it is ordered as
-    // written, and its contents afterwards are unspecified.
-    List<Allocation> reads = call.type().isComplexToReal() ? List.of() : List.of(call.input().allocation());
-    List<Allocation> writes = call.type().isComplexToReal()
-      ? List.of(call.input().allocation(), call.output().allocation()) : List.of(call.output().allocation());
-    GpuEvent done = enqueue(reads, writes, () -> result[0] = engine.enqueue(stream, plan.plan, call));
+    GpuEvent done = enqueue(call.reads(), call.writes(), () -> result[0] = engine.enqueue(stream, plan.plan, call));
     plan.used(done);
-    boolean reused = cached != null;
-    runtime.replyWhenDone(m, done, () -> {
+    boolean reused = prepared == null;
+    runtime.replyWhenDone(r, done, () -> {
       if (result[0] != null) {
         result[0].value();
       }
       return new FftReply(call.output().handle(), reused);
     });
+    return null;
   }
 
   @Override

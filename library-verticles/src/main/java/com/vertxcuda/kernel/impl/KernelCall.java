@@ -2,8 +2,8 @@ package com.vertxcuda.kernel.impl;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
-import com.vertxcuda.device.context.Allocation;
-import com.vertxcuda.device.context.AllocationTable;
+import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.kernel.Access;
 import com.vertxcuda.kernel.KernelArg;
 import com.vertxcuda.kernel.KernelOp;
@@ -64,38 +64,38 @@ public final class KernelCall {
   }
 
   /** Buffers the call reads. */
-  List<Allocation> reads() {
-    List<Allocation> r = new ArrayList<>();
+  List<DeviceBuffer> reads() {
+    List<DeviceBuffer> r = new ArrayList<>();
     if (x != null) {
-      r.add(x.allocation());
+      r.add(x.buffer());
     }
     if (y != null) {
-      r.add(y.allocation());
+      r.add(y.buffer());
     }
     for (Arg a : args) {
       if (a.buffer != null && a.access != Access.WRITE) {
-        r.add(a.buffer.allocation());
+        r.add(a.buffer.buffer());
       }
     }
     return r;
   }
 
   /** Buffers the call writes. */
-  List<Allocation> writes() {
-    List<Allocation> w = new ArrayList<>();
+  List<DeviceBuffer> writes() {
+    List<DeviceBuffer> w = new ArrayList<>();
     if (output != null) {
-      w.add(output.allocation());
+      w.add(output.buffer());
     }
     for (Arg a : args) {
       if (a.buffer != null && a.access != Access.READ) {
-        w.add(a.buffer.allocation());
+        w.add(a.buffer.buffer());
       }
     }
     return w;
   }
 
   /** A built-in elementwise call (FILL, SCALE, ADD, CONVERT). */
-  static KernelCall builtin(KernelRequest r, AllocationTable table) {
+  static KernelCall builtin(KernelRequest r, LibraryContext table) {
     KernelOp op = r.getOp();
     Operand out;
     Operand x = null;
@@ -132,7 +132,7 @@ public final class KernelCall {
   }
 
   /** A launch of a user kernel: dimensions and arguments checked, buffers resolved. */
-  static KernelCall launch(KernelRequest r, AllocationTable table) {
+  static KernelCall launch(KernelRequest r, LibraryContext table) {
     require(r.getFunction() != null && !r.getFunction().isEmpty(), "function is missing");
     int[] grid = dims(r.getGrid(), "grid", new long[] {Integer.MAX_VALUE, 65535, 65535});
     int[] block = dims(r.getBlock(), "block", new long[] {1024, 1024, 64});
@@ -150,7 +150,7 @@ public final class KernelCall {
       require((a.getBuffer() == null) != (a.getDtype() == null), () -> field + " must be either a buffer or a scalar");
       if (a.getBuffer() != null) {
         require(a.getAccess() != null, () -> field + ".access is missing");
-        Allocation al = table.resolve(a.getBuffer(), field);
+        DeviceBuffer al = table.resolve(a.getBuffer(), field);
         args.add(new Arg(new Operand(al, a.getBuffer(), a.getBuffer().length()), a.getAccess(), null, 0));
       } else {
         int size = a.getDtype().size();
@@ -173,8 +173,8 @@ public final class KernelCall {
     return out;
   }
 
-  private static Operand whole(AllocationTable table, BufferHandle h, String field, DType... dtypes) {
-    Allocation a = table.resolve(h, field, dtypes);
+  private static Operand whole(LibraryContext table, BufferHandle h, String field, DType... dtypes) {
+    DeviceBuffer a = table.resolve(h, field, dtypes);
     return new Operand(a, h, h.length());
   }
 
@@ -186,7 +186,7 @@ public final class KernelCall {
 
   // Elementwise work may run in place, but not on ranges that overlap in part.
   private static void sameOrApart(Operand in, Operand out, String field) {
-    boolean same = in.allocation() == out.allocation() && in.handle().offset() == out.handle().offset();
+    boolean same = in.buffer() == out.buffer() && in.handle().offset() == out.handle().offset();
     require(same || !in.overlaps(out), () -> "output overlaps " + field + " in part");
   }
 }

@@ -1,16 +1,20 @@
 package com.vertxcuda.kernel.impl;
 
-import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.kernel.impl.cuda.CudaKernelEngine;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.EngineResult;
 
 import java.util.List;
 
-/** Loads, compiles and launches kernels on one verticle's stream; called only from that verticle's thread. */
+/**
+ * Loads, compiles and launches kernels on one library's stream. {@link #load} and {@link #compile}
+ * run on preparation threads (the context current there, several at once), everything else on the
+ * submission thread.
+ */
 public interface KernelEngine {
 
   /** Loads a module from PTX (NUL-terminated text) or a cubin/fatbin image. */
@@ -35,10 +39,10 @@ public interface KernelEngine {
   void close(boolean poisoned);
 
   /** The Java engine on the host backend, the CUDA driver's module API otherwise. */
-  static KernelEngine open(ContextRuntime runtime, GpuStream stream) throws BackendException {
+  static KernelEngine open(LibraryContext runtime, GpuStream stream) throws BackendException {
     if (HostAccess.isHost(runtime.device())) {
       return new HostKernelEngine(runtime.device());
     }
-    return new CudaKernelEngine(CudaPointers.of(runtime.device()), runtime.options(), stream);
+    return new CudaKernelEngine(CudaPointers.of(runtime.device()), stream);
   }
 }

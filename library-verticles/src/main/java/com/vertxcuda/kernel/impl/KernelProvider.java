@@ -1,7 +1,7 @@
 package com.vertxcuda.kernel.impl;
 
 import com.vertxcuda.Library;
-import com.vertxcuda.device.context.ContextRuntime;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.LibraryProvider;
 import io.vertx.core.Deployable;
 
@@ -13,7 +13,7 @@ public final class KernelProvider implements LibraryProvider {
   }
 
   @Override
-  public Deployable create(ContextRuntime runtime) {
-    return new KernelVerticle(runtime);
+  public Deployable create(LibraryContext context) {
+    return new KernelVerticle(context);
   }
 }

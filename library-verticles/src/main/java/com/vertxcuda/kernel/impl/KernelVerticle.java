@@ -1,16 +1,18 @@
 package com.vertxcuda.kernel.impl;
 
-import com.vertxcuda.FailureCode;
-import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
-import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.LibraryContext;
+import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelReply;
 import com.vertxcuda.kernel.KernelRequest;
+import com.vertxcuda.kernel.ModuleHandle;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonObject;
 
 import java.nio.charset.StandardCharsets;
@@ -19,10 +21,14 @@ import java.util.List;
 import static com.vertxcuda.library.impl.RequestChecks.require;
 
 /**
- * The kernel verticle of one context generation: loads modules (PTX, cubin, or CUDA C through
+ * The kernel library of one context generation: loads modules (PTX, cubin, or CUDA C through
  * NVRTC with a PTX cache), launches their functions ordered against the other libraries by the
  * buffer rules, unloads them once their launches have finished, and runs the built-in elementwise
  * kernels. Module handles are generation-checked like buffer handles.
+ *
+ * <p>Loading and compiling run off the submission thread (an NVRTC compile takes seconds); the
+ * module enters the table on it. For ordering, a module is a resource of its own: a launch reads
+ * its key and an unload writes it, so an unload waits for launches sent before it.
  *
  * <p>Options ({@code DeviceOptions.libraryOptions.kernel}): {@code ptxCacheSize} (entries, default
  * 64) and {@code ptxCacheDirectory} (a folder; unset: memory only).
@@ -31,45 +37,83 @@ public final class KernelVerticle extends LibraryVerticle {
 
   private static final System.Logger LOG = System.getLogger(KernelVerticle.class.getName());
 
+  /** What a COMPILE's preparation hands back. */
+  private record Compiled(Object module, String log, boolean cached) {
+  }
+
   private KernelEngine engine;
   private ModuleTable<Object> modules;
   private PtxCache cache;
 
-  public KernelVerticle(ContextRuntime runtime) {
+  public KernelVerticle(LibraryContext runtime) {
     super(runtime, Library.KERNEL);
   }
 
   @Override
   protected void open() throws BackendException {
-    JsonObject options = libraryOptions();
+    JsonObject options = runtime.libraryOptions(Library.KERNEL);
     modules = new ModuleTable<>(runtime.node(), runtime.deviceIndex(), runtime.generation());
     cache = new PtxCache(options.getInteger("ptxCacheSize", 64), options.getString("ptxCacheDirectory"));
     engine = KernelEngine.open(runtime, stream);
   }
 
+  /** The ordering key of a module: below zero, so it never meets a buffer id. */
+  private static long moduleKey(ModuleHandle h) {
+    return -1 - h.id();
+  }
+
   @Override
-  protected void handle(Message<Object> m) throws BackendException {
+  public Footprint footprint(Object body) {
+    if (!(body instanceof KernelRequest)) {
+      return Footprint.EVERYTHING;
+    }
+    KernelRequest r = (KernelRequest) body;
+    require(r.getOp() != null, "op is missing");
+    switch (r.getOp()) {
+      case LOAD_PTX:
+      case LOAD_IMAGE:
+      case COMPILE:
+        return Footprint.NONE; // a module no earlier request can name
+      case UNLOAD:
+        require(r.getModule() != null, "module is missing");
+        return Footprint.builder().writeKey(moduleKey(r.getModule())).build();
+      case LAUNCH: {
+        require(r.getModule() != null, "module is missing");
+        KernelCall call = KernelCall.launch(r, runtime);
+        return touching(call.reads(), call.writes()).readKey(moduleKey(r.getModule())).build();
+      }
+      default: {
+        KernelCall call = KernelCall.builtin(r, runtime);
+        return touching(call.reads(), call.writes()).build();
+      }
+    }
+  }
+
+  @Override
+  protected Preparation serve(Request m, Object prepared) throws BackendException {
     if (!(m.body() instanceof KernelRequest)) {
-      Failures.fail(m, FailureCode.BAD_REQUEST, "the kernel verticle does not serve "
-        + (m.body() == null ? "an empty message" : m.body().getClass().getSimpleName()));
-      return;
+      throw notServed(m.body());
     }
     KernelRequest r = (KernelRequest) m.body();
     require(r.getOp() != null, "op is missing");
     switch (r.getOp()) {
       case LOAD_PTX:
-        require(r.getPtx() != null && !r.getPtx().isEmpty(), "ptx is missing");
-        m.reply(new KernelReply().setModule(modules.add(engine.load(text(r.getPtx())))));
-        break;
       case LOAD_IMAGE:
-        require(r.getImage() != null && r.getImage().length() > 0, "image is missing");
-        m.reply(new KernelReply().setModule(modules.add(engine.load(r.getImage().getBytes()))));
+        if (prepared == null) {
+          byte[] image = image(r);
+          return () -> engine.load(image);
+        }
+        m.reply(new KernelReply().setModule(modules.add(prepared)));
         break;
       case COMPILE:
-        compile(m, r);
+        if (prepared == null) {
+          return compile(r);
+        }
+        Compiled c = (Compiled) prepared;
+        m.reply(new KernelReply().setModule(modules.add(c.module())).setLog(c.log()).setCached(c.cached()));
         break;
       case LAUNCH: {
-        KernelCall call = KernelCall.launch(r, runtime.allocations());
+        KernelCall call = KernelCall.launch(r, runtime);
         Object module = modules.resolve(r.getModule());
         GpuEvent done = enqueue(call.reads(), call.writes(), () -> engine.launch(stream, module, r.getFunction(), call));
         runtime.replyWhenDone(m, done, KernelReply::new);
@@ -79,7 +123,7 @@ public final class KernelVerticle extends LibraryVerticle {
         unload(m, r);
         break;
       default: {
-        KernelCall call = KernelCall.builtin(r, runtime.allocations());
+        KernelCall call = KernelCall.builtin(r, runtime);
         EngineResult[] result = new EngineResult[1];
         GpuEvent done = enqueue(call.reads(), call.writes(), () -> result[0] = engine.builtin(stream, call));
         runtime.replyWhenDone(m, done, () -> {
@@ -90,54 +134,70 @@ public final class KernelVerticle extends LibraryVerticle {
         });
       }
     }
+    return null;
   }
 
-  private void compile(Message<Object> m, KernelRequest r) throws BackendException {
-    require(r.getSource() != null && !r.getSource().isEmpty(), "source is missing");
-    List<String> options = r.getCompileOptions() == null ? List.of() : r.getCompileOptions();
+  private static byte[] image(KernelRequest r) {
+    if (r.getOp() == KernelOp.LOAD_PTX) {
+      require(r.getPtx() != null && !r.getPtx().isEmpty(), "ptx is missing");
+      return text(r.getPtx());
+    }
+    require(r.getImage() != null && r.getImage().length() > 0, "image is missing");
+    return r.getImage().getBytes();
+  }
+
+  // Checked on the submission thread; the cache lookup (it may read a file), the compile and the
+  // load run in the preparation.
+  private Preparation compile(KernelRequest r) {
+    String source = r.getSource();
+    require(source != null && !source.isEmpty(), "source is missing");
+    List<String> options = r.getCompileOptions() == null ? List.of() : List.copyOf(checked(r.getCompileOptions()));
+    String arch = r.getArch() != null ? r.getArch() : engine.deviceArch();
+    String name = r.getName() != null ? r.getName() : "program.cu";
+    return () -> {
+      String key = PtxCache.key(source, arch, options);
+      String ptx = cache.get(key);
+      boolean cached = ptx != null;
+      StringBuilder log = new StringBuilder();
+      if (!cached) {
+        ptx = engine.compile(source, name, arch, options, log);
+        cache.put(key, ptx);
+      }
+      return new Compiled(engine.load(text(ptx)), log.toString(), cached);
+    };
+  }
+
+  private static List<String> checked(List<String> options) {
     for (int i = 0; i < options.size(); i++) {
       require(options.get(i) != null, "compileOptions[" + i + "] is missing");
     }
-    String arch = r.getArch() != null ? r.getArch() : engine.deviceArch();
-    String key = PtxCache.key(r.getSource(), arch, options);
-    String ptx = cache.get(key);
-    boolean cached = ptx != null;
-    StringBuilder log = new StringBuilder();
-    if (!cached) {
-      ptx = engine.compile(r.getSource(), r.getName() != null ? r.getName() : "program.cu", arch, options, log);
-      cache.put(key, ptx);
-    }
-    m.reply(new KernelReply().setModule(modules.add(engine.load(text(ptx)))).setLog(log.toString()).setCached(cached));
+    return options;
   }
 
-  // Every launch of a module ran on this verticle's stream: an event recorded now follows them all,
+  // Every launch of a module ran on this library's stream: an event recorded now follows them all,
   // and the module is unloaded once it is reached. Later uses of the handle get NOT_FOUND at once.
-  private void unload(Message<Object> m, KernelRequest r) throws BackendException {
+  private void unload(Request m, KernelRequest r) throws BackendException {
     Object module = modules.remove(r.getModule());
-    runtime.afterUses(List.of(runtime.device().record(stream)), context, () -> {
+    runtime.afterUses(List.of(runtime.device().record(stream)), () -> {
       if (!runtime.isPoisoned()) {
-        try {
-          engine.unload(module);
-        } catch (BackendException e) {
-          LOG.log(System.Logger.Level.WARNING, "unloading a module failed: " + e.getMessage());
-        }
+        unload(module);
       }
     });
     m.reply(new KernelReply().setModule(r.getModule()));
   }
 
+  private void unload(Object module) {
+    try {
+      engine.unload(module);
+    } catch (BackendException e) {
+      LOG.log(System.Logger.Level.WARNING, "unloading a module failed: " + e.getMessage());
+    }
+  }
+
   @Override
   protected void close(boolean poisoned) {
-    if (modules != null) {
-      for (Object module : modules.drain()) {
-        if (!poisoned) {
-          try {
-            engine.unload(module);
-          } catch (BackendException e) {
-            LOG.log(System.Logger.Level.WARNING, "unloading a module failed: " + e.getMessage());
-          }
-        }
-      }
+    if (modules != null && !poisoned) {
+      modules.drain().forEach(this::unload);
     }
     if (engine != null) {
       engine.close(poisoned);

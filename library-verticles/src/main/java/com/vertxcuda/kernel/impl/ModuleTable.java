@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * The modules loaded on one context, and where module handles are validated: a foreign or missing
  * handle is BAD_REQUEST, an earlier generation STALE_HANDLE, an unknown or unloaded id NOT_FOUND, a
- * wrong token FORBIDDEN. Used from the kernel verticle's thread only.
+ * wrong token FORBIDDEN. Used on the submission thread only.
  */
 final class ModuleTable<M> {
 

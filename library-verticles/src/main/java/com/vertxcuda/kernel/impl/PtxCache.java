@@ -14,6 +14,7 @@ import java.util.Map;
 /**
  * Compiled PTX keyed by source, options and device architecture: in memory (LRU) and, when a
  * folder is configured, on disk as {@code <sha-256>.ptx}, so a restarted device host skips NVRTC.
+ * Thread-safe: compiles run on preparation threads, several at once.
  */
 final class PtxCache {
 
@@ -46,7 +47,7 @@ final class PtxCache {
     }
   }
 
-  String get(String key) {
+  synchronized String get(String key) {
     String ptx = memory.get(key);
     if (ptx == null && directory != null) {
       Path file = directory.resolve(key + ".ptx");
@@ -62,7 +63,7 @@ final class PtxCache {
     return ptx;
   }
 
-  void put(String key, String ptx) {
+  synchronized void put(String key, String ptx) {
     memory.put(key, ptx);
     if (directory != null) {
       try {

@@ -2,28 +2,31 @@ package com.vertxcuda.library.impl;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
-import com.vertxcuda.device.context.Allocation;
+import com.vertxcuda.device.spi.DeviceBuffer;
 import com.vertxcuda.device.spi.DeviceMemory;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * A validated buffer argument of a library call: the allocation it lives in, the handle (or view)
+ * A validated buffer argument of a library call: the buffer it lives in, the handle (or view)
  * that named it, and how many elements from the view's start the call touches.
  */
 public final class Operand {
 
-  private final Allocation allocation;
+  private final DeviceBuffer buffer;
   private final BufferHandle handle;
   private final long extent;
 
-  public Operand(Allocation allocation, BufferHandle handle, long extent) {
-    this.allocation = allocation;
+  public Operand(DeviceBuffer buffer, BufferHandle handle, long extent) {
+    this.buffer = buffer;
     this.handle = handle;
     this.extent = extent;
   }
 
-  public Allocation allocation() { return allocation; }
+  public DeviceBuffer buffer() { return buffer; }
   public BufferHandle handle() { return handle; }
-  public DeviceMemory memory() { return allocation.memory(); }
+  public DeviceMemory memory() { return buffer.memory(); }
   public DType dtype() { return handle.dtype(); }
   /** Byte offset of the view's first element in its buffer. */
   public long byteOffset() { return handle.byteOffset(); }
@@ -33,7 +36,14 @@ public final class Operand {
 
   /** Whether the two operands touch a common element of one buffer. */
   public boolean overlaps(Operand o) {
-    return allocation == o.allocation && extent > 0 && o.extent > 0
+    return buffer == o.buffer && extent > 0 && o.extent > 0
       && handle.offset() < o.handle.offset() + o.extent && o.handle.offset() < handle.offset() + extent;
+  }
+
+  /** The buffers {@code operands} live in, in order. */
+  public static List<DeviceBuffer> buffers(List<Operand> operands) {
+    List<DeviceBuffer> all = new ArrayList<>(operands.size());
+    operands.forEach(o -> all.add(o.buffer));
+    return all;
   }
 }

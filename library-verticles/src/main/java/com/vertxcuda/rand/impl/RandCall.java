@@ -1,8 +1,8 @@
 package com.vertxcuda.rand.impl;
 
 import com.vertxcuda.DType;
-import com.vertxcuda.device.context.Allocation;
-import com.vertxcuda.device.context.AllocationTable;
+import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.library.impl.Operand;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandRequest;
@@ -32,8 +32,8 @@ public final class RandCall {
   /** Numbers to generate. */
   public long length() { return output.extent(); }
 
-  /** Validates {@code r} against the buffers of {@code table}; BAD_REQUEST names the field. */
-  public static RandCall of(RandRequest r, AllocationTable table) {
+  /** Validates {@code r} against the buffers of {@code table}'s context; BAD_REQUEST names the field. */
+  public static RandCall of(RandRequest r, LibraryContext table) {
     RngType gen = r.getGenerator();
     Distribution d = r.getDistribution();
     if (gen == null) {
@@ -42,7 +42,7 @@ public final class RandCall {
     if (d == null) {
       throw bad("distribution is missing");
     }
-    Allocation a = d == Distribution.POISSON
+    DeviceBuffer a = d == Distribution.POISSON
       ? table.resolve(r.getOutput(), "output", DType.U32)
       : table.resolve(r.getOutput(), "output", DType.F32, DType.F64);
     long length = r.getOutput().length();

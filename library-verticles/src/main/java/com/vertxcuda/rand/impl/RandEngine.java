@@ -1,14 +1,14 @@
 package com.vertxcuda.rand.impl;
 
-import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.rand.impl.cuda.CudaRandEngine;
 
-/** Generates numbers on one verticle's stream; called only from that verticle's thread. */
+/** Generates numbers on one library's stream; called only from the submission thread. */
 public interface RandEngine {
 
   /** Queues the generation; returns what to check once it completes, or null. */
@@ -18,7 +18,7 @@ public interface RandEngine {
   void close(boolean poisoned);
 
   /** The host engine on the host backend, the cuRAND engine otherwise. */
-  static RandEngine open(ContextRuntime runtime, GpuStream stream) throws BackendException {
+  static RandEngine open(LibraryContext runtime, GpuStream stream) throws BackendException {
     if (HostAccess.isHost(runtime.device())) {
       return new HostRandEngine(runtime.device());
     }

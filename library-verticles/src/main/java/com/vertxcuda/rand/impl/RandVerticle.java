@@ -1,28 +1,30 @@
 package com.vertxcuda.rand.impl;
 
-import com.vertxcuda.FailureCode;
-import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
-import com.vertxcuda.device.context.ContextRuntime;
 import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.LibraryContext;
+import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
 import com.vertxcuda.rand.RandRequest;
-import io.vertx.core.eventbus.Message;
 
 import java.util.List;
 
 /**
- * The RAND verticle of one context generation: validates each {@link RandRequest}, orders the
- * generation after earlier uses of the output, queues it on this verticle's stream and replies with
- * the output handle when the device has finished.
+ * The RAND library of one context generation: validates each {@link RandRequest}, orders the
+ * generation after earlier uses of the output, queues it on its stream and answers with the output
+ * handle when the device has finished. Generators are made inline, on the submission thread, when a
+ * kind is first used (MTGP32: per request, see {@code CudaRandEngine}): the engine keeps where each
+ * stands, which only the order of submission decides.
  */
 public final class RandVerticle extends LibraryVerticle {
 
   private RandEngine engine;
 
-  public RandVerticle(ContextRuntime runtime) {
+  public RandVerticle(LibraryContext runtime) {
     super(runtime, Library.RAND);
   }
 
@@ -32,22 +34,28 @@ public final class RandVerticle extends LibraryVerticle {
   }
 
   @Override
-  protected void handle(Message<Object> m) throws BackendException {
-    if (!(m.body() instanceof RandRequest)) {
-      Failures.fail(m, FailureCode.BAD_REQUEST, "the RAND verticle does not serve "
-        + (m.body() == null ? "an empty message" : m.body().getClass().getSimpleName()));
-      return;
+  public Footprint footprint(Object body) {
+    if (!(body instanceof RandRequest)) {
+      return Footprint.EVERYTHING;
     }
-    RandCall call = RandCall.of((RandRequest) m.body(), runtime.allocations());
+    return Footprint.builder().write(RandCall.of((RandRequest) body, runtime).output().buffer().handle()).build();
+  }
+
+  @Override
+  protected Preparation serve(Request r, Object prepared) throws BackendException {
+    if (!(r.body() instanceof RandRequest)) {
+      throw notServed(r.body());
+    }
+    RandCall call = RandCall.of((RandRequest) r.body(), runtime);
     EngineResult[] result = new EngineResult[1];
-    GpuEvent done = enqueue(List.of(), List.of(call.output().allocation()),
-      () -> result[0] = engine.enqueue(stream, call));
-    runtime.replyWhenDone(m, done, () -> {
+    GpuEvent done = enqueue(List.of(), List.of(call.output().buffer()), () -> result[0] = engine.enqueue(stream, call));
+    runtime.replyWhenDone(r, done, () -> {
       if (result[0] != null) {
         result[0].value();
       }
       return call.output().handle();
     });
+    return null;
   }
 
   @Override

@@ -42,7 +42,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 /**
- * cuBLAS through JCublas2: one handle, bound to the verticle's stream. alpha and beta go in host
+ * cuBLAS through JCublas2: one handle, bound to the library's stream. alpha and beta go in host
  * pointer mode (read when the call is queued); scalar results go in device pointer mode into a
  * device slot, then an async copy into pinned memory, read once the reply's event is reached, so
  * no call ever blocks the thread. Batches of same-shaped GEMMs become one

@@ -18,7 +18,7 @@ import jcuda.jcufft.cufftResult;
 import jcuda.jcufft.cufftType;
 import jcuda.runtime.cudaStream_t;
 
-/** cuFFT through JCufft: 64-bit plan-many plans bound to the verticle's stream. */
+/** cuFFT through JCufft: 64-bit plan-many plans bound to the library's stream. */
 public final class CudaFftEngine implements FftEngine {
 
   private final CudaPointers pointers;

@@ -2,9 +2,7 @@ package com.vertxcuda.kernel.impl.cuda;
 
 import com.vertxcuda.DType;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.cuda.CudaErrors;
-import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.cuda.NativeLoading;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
@@ -32,7 +30,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Kernels through the CUDA driver's module API on this verticle's stream; CUDA C through NVRTC
+ * Kernels through the CUDA driver's module API on this library's stream; CUDA C through NVRTC
  * (JNvrtc, with a forwarder to libnvrtc on CUDA 12 and 13 hosts). The built-ins come from the PTX
  * resource {@code elementwise.ptx}, loaded once per context.
  */
@@ -42,16 +40,14 @@ public final class CudaKernelEngine implements KernelEngine {
   private static final long MAX_BLOCKS = 65535L * 32;
 
   private final CudaPointers pointers;
-  private final DeviceOptions options;
   private final CUstream stream;
   private final CUmodule builtins = new CUmodule();
   private final Map<String, CUfunction> builtinFunctions = new HashMap<>();
   private final String arch;
   private final int multiprocessors;
 
-  public CudaKernelEngine(CudaPointers pointers, DeviceOptions options, GpuStream stream) throws BackendException {
+  public CudaKernelEngine(CudaPointers pointers, GpuStream stream) throws BackendException {
     this.pointers = pointers;
-    this.options = options;
     this.stream = pointers.stream(stream);
     CUdevice dev = new CUdevice();
     CudaErrors.check(JCudaDriver.cuCtxGetDevice(dev), "cuCtxGetDevice");
@@ -81,10 +77,11 @@ public final class CudaKernelEngine implements KernelEngine {
   @Override
   public String compile(String source, String name, String arch, List<String> compileOptions, StringBuilder log)
     throws BackendException {
-    try {
-      NativeLoading.prepare(NativeLoading.NativeLibrary.NVRTC, options);
-    } catch (CudaUnavailableException e) {
-      throw BackendException.of(FailureCode.UNSUPPORTED, "NVRTC is not available: " + e.getMessage());
+    // The cuda backend prepared every CUDA library with the device's options when it loaded; what
+    // it could not find was logged then.
+    if (NativeLoading.preparedPath(NativeLoading.NativeLibrary.NVRTC) == null) {
+      throw BackendException.of(FailureCode.UNSUPPORTED, "NVRTC is not available: no libnvrtc was found when the "
+        + "cuda backend loaded (see its warning)");
     }
     nvrtcProgram program = new nvrtcProgram();
     nvrtc(JNvrtc.nvrtcCreateProgram(program, source, name, 0, null, null), "nvrtcCreateProgram");
