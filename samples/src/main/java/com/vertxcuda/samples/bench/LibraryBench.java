@@ -68,7 +68,10 @@ public final class LibraryBench {
     try {
       Isolation isolation = args.length > 2 ? Isolation.valueOf(args[2].toUpperCase(Locale.ROOT)) : Isolation.AUTO;
       DeviceOptions base = new DeviceOptions().setBackend(backend).setIsolation(isolation).setHostMemory(3L << 30);
-      String deployment = await(vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(base))));
+      // The device batches queued GEMMs by default: the first rows run without it.
+      DeviceOptions unbatched = new DeviceOptions(base).setLibraryOptions(new JsonObject()
+        .put("blas", new BlasOptions().setMaxBatchSize(1).toJson()));
+      String deployment = await(vertx.deployVerticle(new DeviceVerticle(unbatched)));
       DeviceClient device = DeviceClient.create(vertx);
       awaitSpare(device, isolation);
       DeviceInfo info = await(device.describe());
@@ -95,10 +98,10 @@ public final class LibraryBench {
         "64x64 SGEMM, coalescing clients (512 per message), batched on the device"));
       await(vertx.undeploy(deployment));
       DeviceOptions batching = new DeviceOptions(base).setLibraryOptions(new JsonObject()
-        .put("blas", new BlasOptions().setBatchWindow(50).setMaxBatchSize(64).toJson()));
+        .put("blas", new BlasOptions().setMaxBatchSize(64).toJson()));
       deployment = await(vertx.deployVerticle(new DeviceVerticle(batching)));
       awaitSpare(device, isolation);
-      rows.add(smallGemms(vertx, device, plain, sizes, 256, 256, "64x64 SGEMM, batching window 50 us"));
+      rows.add(smallGemms(vertx, device, plain, sizes, 256, 256, "64x64 SGEMM, queued GEMMs batched on the device (max 64)"));
       await(vertx.undeploy(deployment));
       if (cuda) {
         try {
