@@ -1,0 +1,164 @@
+package com.vertxcuda.library;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.TestDevices;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.kernel.KernelClient;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.buffer.Buffer;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Requests whose plan is not cached wait for it off the submission thread without giving up their
+ * place: what reads their output sees their result, and what touches other buffers is not held
+ * behind them. Bluestein sizes (2^21 + odd) take 0.2-1 s to plan on the host.
+ */
+class PreparationOrderingTest extends HostDeviceTest {
+
+  private static final int[] SIZES = {(1 << 21) + 1, (1 << 21) + 3, (1 << 21) + 5};
+
+  /** Futures made in one event-loop task, in order, and the order in which they completed there. */
+  private final class Sent {
+    final Map<String, Future<?>> futures = new LinkedHashMap<>();
+    final List<String> completed = new ArrayList<>();
+
+    <T> Future<T> send(String name, Supplier<Future<T>> request) {
+      Future<T> f = request.get();
+      futures.put(name, f);
+      f.onComplete(ar -> completed.add(name));
+      return f;
+    }
+
+    int rank(String name) {
+      return completed.indexOf(name);
+    }
+  }
+
+  private Sent inOneTask(java.util.function.Consumer<Sent> requests) {
+    Promise<Sent> made = Promise.promise();
+    vertx.runOnContext(v -> {
+      Sent sent = new Sent();
+      requests.accept(sent);
+      made.complete(sent);
+    });
+    Sent sent = await(made.future());
+    await(Future.join(new ArrayList<>(sent.futures.values())).otherwiseEmpty());
+    return sent;
+  }
+
+  private BufferHandle signal(int n, int seed) {
+    return f32(floats(values(2 * n, seed)));
+  }
+
+  private BufferHandle filled(int count, double value) {
+    BufferHandle h = await(device.alloc(DType.F32, count));
+    return await(device.fill(h, value));
+  }
+
+  /** The transform of {@code x} by a request of its own, awaited alone (its plan cached by now). */
+  private float[] alone(BufferHandle x, int n) {
+    BufferHandle out = await(device.alloc(DType.F32, 2L * n));
+    await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(n), 1, x, out));
+    return readF32(out);
+  }
+
+  private static float[] floatsOf(Future<?> download) {
+    return TestDevices.floats((Buffer) download.result());
+  }
+
+  @Test
+  void downloadsSeeTheirFftAndUnrelatedWorkIsNotHeldBehindThePlans() {
+    List<BufferHandle> xs = new ArrayList<>();
+    List<BufferHandle> ys = new ArrayList<>();
+    for (int i = 0; i < SIZES.length; i++) {
+      xs.add(signal(SIZES[i], 10 + i));
+      ys.add(filled(2 * SIZES[i], -7)); // what a download that overtook its FFT would see
+    }
+    BufferHandle other = await(device.alloc(DType.F32, 4096));
+    Sent sent = inOneTask(s -> {
+      for (int i = 0; i < SIZES.length; i++) {
+        int at = i;
+        s.send("fft" + i, () -> fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(SIZES[at]), 1, xs.get(at),
+          ys.get(at)));
+        s.send("y" + i, () -> device.download(ys.get(at)));
+      }
+      s.send("fill", () -> device.fill(other, 3.5));
+      s.send("other", () -> device.download(other));
+    });
+    sent.futures.forEach((name, f) -> assertTrue(f.succeeded(), name + " failed: " + f.cause()));
+
+    for (int i = 0; i < SIZES.length; i++) {
+      assertArrayEquals(alone(xs.get(i), SIZES[i]), floatsOf(sent.futures.get("y" + i)), "y" + i);
+    }
+    float[] expected = new float[4096];
+    java.util.Arrays.fill(expected, 3.5f);
+    assertArrayEquals(expected, floatsOf(sent.futures.get("other")));
+    if (TestDevices.backend() == BackendKind.HOST) {
+      // The plans take hundreds of ms on the host; on cuda they may be done before the fill is.
+      assertTrue(sent.rank("other") < sent.rank("fft2"), "unrelated work should not wait for the plans: " + sent.completed);
+    }
+  }
+
+  /**
+   * The kernel library's preparations (a compile, a load) cannot stall on the host: NVRTC and modules
+   * need a GPU and their preparation answers UNSUPPORTED at once. So the stall here is an FFT plan,
+   * with built-in kernels around it and a compile among them: the kernels that read the FFT's output
+   * run after it, in their order; those on other buffers keep theirs and do not wait for it. (Answers
+ * of different streams may arrive in either order: the values say what ran after what.)
+   */
+  @Test
+  void builtinKernelsAroundAStalledPreparationKeepTheirOrder() {
+    KernelClient kernels = KernelClient.create(vertx);
+    int n = SIZES[0];
+    BufferHandle x = signal(n, 20);
+    BufferHandle y = filled(2 * n, -7);
+    BufferHandle z = filled(2 * n, -9);
+    BufferHandle u = await(device.alloc(DType.F32, 4096));
+    BufferHandle v = await(device.alloc(DType.F32, 4096));
+    Sent sent = inOneTask(s -> {
+      s.send("compile", () -> kernels.compile("extern \"C\" __global__ void k() {}", null, List.of()));
+      s.send("fft", () -> fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(n), 1, x, y));
+      s.send("scale y", () -> kernels.scale(y, 3, z));
+      s.send("add z", () -> kernels.add(z, z, z));
+      s.send("fill u", () -> kernels.fill(u, 1.25));
+      s.send("scale u", () -> kernels.scale(u, -2, v));
+      s.send("add u", () -> kernels.add(u, v, u));
+      s.send("u", () -> device.download(u));
+      s.send("z", () -> device.download(z));
+    });
+
+    if (TestDevices.backend() == BackendKind.HOST) {
+      Throwable refused = sent.futures.get("compile").cause();
+      assertTrue(refused instanceof CudaException, "compile: " + refused);
+      assertEquals(FailureCode.UNSUPPORTED, ((CudaException) refused).code());
+      assertTrue(sent.rank("u") < sent.rank("fft"), "kernels on other buffers should not wait for the plan: " + sent.completed);
+    }
+    sent.futures.forEach((name, f) -> assertTrue(name.equals("compile") || f.succeeded(), name + ": " + f.cause()));
+    float[] spectrum = alone(x, n);
+    float[] expectedZ = new float[spectrum.length];
+    for (int i = 0; i < spectrum.length; i++) {
+      float scaled = 3f * spectrum[i];
+      expectedZ[i] = scaled + scaled;
+    }
+    assertArrayEquals(expectedZ, floatsOf(sent.futures.get("z")), "z = 2 * 3 * FFT(x)");
+    float[] expectedU = new float[4096];
+    java.util.Arrays.fill(expectedU, 1.25f + -2f * 1.25f);
+    assertArrayEquals(expectedU, floatsOf(sent.futures.get("u")), "u = u + (-2) u");
+  }
+}
