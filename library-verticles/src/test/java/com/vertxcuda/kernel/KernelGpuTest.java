@@ -156,6 +156,64 @@ class KernelGpuTest {
     assertArrayEquals(ones, floats(await(device.download(hy))));
   }
 
+  /**
+   * A compile runs off the submission thread: built-ins sent after it on other buffers are answered
+   * first, in their order. An unload sent right behind launches of its module, without waiting,
+   * waits for them (the module's key orders them) and then for their completion on the GPU.
+   */
+  @Test
+  void aCompileInPreparationHoldsNothingBackAndAnUnloadWaitsForItsLaunches() {
+    await(vertx.deployVerticle(new DeviceVerticle(cuda(Isolation.IN_PROCESS))));
+    DeviceClient device = DeviceClient.create(vertx);
+    KernelClient kernels = KernelClient.create(vertx);
+    BufferHandle u = await(device.alloc(DType.F32, 4096));
+    List<String> order = new ArrayList<>();
+    Promise<List<Future<?>>> sent = Promise.promise();
+    vertx.runOnContext(v -> {
+      // A -D value no cache holds: the compile takes NVRTC's time.
+      Future<KernelReply> compiled = kernels.compile(SAXPY, null, List.of("-DSTAMP=" + System.nanoTime()));
+      Future<BufferHandle> filled = kernels.fill(u, 2);
+      Future<BufferHandle> scaled = kernels.scale(u, 3, u);
+      Future<Buffer> read = device.download(u);
+      compiled.onComplete(ar -> order.add("compile"));
+      read.onComplete(ar -> order.add("download"));
+      sent.complete(List.of(compiled, filled, scaled, read));
+    });
+    List<Future<?>> first = await(sent.future());
+    await(Future.all(first));
+    float[] sixes = new float[4096];
+    java.util.Arrays.fill(sixes, 6f);
+    assertArrayEquals(sixes, floats((Buffer) first.get(3).result()));
+    assertEquals(List.of("download", "compile"), order, "the built-ins did not wait for the compile");
+
+    ModuleHandle module = ((KernelReply) first.get(0).result()).getModule();
+    int n = 1 << 20;
+    float[] x = new float[n];
+    float[] expected = new float[n];
+    for (int i = 0; i < n; i++) {
+      x[i] = i % 1000;
+      expected[i] = 1 + 4 * 2.5f * x[i];
+    }
+    BufferHandle hx = await(device.alloc(DType.F32, n).compose(h -> device.upload(h, floats(x))));
+    BufferHandle hy = await(device.alloc(DType.F32, n).compose(h -> kernels.fill(h, 1)));
+    Promise<List<Future<?>>> launched = Promise.promise();
+    vertx.runOnContext(v -> {
+      List<Future<?>> all = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        all.add(kernels.launch(module, "saxpy", new int[] {(n + 127) / 128, 1, 1}, new int[] {128, 1, 1}, 0,
+          KernelArg.scalar(DType.F32, 2.5), KernelArg.in(hx), KernelArg.inOut(hy), KernelArg.integer(DType.I32, n)));
+      }
+      all.add(kernels.unload(module));
+      all.add(device.download(hy));
+      launched.complete(all);
+    });
+    List<Future<?>> second = await(launched.future());
+    await(Future.all(second));
+    assertArrayEquals(expected, floats((Buffer) second.get(5).result()), "four launches, then the unload");
+    assertEquals(FailureCode.NOT_FOUND, code(kernels.launch(module, "saxpy", new int[] {1, 1, 1},
+      new int[] {1, 1, 1}, 0)));
+  }
+
   /** SAXPY written as PTX by hand, as a user who ships PTX text would load it. */
   private static String saxpyPtx() {
     return "//\n.version 7.0\n.target sm_80\n.address_size 64\n"
