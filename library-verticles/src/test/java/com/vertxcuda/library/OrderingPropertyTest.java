@@ -92,7 +92,8 @@ class OrderingPropertyTest extends HostDeviceTest {
     List<Context> contexts = List.of(vertx.getOrCreateContext(), vertx.getOrCreateContext());
     List<Future<?>[]> futures = List.of(new Future<?>[sequences.get(0).size()], new Future<?>[sequences.get(1).size()]);
     Random random = new Random(23);
-    List<List<Integer>> ends = List.of(chunks(sequences.get(0).size(), random), chunks(sequences.get(1).size(), random));
+    List<List<Integer>> ends = List.of(chunks(sequences.get(0).size(), random),
+      chunks(sequences.get(1).size(), random));
     int[] next = new int[2];
     int[] from = new int[2];
     // Chunks alternate between the contexts, in a fixed pattern, until both sequences are sent.

@@ -111,7 +111,8 @@ class PreparationOrderingTest extends HostDeviceTest {
     assertArrayEquals(expected, floatsOf(sent.futures.get("other")));
     if (TestDevices.backend() == BackendKind.HOST) {
       // The plans take hundreds of ms on the host; on cuda they may be done before the fill is.
-      assertTrue(sent.rank("other") < sent.rank("fft2"), "unrelated work should not wait for the plans: " + sent.completed);
+      assertTrue(sent.rank("other") < sent.rank("fft2"),
+        "unrelated work should not wait for the plans: " + sent.completed);
     }
   }
 
@@ -147,7 +148,8 @@ class PreparationOrderingTest extends HostDeviceTest {
       Throwable refused = sent.futures.get("compile").cause();
       assertTrue(refused instanceof CudaException, "compile: " + refused);
       assertEquals(FailureCode.UNSUPPORTED, ((CudaException) refused).code());
-      assertTrue(sent.rank("u") < sent.rank("fft"), "kernels on other buffers should not wait for the plan: " + sent.completed);
+      assertTrue(sent.rank("u") < sent.rank("fft"),
+        "kernels on other buffers should not wait for the plan: " + sent.completed);
     }
     sent.futures.forEach((name, f) -> assertTrue(name.equals("compile") || f.succeeded(), name + ": " + f.cause()));
     float[] spectrum = alone(x, n);

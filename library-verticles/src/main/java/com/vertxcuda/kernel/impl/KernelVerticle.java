@@ -115,7 +115,8 @@ public final class KernelVerticle extends LibraryVerticle {
       case LAUNCH: {
         KernelCall call = KernelCall.launch(r, runtime);
         Object module = modules.resolve(r.getModule());
-        GpuEvent done = enqueue(call.reads(), call.writes(), () -> engine.launch(stream, module, r.getFunction(), call));
+        GpuEvent done = enqueue(call.reads(), call.writes(),
+          () -> engine.launch(stream, module, r.getFunction(), call));
         runtime.replyWhenDone(m, done, KernelReply::new);
         break;
       }
