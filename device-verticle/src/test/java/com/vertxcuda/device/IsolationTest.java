@@ -371,18 +371,23 @@ class IsolationTest {
   void sharedRegionBuffersUploadWithoutACopyAndDownloadsComeBackInIt(Vertx vertx, VertxTestContext ctx) {
     DeviceVerticle device = new DeviceVerticle(processOptions());
     DeviceClient c = DeviceClient.create(vertx);
-    vertx.deployVerticle(device).compose(id -> c.alloc(DType.F32, 1000)).compose(h -> {
-      Buffer shared = device.allocateTransferBuffer(4000);
-      for (int i = 0; i < 1000; i++) {
+    int n = 1 << 18; // 1 MiB: large enough to be lent over the region, not copied out
+    vertx.deployVerticle(device).compose(id -> c.alloc(DType.F32, n)).compose(h -> {
+      Buffer shared = device.allocateTransferBuffer(4 * n);
+      for (int i = 0; i < n; i++) {
         shared.appendFloatLE(i * 2f);
       }
       return c.upload(h, shared).compose(x -> {
         assertTrue(device.releaseTransferBuffer(shared));
-        return c.download(h.view(10, 3));
+        return Future.all(c.download(h), c.download(h.view(10, 3)));
       });
-    }).onComplete(ctx.succeeding(b -> ctx.verify(() -> {
-      assertArrayEquals(new float[] {20f, 22f, 24f}, floats(b));
-      assertTrue(device.releaseTransferBuffer(b), "a download lies in the region until released");
+    }).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+      Buffer whole = all.resultAt(0);
+      Buffer small = all.resultAt(1);
+      assertEquals(2f * (n - 1), whole.getFloatLE(4 * (n - 1)));
+      assertArrayEquals(new float[] {20f, 22f, 24f}, floats(small));
+      assertTrue(device.releaseTransferBuffer(whole), "a large download lies in the region until released");
+      assertFalse(device.releaseTransferBuffer(small), "a small download is copied out of the region");
       ctx.completeNow();
     })));
   }

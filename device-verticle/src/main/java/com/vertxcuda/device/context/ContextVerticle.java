@@ -85,7 +85,12 @@ public class ContextVerticle extends VerticleBase {
       }
     });
     loop.start();
-    return opened.future().compose(v -> deployLibraries());
+    // Back on this verticle's context before deploying: the libraries are its children, so they
+    // are undeployed with it.
+    io.vertx.core.Context self = context;
+    Promise<Void> here = Promise.promise();
+    opened.future().onComplete(ar -> self.runOnContext(v -> here.handle(ar)));
+    return here.future().compose(v -> deployLibraries());
   }
 
   private Future<?> deployLibraries() {

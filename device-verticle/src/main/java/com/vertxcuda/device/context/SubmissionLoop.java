@@ -255,6 +255,7 @@ public final class SubmissionLoop {
       if (w.request != null) {
         w.request.fail(reason);
       }
+      discard(w.prepared);
     }
     waiting.clear();
     failQueued();
@@ -405,6 +406,7 @@ public final class SubmissionLoop {
 
   private void prepared(Waiting w, Object value, Throwable failure) {
     if (!waiting.contains(w)) {
+      discard(value);
       return;
     }
     if (failure != null) {
@@ -429,6 +431,7 @@ public final class SubmissionLoop {
       waiting.remove(i);
       if (System.nanoTime() - w.request.deadline() > 0) {
         w.request.fail(new CudaException(FailureCode.TIMEOUT, "the request's deadline passed while it waited"));
+        discard(w.prepared);
         continue;
       }
       if (w.handler != lastHandler) {
@@ -439,6 +442,18 @@ public final class SubmissionLoop {
       }
     }
     flushLast();
+  }
+
+  // A prepared value no request will take (its request timed out, the context closed) is closed
+  // if it can be (a loaded module, a plan), so nothing leaks.
+  private static void discard(Object prepared) {
+    if (prepared instanceof AutoCloseable) {
+      try {
+        ((AutoCloseable) prepared).close();
+      } catch (Exception e) {
+        LOG.log(System.Logger.Level.WARNING, "discarding a prepared value failed: " + e);
+      }
+    }
   }
 
   /** The fallback mapping until the context sets its own. */

@@ -15,9 +15,11 @@ import java.util.function.Supplier;
 
 /**
  * What a library verticle sees of its context, and all it sees: the device, handle resolution,
- * stream ordering, completion and the failure mapping. Everything but {@link #register},
- * {@link #onSubmissionThread} and the identity getters is called on the context's submission
- * thread (from {@link RequestHandler} methods).
+ * stream ordering, completion and the failure mapping. {@link #resolve}, {@link #enqueue} and
+ * {@link #afterUses} are called on the context's submission thread (from {@link RequestHandler}
+ * methods); {@link #failure}, {@link #isPoisoned}, {@link #lostFailure}, {@link #whenDone},
+ * {@link #replyWhenDone}, {@link #register}, {@link #onClose}, {@link #onSubmissionThread} and the
+ * identity getters are thread-safe (completion threads call them).
  */
 public interface LibraryContext {
 

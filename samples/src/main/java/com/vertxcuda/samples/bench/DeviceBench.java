@@ -361,7 +361,7 @@ public final class DeviceBench {
   /**
    * Small uploads, downloads and fills through the same path as the copies measured next, so the
    * JIT has compiled it as in an application that has been running: a cold path costs each 256 MiB
-   * copy about a millisecond (seen with HopProbe on the H200).
+   * copy about a millisecond (seen on the H200).
    */
   private static void warmUp(DeviceClient client, DeviceVerticle deviceVerticle) throws Exception {
     BufferHandle h = await(client.alloc(DType.U8, 64 << 10));

@@ -131,7 +131,7 @@ final class RawJCuda {
   }
 
   /**
-   * Raw variants that tell the verticles' overheads apart (for {@link HopProbe}): RNG reseeded per
+   * Raw variants that tell the verticles' overheads apart (to tell the hops apart): RNG reseeded per
    * call as the RAND verticle does, RNG timed by the host clock, FFT with a 64-bit plan as the FFT
    * verticle makes, and RNG with another thread polling an event as the completion poller does.
    */
