@@ -8,8 +8,8 @@
 # LibraryBench. Every log lands in a work folder; the output folder gets summary.txt (as it grows),
 # tests.tgz after phase 1, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|probe|profile|quick]
-#   probe: HopProbe and LibraryBench in both isolation modes; profile: small GEMMs under JFR
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick]
+#   profile: small GEMMs under JFR. PyTorch on the same GPU runs with the benchmarks when python3 has torch.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
@@ -90,15 +90,7 @@ if [ "$what" = profile ]; then
     com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
 fi
 
-if [ "$what" = probe ]; then
-  echo "== probe"
-  { ls /usr/local/cuda/bin 2>&1 | tr '\n' ' '; echo; command -v nsys ncu nvcc 2>&1; } > "$work/tools.txt"
-  stage hop-probe 120 "$cp" -Xmx6g -Dvertxcuda.probe=true com.vertxcuda.samples.bench.HopProbe "$backend" $([ $backend = host ] && echo small)
-  stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
-  stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
-fi
-
-if [ "$what" != bench ] && [ "$what" != probe ] && [ "$what" != profile ] && [ "$what" != quick ]; then
+if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
@@ -126,8 +118,17 @@ if [ "$what" != bench ] && [ "$what" != probe ] && [ "$what" != profile ] && [ "
   tar czf "$out/tests.tgz" -C "$work" .
 fi
 
-if [ "$what" != tests ] && [ "$what" != probe ] && [ "$what" != profile ] && [ "$what" != quick ]; then
+if [ "$what" != tests ] && [ "$what" != profile ] && [ "$what" != quick ]; then
   echo "== phase 2: benchmarks"
+  # The yardstick users will apply: PyTorch on the same GPU, in the same command.
+  if python3 -c "import torch" 2>/dev/null; then
+    t0=$SECONDS
+    limit 150 python3 "$here/pytorch_bench.py" "$work/bench" > "$work/pytorch-bench.txt" 2>&1
+    echo "pytorch-bench rc=$? ($((SECONDS - t0)) s)" >> "$summary"
+  else
+    echo "pytorch-bench: skipped (python3 cannot import torch)" >> "$summary"
+  fi
+  cp "$work/pytorch-bench.txt" "$out/" 2>/dev/null
   stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
   stage isolation-bench 80 "$cp" -Xmx6g com.vertxcuda.samples.bench.IsolationBench "$backend" "$work/bench/isolation-bench.txt"
   stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
