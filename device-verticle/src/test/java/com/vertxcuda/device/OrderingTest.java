@@ -149,8 +149,8 @@ class OrderingTest {
         all.add(ledger.track(f).andThen(ar -> lastAnswer.accumulateAndGet(System.nanoTime(), Math::max)));
       }
       undeployedAt.set(System.nanoTime());
-      vertx.undeploy(id);
-      return Future.join(all);
+      Future<Void> undeployed = vertx.undeploy(id);
+      return Future.join(all).eventually(() -> undeployed);
     })).onComplete(ar -> ctx.verify(() -> {
       assertEquals(requests, ledger.replies.get());
       assertEquals(requests, ledger.successes.get() + ledger.failed(FailureCode.CONTEXT_LOST),

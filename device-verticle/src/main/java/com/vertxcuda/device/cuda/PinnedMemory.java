@@ -145,9 +145,11 @@ public final class PinnedMemory {
 
   private ByteBuf wrap(Lease lease, int bytes) {
     ByteBuffer memory = lease.pointer.getByteBuffer(0, bytes);
-    // The GC returns the block when the buffer and every view of it are gone.
-    CLEANER.register(memory, lease::close);
-    return new PinnedByteBuf(memory, lease);
+    PinnedByteBuf buf = new PinnedByteBuf(memory, lease);
+    // The GC returns the block when the ByteBuf and every slice of it are gone (slices reach it
+    // through unwrap; the NIO buffer JCuda hands out is not what they keep).
+    CLEANER.register(buf, lease::close);
+    return buf;
   }
 
   private Pointer allocate(long size) throws BackendException {

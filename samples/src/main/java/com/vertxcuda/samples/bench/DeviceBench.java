@@ -11,6 +11,13 @@ import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaContext;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.cuda.PinnedMemory;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.Library;
+import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.message.AllocRequest;
+import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import io.vertx.core.Future;
@@ -93,6 +100,12 @@ public final class DeviceBench {
   }
 
   private void verticleSections() {
+    try {
+      contextTierDirect();
+    } catch (Exception e) {
+      result.put("tier.failed", e.toString());
+      line("tier failed: " + e);
+    }
     for (Isolation isolation : new Isolation[] {Isolation.IN_PROCESS, Isolation.PROCESS}) {
       String prefix = isolation == Isolation.IN_PROCESS ? "verticle." : "verticleProcess.";
       try {
@@ -380,6 +393,58 @@ public final class DeviceBench {
     await(client.free(h));
   }
 
+  /**
+   * One hop fewer than the verticles: fills submitted straight into the context tier's queue (no
+   * event bus, no device verticle), each answered from the completion thread, which submits the
+   * next. With raw memset + synchronize below it and the device verticle above it, this splits a
+   * round trip into its hops.
+   */
+  private void contextTierDirect() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try {
+      DeviceOptions options = new DeviceOptions().setBackend(backend).setLibraries(List.of());
+      ContextTier tier = await(InProcessContextTier.launch(vertx, options, "bench", 1, reason -> { }));
+      BufferHandle h = (BufferHandle) await(direct(tier, new AllocRequest(DType.U8, SMALL, "bench")));
+      long[] rt = new long[SMALL_ITERS];
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      directRoundTrips(tier, h, rt, -SMALL_WARMUP, done);
+      done.get(120, TimeUnit.SECONDS);
+      latency("tier.fill1KiBRoundTrip", rt);
+      await(tier.stop());
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void directRoundTrips(ContextTier tier, BufferHandle h, long[] rt, int i, CompletableFuture<Void> done) {
+    if (i == rt.length) {
+      done.complete(null);
+      return;
+    }
+    long t0 = System.nanoTime();
+    tier.submit(new DirectRequest(FillRequest.ofInteger(h, i & 0x7F), reply -> {
+      if (i >= 0) {
+        rt[i] = System.nanoTime() - t0;
+      }
+      directRoundTrips(tier, h, rt, i + 1, done);
+    }, done::completeExceptionally));
+  }
+
+  private static Future<Object> direct(ContextTier tier, Object body) {
+    Promise<Object> p = Promise.promise();
+    tier.submit(new DirectRequest(body, p::tryComplete, p::tryFail));
+    return p.future();
+  }
+
+  /** A request made in this JVM, answered through callbacks. */
+  private record DirectRequest(Object body, java.util.function.Consumer<Object> onReply,
+                               java.util.function.Consumer<Throwable> onFailure) implements Request {
+    @Override public Library library() { return null; }
+    @Override public long deadline() { return System.nanoTime() + TimeUnit.MINUTES.toNanos(1); }
+    @Override public void reply(Object b) { onReply.accept(b); }
+    @Override public void fail(CudaException e) { onFailure.accept(e); }
+  }
+
   /** Sequential requests from an event loop: request, GPU done, reply; then the next. */
   private static void roundTrips(DeviceClient client, BufferHandle h, long[] rt, int i, Promise<Void> done) {
     if (i == rt.length) {
@@ -426,6 +491,7 @@ public final class DeviceBench {
   }
 
   private void write(Path out) throws Exception {
+    hops();
     if (result.containsKey("raw.h2dPinned256MiB") && result.containsKey("verticle.h2dPinnedBuffer256MiB")) {
       double h2d = result.getJsonObject("verticle.h2dPinnedBuffer256MiB").getDouble("medianGBps")
         / result.getJsonObject("raw.h2dPinned256MiB").getDouble("medianGBps");
@@ -447,6 +513,29 @@ public final class DeviceBench {
     }
     Files.writeString(out.resolve("device-bench.json"), result.encodePrettily() + "\n", StandardCharsets.UTF_8);
     Files.writeString(out.resolve("device-bench.txt"), text.toString(), StandardCharsets.UTF_8);
+  }
+
+  // The small request's round trip, hop by hop: each row adds one hop to the one above it.
+  private void hops() {
+    String[][] rows = {
+      {"raw.memset1KiBSynchronize", "GPU work + synchronize (raw JCuda)"},
+      {"completion.pollingThread", "+ completion seen by the polling thread"},
+      {"tier.fill1KiBRoundTrip", "+ submission queue and thread, ordering, reply callback"},
+      {"verticle.fill1KiBRoundTrip", "+ event bus and device verticle (in-process; goal p50 <= 25 us)"},
+      {"verticleProcess.fill1KiBRoundTrip", "+ link to the device host (process; goal p50 <= 40 us)"},
+    };
+    line("hops of a 1 KiB fill round trip (p50 / p99, us; each row adds to the one above):");
+    double prev = Double.NaN;
+    for (String[] row : rows) {
+      JsonObject r = result.getJsonObject(row[0]);
+      if (r == null) {
+        continue;
+      }
+      double p50 = r.getDouble("p50us");
+      line(String.format("  %-36s %8.2f / %8.2f  (+%.2f)  %s", row[0], p50, r.getDouble("p99us"),
+        Double.isNaN(prev) ? p50 : p50 - prev, row[1]));
+      prev = p50;
+    }
   }
 
   private void line(String s) {
