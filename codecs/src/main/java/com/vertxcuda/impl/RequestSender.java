@@ -40,10 +40,14 @@ public final class RequestSender {
   private final Vertx vertx;
   private final String address;
   private final DeliveryOptions options;
+  private final long timeoutMillis;
+  private final java.util.Map<String, LocalRoutes.Route> local;
 
   public RequestSender(Vertx vertx, String address, long timeoutMillis) {
     this.vertx = vertx;
     this.address = address;
+    this.timeoutMillis = timeoutMillis;
+    this.local = LocalRoutes.of(vertx);
     this.options = new DeliveryOptions().setSendTimeout(timeoutMillis)
       .addHeader(TIMEOUT_HEADER, Long.toString(timeoutMillis));
   }
@@ -56,8 +60,17 @@ public final class RequestSender {
     return address;
   }
 
+  /**
+   * Sends {@code body}: straight to the device when it is served in this JVM by the same Vert.x
+   * ({@link LocalRoutes}), over the event bus otherwise. The future completes on the caller's
+   * context either way.
+   */
   public <R> Future<R> request(Object body) {
     sendHeld(null);
+    LocalRoutes.Route route = local.get(address);
+    if (route != null) {
+      return route.request(address, body, timeoutMillis);
+    }
     return vertx.eventBus().<R>request(address, body, options)
       .map(Message::body)
       .recover(t -> Future.failedFuture(Failures.toCudaException(t)));

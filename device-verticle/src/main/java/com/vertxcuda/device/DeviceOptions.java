@@ -113,9 +113,9 @@ public class DeviceOptions {
 
   /**
    * How long a hand-off thread on the request path (the context's submission thread, the link's
-   * reader) spins for more work before it parks, in µs; -1 picks 50 µs on hosts with 4 or more
-   * cores and 0 (park at once) on smaller ones, where a spinning thread takes a core from the
-   * event loops.
+   * reader) spins for more work before it parks, in µs; -1 picks 200 µs on hosts with 8 or more
+   * cores, 50 µs on 4 to 7, and 0 (park at once) on smaller ones, where a spinning thread takes a
+   * core from the event loops.
    */
   public int getSubmissionSpin() { return submissionSpin; }
   public DeviceOptions setSubmissionSpin(int v) { this.submissionSpin = v; return this; }

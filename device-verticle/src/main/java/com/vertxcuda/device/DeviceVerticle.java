@@ -13,6 +13,7 @@ import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.impl.LocalRoutes;
 import com.vertxcuda.impl.RequestSender;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.message.DeviceEvent;
@@ -89,8 +90,11 @@ public class DeviceVerticle extends VerticleBase {
     eventLoop = vertx.getOrCreateContext();
     isolation = Backends.isolation(options);
     consumers.add(vertx.eventBus().consumer(address, m -> accept(m, null)));
+    LocalRoutes.register(vertx, address, route);
     for (Library library : options.getLibraries()) {
-      consumers.add(vertx.eventBus().consumer(Addresses.library(node, device, library), m -> accept(m, library)));
+      String a = Addresses.library(node, device, library);
+      consumers.add(vertx.eventBus().consumer(a, m -> accept(m, library)));
+      LocalRoutes.register(vertx, a, route);
     }
     return launch(generation)
       .onSuccess(tier -> {
@@ -104,6 +108,7 @@ public class DeviceVerticle extends VerticleBase {
       })
       .recover(t -> {
         consumers.forEach(MessageConsumer::unregister);
+        unregisterRoutes();
         failAll("the device failed to start: " + t.getMessage());
         return Future.failedFuture(t);
       });
@@ -112,6 +117,7 @@ public class DeviceVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     state = DeviceState.STOPPED;
+    unregisterRoutes();
     failAll("the device was undeployed");
     vertx.cancelTimer(registryTimer);
     vertx.cancelTimer(heartbeatTimer);
@@ -125,6 +131,13 @@ public class DeviceVerticle extends VerticleBase {
     }
     done.add(dropSpare());
     return Future.join(done);
+  }
+
+  private void unregisterRoutes() {
+    LocalRoutes.unregister(vertx, address, route);
+    for (Library library : options.getLibraries()) {
+      LocalRoutes.unregister(vertx, Addresses.library(node, device, library), route);
+    }
   }
 
   /** The device's stable address. */
@@ -228,17 +241,59 @@ public class DeviceVerticle extends VerticleBase {
 
   private void ready(ContextTier tier) {
     context = tier;
-    state = DeviceState.READY;
-    register();
-    while (state == DeviceState.READY && !pending.isEmpty()) {
+    // What waited goes first; only then may local callers submit from their own threads.
+    while (!pending.isEmpty()) {
       submit(pending.poll());
     }
+    state = DeviceState.READY;
+    register();
     startSpare();
   }
 
   private void accept(Message<Object> message, Library library) {
-    InFlight.Entry r = inFlight.entry(message, library, deadline(message));
-    if (library == null && message.body() instanceof DescribeRequest) {
+    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message)));
+  }
+
+  /**
+   * The local route ({@link LocalRoutes}): a typed client in this JVM on this Vert.x admits its
+   * request from its own thread, straight into the context's queue, when the device is ready and no
+   * earlier request of the route is still on its way through the event loop; otherwise the request
+   * takes its turn on the event loop. The answer completes on the caller's context.
+   */
+  private final LocalRoutes.Route route = new LocalRoutes.Route() {
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> Future<T> request(String target, Object body, long timeoutMillis) {
+      Library library = libraryOf(target);
+      io.vertx.core.Promise<Object> promise = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).promise();
+      long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
+      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), library, deadline);
+      ContextTier tier = context;
+      if (state == DeviceState.READY && tier != null && hops.get() == 0 && !(body instanceof DescribeRequest)
+        && inFlight.size() < options.getMaxInFlight()) {
+        submit(r, tier);
+      } else {
+        hops.incrementAndGet();
+        eventLoop.runOnContext(v -> {
+          hops.decrementAndGet();
+          accept(r);
+        });
+      }
+      return (Future<T>) promise.future();
+    }
+  };
+  /** Local requests on their way to the event loop: while any is, later ones follow it there. */
+  private final java.util.concurrent.atomic.AtomicInteger hops = new java.util.concurrent.atomic.AtomicInteger();
+
+  private Library libraryOf(String target) {
+    if (target.equals(address)) {
+      return null;
+    }
+    return Library.of(target.substring(target.lastIndexOf('.') + 1));
+  }
+
+  private void accept(InFlight.Entry r) {
+    if (r.library() == null && r.body() instanceof DescribeRequest) {
       r.reply(info());
       return;
     }
@@ -283,10 +338,15 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void submit(InFlight.Entry r) {
-    if (r.body() instanceof DeviceStats || r.body() instanceof com.vertxcuda.message.StatsRequest) {
+    submit(r, context);
+  }
+
+  // Any thread (the local route calls it from the caller's).
+  private void submit(InFlight.Entry r, ContextTier tier) {
+    if (r.body() instanceof com.vertxcuda.message.StatsRequest) {
       r.finish(body -> body instanceof DeviceStats ? augment((DeviceStats) body) : body);
     }
-    context.submit(r.track());
+    tier.submit(r.track());
   }
 
   // A context whose submission thread is stuck (a hung call, a stopped device host) is as lost as a

@@ -108,7 +108,7 @@ class FailureCodesTest {
           if (!TestDevices.faultsInjectable()) {
             return Future.succeededFuture();
           }
-          return vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.FAIL_NEXT_ALLOCATION))
+          return TestDevices.fault(vertx, c.address(), FaultRequest.Kind.FAIL_NEXT_ALLOCATION)
             .compose(y -> expect(c, FailureCode.OUT_OF_MEMORY, "injected", () -> c.alloc(DType.F32, 4)));
         });
     }).onComplete(ctx.succeedingThenComplete());
@@ -120,7 +120,7 @@ class FailureCodesTest {
     TestDevices.deploy(vertx, TestDevices.options()).compose(id -> {
       DeviceClient c = DeviceClient.create(vertx);
       return c.alloc(DType.F32, 3).compose(h -> c.upload(h, floats(1, 2, 3))
-        .compose(x -> vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.FAIL_NEXT_OPERATION)))
+        .compose(x -> TestDevices.fault(vertx, c.address(), FaultRequest.Kind.FAIL_NEXT_OPERATION))
         .compose(x -> expect(c, FailureCode.LIBRARY_ERROR, "injected", () -> c.fill(h, 9)))
         .compose(x -> c.download(h))
         .map(b -> {
@@ -157,7 +157,7 @@ class FailureCodesTest {
           changed.tryComplete(e);
         }
       });
-      vertx.eventBus().send(c.address(), new FaultRequest(FaultRequest.Kind.STALL));
+      TestDevices.fault(vertx, c.address(), FaultRequest.Kind.STALL);
       return expectFailure(FailureCode.TIMEOUT, c.alloc(DType.F32, 4))
         .compose(x -> changed.future())
         .compose(e -> {
@@ -178,7 +178,7 @@ class FailureCodesTest {
       Promise<DeviceEvent> changed = IsolationTest.next(c, DeviceEvent.Type.GENERATION_CHANGED);
       // A hung context holds what reaches it: the stall itself and two allocations fill the three
       // places; the next three are turned away at once, long before the held ones time out.
-      vertx.eventBus().send(c.address(), new FaultRequest(FaultRequest.Kind.STALL));
+      TestDevices.fault(vertx, c.address(), FaultRequest.Kind.STALL);
       List<Future<BufferHandle>> held = List.of(c.alloc(DType.F32, 4), c.alloc(DType.F32, 4));
       List<Future<BufferHandle>> turnedAway = List.of(c.alloc(DType.F32, 4), c.alloc(DType.F32, 4),
         c.alloc(DType.F32, 4));

@@ -182,7 +182,7 @@ class IsolationTest {
     DeviceOptions options = processOptions().setHeartbeatInterval(200).setHeartbeatTimeout(800);
     TestDevices.deploy(vertx, options).compose(id -> c.describe()).compose(info -> {
       pid[0] = info.getPid();
-      vertx.eventBus().send(c.address(), new FaultRequest(FaultRequest.Kind.STALL));
+      TestDevices.fault(vertx, c.address(), FaultRequest.Kind.STALL);
       return changed.future();
     }).compose(e -> {
       assertTrue(e.getReason().contains("heartbeat missed"), e.getReason());

@@ -177,7 +177,7 @@ class SupervisionTest {
       .compose(id -> poisonAndWait(vertx, c, 2))
       .compose(x -> poisonAndWait(vertx, c, 3))
       .compose(x -> {
-        vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.POISON));
+        TestDevices.fault(vertx, c.address(), FaultRequest.Kind.POISON);
         return lost.future();
       })
       .compose(e -> {
@@ -198,7 +198,7 @@ class SupervisionTest {
         done.tryComplete();
       }
     });
-    sub.completion().onSuccess(x -> vertx.eventBus().request(c.address(), new FaultRequest(FaultRequest.Kind.POISON)));
+    sub.completion().onSuccess(x -> TestDevices.fault(vertx, c.address(), FaultRequest.Kind.POISON));
     return done.future().andThen(x -> sub.unregister());
   }
 
@@ -219,7 +219,7 @@ class SupervisionTest {
       })
       .compose(id -> {
         // Now stall the context and leave requests in flight, then undeploy.
-        vertx.eventBus().send(c.address(), new FaultRequest(FaultRequest.Kind.STALL));
+        TestDevices.fault(vertx, c.address(), FaultRequest.Kind.STALL);
         for (int i = 0; i < 5; i++) {
           queued.add(ledger.track(c.stats()));
         }

@@ -34,11 +34,13 @@ public final class TestDevices {
       .setSpareDeviceHost(false);
   }
 
-  /** Sends a fault request to {@code address}; failures come back typed, as from the clients. */
+  /**
+   * Sends a fault request to {@code address} the way the typed clients send (so it keeps its order
+   * among their requests); failures come back typed.
+   */
   public static Future<Object> fault(Vertx vertx, String address, com.vertxcuda.message.FaultRequest.Kind kind) {
-    return vertx.eventBus().request(address, new com.vertxcuda.message.FaultRequest(kind))
-      .map(m -> m.body())
-      .recover(t -> Future.failedFuture(com.vertxcuda.Failures.toCudaException(t)));
+    return new com.vertxcuda.impl.RequestSender(vertx, address, 30_000)
+      .request(new com.vertxcuda.message.FaultRequest(kind));
   }
 
   public static Future<String> deploy(Vertx vertx, DeviceOptions options) {

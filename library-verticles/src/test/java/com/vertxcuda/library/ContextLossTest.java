@@ -37,7 +37,7 @@ class ContextLossTest extends HostDeviceTest {
         changed.tryComplete(e);
       }
     });
-    vertx.eventBus().request(device.address(), new FaultRequest(FaultRequest.Kind.POISON));
+    TestDevices.fault(vertx, device.address(), FaultRequest.Kind.POISON);
     DeviceEvent event = await(changed.future());
     assertEquals(event.getOldGeneration() + 1, event.getNewGeneration());
 

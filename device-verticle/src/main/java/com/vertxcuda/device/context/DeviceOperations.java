@@ -90,7 +90,7 @@ final class DeviceOperations implements RequestHandler {
     }
     Object body = r.body();
     if (body instanceof UploadRequest) {
-      upload(r, (UploadRequest) body);
+      return upload(r, (UploadRequest) body, (Buffer) prepared);
     } else if (body instanceof DownloadRequest) {
       return download(r, (DownloadRequest) body, (Buffer) prepared);
     } else if (body instanceof FillRequest) {
@@ -169,13 +169,43 @@ final class DeviceOperations implements RequestHandler {
     r.reply(a.handle());
   }
 
-  private void upload(Request r, UploadRequest u) throws BackendException {
+  /**
+   * Uploads from direct memory go to the device as they are. A large upload from the Java heap is
+   * first copied, off the submission thread, into memory the device copies from fastest (pinned on
+   * cuda), so staging it never holds up the requests behind it.
+   */
+  private Preparation upload(Request r, UploadRequest u, Buffer staged) throws BackendException {
     if (u.getData() == null) {
       throw new CudaException(FailureCode.BAD_REQUEST, "data is missing");
     }
     BufferHandle h = u.getHandle();
     ByteBuffer src = ((BufferInternal) u.getData()).getByteBuf().nioBuffer();
-    runtime.replyWhenDone(r, toDevice(h, src), () -> h);
+    if (staged == null && !src.isDirect() && src.remaining() >= PREPARED_BYTES) {
+      runtime.allocations().resolve(h, "handle");
+      Transfers.checkUpload(h, src.remaining());
+      return () -> {
+        Buffer into = device.hostBuffer(src.remaining());
+        ((BufferInternal) into).getByteBuf().nioBuffer(0, src.remaining()).put(src.duplicate());
+        return into;
+      };
+    }
+    ByteBuffer from = staged == null ? src : ((BufferInternal) staged).getByteBuf().nioBuffer(0, src.remaining());
+    GpuEvent done;
+    try {
+      done = toDevice(h, from);
+    } catch (BackendException | RuntimeException e) {
+      if (staged != null) {
+        device.releaseHostBuffer(staged);
+      }
+      throw e;
+    }
+    runtime.replyWhenDone(r, done, () -> {
+      if (staged != null) {
+        device.releaseHostBuffer(staged);
+      }
+      return h;
+    });
+    return null;
   }
 
   private Preparation download(Request r, DownloadRequest d, Buffer prepared) throws BackendException {

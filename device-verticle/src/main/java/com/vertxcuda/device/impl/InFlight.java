@@ -5,6 +5,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.spi.Request;
+import io.vertx.core.Promise;
 import io.vertx.core.eventbus.Message;
 
 import java.util.ArrayList;
@@ -20,7 +21,8 @@ import java.util.function.UnaryOperator;
 /**
  * The one place that owns a device's accepted requests until each has its one answer: the answer
  * may come from any thread (the completion thread, the link's reader, a timeout sweep, context
- * loss, undeploy); the first one wins and goes straight to the requester, the rest are dropped.
+ * loss, undeploy); the first one wins and goes straight to the requester (an event-bus reply, or a
+ * local caller's promise), the rest are dropped.
  * Also the in-flight bound and the counters of answers by outcome.
  */
 public final class InFlight {
@@ -30,17 +32,56 @@ public final class InFlight {
   private final LongAdder served = new LongAdder();
   private final Map<FailureCode, LongAdder> failures = new ConcurrentHashMap<>();
 
+  /** Where an answer goes: an event-bus message, or a local caller's promise. */
+  public interface Answer {
+    void succeed(Object body);
+
+    void fail(CudaException failure);
+
+    /** The answer to an event-bus message. */
+    static Answer of(Message<Object> message) {
+      return new Answer() {
+        @Override
+        public void succeed(Object body) {
+          message.reply(body);
+        }
+
+        @Override
+        public void fail(CudaException failure) {
+          Failures.fail(message, failure.code(), Failures.text(failure));
+        }
+      };
+    }
+
+    /** The answer to a local caller: a promise that completes on the caller's context. */
+    static Answer of(Promise<Object> promise) {
+      return new Answer() {
+        @Override
+        public void succeed(Object body) {
+          promise.complete(body);
+        }
+
+        @Override
+        public void fail(CudaException failure) {
+          promise.fail(failure);
+        }
+      };
+    }
+  }
+
   /** One accepted request. */
   public final class Entry implements Request {
     private final long id = ids.incrementAndGet();
-    private final Message<Object> message;
+    private final Object body;
+    private final Answer answer;
     private final Library library;
     private final long deadline;
     private final AtomicBoolean answered = new AtomicBoolean();
     private volatile UnaryOperator<Object> finish;
 
-    private Entry(Message<Object> message, Library library, long deadline) {
-      this.message = message;
+    private Entry(Object body, Answer answer, Library library, long deadline) {
+      this.body = body;
+      this.answer = answer;
       this.library = library;
       this.deadline = deadline;
     }
@@ -52,7 +93,7 @@ public final class InFlight {
 
     @Override
     public Object body() {
-      return message.body();
+      return body;
     }
 
     @Override
@@ -78,7 +119,7 @@ public final class InFlight {
         entries.remove(id);
         served.increment();
         UnaryOperator<Object> f = finish;
-        message.reply(f == null ? body : f.apply(body));
+        answer.succeed(f == null ? body : f.apply(body));
       }
     }
 
@@ -87,7 +128,7 @@ public final class InFlight {
       if (answered.compareAndSet(false, true)) {
         entries.remove(id);
         failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
-        Failures.fail(message, failure.code(), Failures.text(failure));
+        answer.fail(failure);
       }
     }
 
@@ -96,9 +137,9 @@ public final class InFlight {
     }
   }
 
-  /** A new entry for {@code message}, not yet tracked; its deadline on the nanoTime clock. */
-  public Entry entry(Message<Object> message, Library library, long deadline) {
-    return new Entry(message, library, deadline);
+  /** A new entry for {@code body}, not yet tracked; its deadline on the nanoTime clock. */
+  public Entry entry(Object body, Answer answer, Library library, long deadline) {
+    return new Entry(body, answer, library, deadline);
   }
 
   public int size() {

@@ -1,0 +1,50 @@
+package com.vertxcuda.impl;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Devices served in this JVM by the same Vert.x instance, by address: how a typed client reaches a
+ * local device without an event-bus hop (the request goes from the caller's thread straight into
+ * the device's admission and its context's queue; the answer comes back on the caller's context).
+ * Every typed client sends through {@link RequestSender}, which takes this route when it exists, so
+ * requests made on one context keep their order whichever clients made them.
+ */
+public final class LocalRoutes {
+
+  /** What a device offers its local callers. */
+  public interface Route {
+    /**
+     * Admits {@code body} for the device's address or one of its libraries' ({@code address}),
+     * with the caller's timeout; the future completes on the caller's context, failed with a
+     * {@link com.vertxcuda.CudaException}.
+     */
+    <T> Future<T> request(String address, Object body, long timeoutMillis);
+  }
+
+  private static final Map<Vertx, Map<String, Route>> ROUTES = new WeakHashMap<>();
+
+  private LocalRoutes() {
+  }
+
+  /** {@code route} serves {@code address} for callers on {@code vertx}. */
+  public static synchronized void register(Vertx vertx, String address, Route route) {
+    ROUTES.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>()).put(address, route);
+  }
+
+  public static synchronized void unregister(Vertx vertx, String address, Route route) {
+    Map<String, Route> routes = ROUTES.get(vertx);
+    if (routes != null) {
+      routes.remove(address, route);
+    }
+  }
+
+  /** The routes of {@code vertx} (live: later registrations show). */
+  static synchronized Map<String, Route> of(Vertx vertx) {
+    return ROUTES.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>());
+  }
+}
