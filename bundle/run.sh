@@ -84,10 +84,15 @@ if [ "$what" = quick ]; then
 fi
 
 if [ "$what" = profile ]; then
-  echo "== profile: small GEMMs through the coalescing clients, JFR sampling every 1 ms"
+  echo "== profile: small GEMMs through the coalescing clients, JFR sampling every 1 ms, both modes"
   stage library-gemms-profile 120 "$cp" -Xmx6g -Dvertxcuda.bench.onlySmallGemms=true \
     -XX:StartFlightRecording=filename="$out/small-gemms.jfr",settings="$here/sampling-1ms.jfc" \
     com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
+  stage library-gemms-profile-process 120 "$cp" -Xmx6g -Dvertxcuda.bench.onlySmallGemms=true \
+    -XX:StartFlightRecording=filename="$out/small-gemms-parent.jfr",settings="$here/sampling-1ms.jfc" \
+    -Dvertxcuda.bench.deviceHostJvmOptions="-XX:StartFlightRecording=filename=$out/small-gemms-device-host.jfr,settings=$here/sampling-1ms.jfc" \
+    com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
+  cp "$work"/library-gemms-profile*.txt "$out/"
 fi
 
 if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ]; then

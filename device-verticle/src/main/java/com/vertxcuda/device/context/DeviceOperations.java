@@ -213,13 +213,14 @@ final class DeviceOperations implements RequestHandler {
     runtime.allocations().resolve(h, "handle");
     Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
     // The device picks the memory copies reach fastest: pinned on cuda, the host buffer pool
-    // elsewhere. Fresh memory of that kind can take milliseconds: a large one is taken off the
-    // submission thread, while the download keeps its place.
+    // elsewhere. A pool's idle block is taken here; fresh memory can take milliseconds, so a large
+    // one is made off the submission thread while the download keeps its place.
     int bytes = (int) h.byteLength();
-    if (prepared == null && bytes >= PREPARED_BYTES) {
+    Buffer idle = prepared != null ? prepared : device.idleHostBuffer(bytes);
+    if (idle == null && bytes >= PREPARED_BYTES) {
       return () -> device.hostBuffer(bytes);
     }
-    Buffer out = prepared != null ? prepared : device.hostBuffer(bytes);
+    Buffer out = idle != null ? idle : device.hostBuffer(bytes);
     ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
     GpuEvent done;
     try {

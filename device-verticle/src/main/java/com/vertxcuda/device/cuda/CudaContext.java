@@ -283,6 +283,11 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
   }
 
   @Override
+  public Buffer idleHostBuffer(int bytes) {
+    return pinned.idleFilledBuffer(bytes);
+  }
+
+  @Override
   public boolean releaseHostBuffer(Buffer buffer) {
     return PinnedMemory.release(buffer);
   }

@@ -90,6 +90,21 @@ public final class PinnedMemory {
     return BufferInternal.buffer(b);
   }
 
+  /** A full Buffer of {@code bytes} over an idle pinned block, or null when none is idle. */
+  Buffer idleFilledBuffer(int bytes) {
+    long size = sizeClass(bytes);
+    if (size > MAX_POOLED) {
+      return null;
+    }
+    ConcurrentLinkedDeque<Pointer> q = idle.get((int) size);
+    Pointer block = q == null ? null : q.poll();
+    if (block == null) {
+      return null;
+    }
+    idleBytes.addAndGet(-size);
+    return BufferInternal.buffer(wrap(new Lease(block, size), bytes));
+  }
+
   /** A full Buffer of {@code bytes} over pinned memory (download targets). */
   Buffer filledBuffer(int bytes) throws BackendException {
     return BufferInternal.buffer(wrap(lease(bytes), bytes));

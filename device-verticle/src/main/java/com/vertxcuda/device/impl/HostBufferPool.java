@@ -56,6 +56,24 @@ public final class HostBufferPool {
     return b.order(ByteOrder.LITTLE_ENDIAN);
   }
 
+  /** Like {@link #take}, but only from what the pool holds: null where fresh memory would be needed. */
+  public ByteBuffer takeIdle(int bytes) {
+    if (bytes > 1 << 30) {
+      return null;
+    }
+    int cls = sizeClass(bytes);
+    ByteBuffer b;
+    synchronized (this) {
+      b = free[cls].pollFirst();
+      if (b == null) {
+        return null;
+      }
+      pooledBytes -= b.capacity();
+    }
+    b.clear().limit(bytes);
+    return b.order(ByteOrder.LITTLE_ENDIAN);
+  }
+
   /** Gives memory from {@link #take} back. */
   public void give(ByteBuffer b) {
     if (Integer.bitCount(b.capacity()) != 1) {

@@ -60,6 +60,16 @@ public interface DeviceContext {
     return pool.lease(pool.take(bytes), bytes);
   }
 
+  /**
+   * Like {@link #hostBuffer}, but only from memory already at hand (a pool's idle blocks), so it
+   * never waits for fresh memory: null when there is none.
+   */
+  default Buffer idleHostBuffer(int bytes) {
+    HostBufferPool pool = HostBufferPool.shared();
+    java.nio.ByteBuffer memory = pool.takeIdle(bytes);
+    return memory == null ? null : pool.lease(memory, bytes);
+  }
+
   /** Returns a buffer from {@link #hostBuffer} at once; false if it is not one. */
   default boolean releaseHostBuffer(Buffer buffer) {
     return HostBufferPool.shared().release(buffer);

@@ -68,6 +68,11 @@ public final class LibraryBench {
     try {
       Isolation isolation = args.length > 2 ? Isolation.valueOf(args[2].toUpperCase(Locale.ROOT)) : Isolation.AUTO;
       DeviceOptions base = new DeviceOptions().setBackend(backend).setIsolation(isolation).setHostMemory(3L << 30);
+      // For profiling the device host too (run.sh profile).
+      String hostJvm = System.getProperty("vertxcuda.bench.deviceHostJvmOptions");
+      if (hostJvm != null) {
+        base.setDeviceHostJvmOptions(List.of(hostJvm.split(" ")));
+      }
       // The device batches queued GEMMs by default: the first rows run without it.
       DeviceOptions unbatched = new DeviceOptions(base).setLibraryOptions(new JsonObject()
         .put("blas", new BlasOptions().setMaxBatchSize(1).toJson()));
