@@ -18,6 +18,9 @@ public final class Allocation implements DeviceBuffer {
   private final DeviceMemory memory;
   private final String owner;
   GpuEvent lastWrite;
+  /** The call of {@link StreamOrdering} that last met this buffer, and whether that call writes it. */
+  int seen;
+  boolean written;
   final List<GpuEvent> readsSinceWrite = new ArrayList<>();
 
   Allocation(BufferHandle handle, DeviceMemory memory, String owner) {

@@ -23,6 +23,8 @@ public final class AllocationTable {
   private final long generation;
   private final long memoryLimit;
   private final Map<Long, Allocation> live = new ConcurrentHashMap<>();
+  /** The allocation resolved last: a batch names the same inputs hundreds of times. */
+  private volatile Allocation recent;
   private final AtomicLong nextId = new AtomicLong(1);
   private long reservedBytes;
   private long liveBytes;
@@ -94,7 +96,11 @@ public final class AllocationTable {
       throw new CudaException(FailureCode.STALE_HANDLE, field + " was issued by generation "
         + h.generation() + "; the device is at generation " + generation);
     }
-    Allocation a = live.get(h.id());
+    Allocation a = recent;
+    if (a == null || a.handle().id() != h.id()) {
+      a = live.get(h.id());
+      recent = a;
+    }
     if (a == null) {
       throw new CudaException(FailureCode.NOT_FOUND, field + " names buffer #" + h.id()
         + ", which does not exist or was freed");
@@ -133,6 +139,7 @@ public final class AllocationTable {
     if (h.isView()) {
       throw bad("free takes the whole buffer, not a view");
     }
+    recent = null;
     if (live.remove(h.id(), a)) {
       synchronized (this) {
         liveBytes -= a.bytes();
@@ -145,6 +152,7 @@ public final class AllocationTable {
   /** Removes every buffer (when the context closes). */
   public List<Allocation> drain() {
     List<Allocation> all = new ArrayList<>(live.values());
+    recent = null;
     live.clear();
     synchronized (this) {
       liveBytes = 0;

@@ -8,11 +8,8 @@ import com.vertxcuda.device.spi.DeviceBuffer;
 import com.vertxcuda.device.spi.LibraryContext;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The one place that orders work on buffers across streams, called only from the context's
@@ -39,12 +36,13 @@ public final class StreamOrdering {
   public GpuEvent run(GpuStream stream, List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
                       LibraryContext.Work work) throws BackendException {
     Allocation[] all = distinct(reads, writes);
-    Set<Allocation> written = writes.isEmpty() ? Set.of() : identitySet(writes);
-    for (Allocation a : all) {
+    int n = count;
+    for (int i = 0; i < n; i++) {
+      Allocation a = all[i];
       if (a.lastWrite != null && a.lastWrite.stream() != stream && !a.lastWrite.isComplete()) {
         device.await(stream, a.lastWrite);
       }
-      if (written.contains(a)) {
+      if (a.written) {
         for (GpuEvent r : a.readsSinceWrite) {
           if (r.stream() != stream && !r.isComplete()) {
             device.await(stream, r);
@@ -54,8 +52,9 @@ public final class StreamOrdering {
     }
     work.enqueue();
     GpuEvent done = device.record(stream);
-    for (Allocation a : all) {
-      if (written.contains(a)) {
+    for (int i = 0; i < n; i++) {
+      Allocation a = all[i];
+      if (a.written) {
         if (a.lastWrite != null) {
           a.lastWrite.release();
         }
@@ -107,23 +106,35 @@ public final class StreamOrdering {
     }
   }
 
-  private static Set<Allocation> identitySet(List<? extends DeviceBuffer> list) {
-    Set<Allocation> set = Collections.newSetFromMap(new IdentityHashMap<>(list.size() * 2));
-    for (DeviceBuffer b : list) {
-      set.add((Allocation) b);
-    }
-    return set;
-  }
+  /** The number of buffers {@link #distinct} put in its array. */
+  private int count;
+  /** Marks the buffers of one call: an allocation whose {@code seen} equals it is in the call. */
+  private int stamp;
 
-  // Batched calls bring hundreds of buffers: a set, not list scans; one or two buffers need neither.
-  private static Allocation[] distinct(List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes) {
-    if (reads.size() + writes.size() == 1) {
-      return new Allocation[] {(Allocation) (reads.isEmpty() ? writes.get(0) : reads.get(0))};
-    }
-    Set<Allocation> all = identitySet(reads);
+  // Each buffer once, with whether the call writes it. Batched calls bring hundreds of buffers
+  // (the same inputs many times): a stamp per call, not sets (single-threaded, so the fields on
+  // the allocations are safe).
+  private Allocation[] distinct(List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes) {
+    int s = ++stamp;
+    Allocation[] all = new Allocation[reads.size() + writes.size()];
+    int n = 0;
     for (DeviceBuffer b : writes) {
-      all.add((Allocation) b);
+      Allocation a = (Allocation) b;
+      if (a.seen != s) {
+        a.seen = s;
+        all[n++] = a;
+      }
+      a.written = true;
     }
-    return all.toArray(new Allocation[0]);
+    for (DeviceBuffer b : reads) {
+      Allocation a = (Allocation) b;
+      if (a.seen != s) {
+        a.seen = s;
+        a.written = false;
+        all[n++] = a;
+      }
+    }
+    count = n;
+    return all;
   }
 }

@@ -88,9 +88,25 @@ final class LinkFrame {
     return new LinkFrame(kind, id, null, null, code, text);
   }
 
-  /** The frame with its length prefix, ready to write. Throws for a body type that has no codec. */
+  /** Frames are encoded into one buffer per thread, which grows once and is then reused. */
+  private static final ThreadLocal<io.netty.buffer.ByteBuf> SCRATCH =
+    ThreadLocal.withInitial(() -> io.netty.buffer.Unpooled.buffer(64 << 10));
+  /** A scratch buffer that grew past this is dropped after use rather than kept. */
+  private static final int SCRATCH_KEPT = 4 << 20;
+
+  /**
+   * The frame with its length prefix, ready to write. The bytes live in this thread's scratch
+   * buffer: write them (or copy them) before the thread encodes another frame. Throws for a body
+   * type that has no codec.
+   */
   ByteBuffer encode() {
-    Buffer b = Buffer.buffer(64);
+    io.netty.buffer.ByteBuf scratch = SCRATCH.get();
+    if (scratch.capacity() > SCRATCH_KEPT) {
+      scratch = io.netty.buffer.Unpooled.buffer(64 << 10);
+      SCRATCH.set(scratch);
+    }
+    scratch.clear();
+    Buffer b = BufferInternal.buffer(scratch);
     b.appendInt(0).appendByte((byte) kind.ordinal()).appendLong(id).appendLong(code);
     WireOut out = new WireOut(b);
     switch (kind) {
