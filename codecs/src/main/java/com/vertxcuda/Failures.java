@@ -1,32 +1,16 @@
 package com.vertxcuda;
 
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
 
 /**
  * The one place that maps failures between {@link FailureCode}s, {@link ReplyException}s and
- * {@link CudaException}s.
+ * {@link CudaException}s. (Answering a request is the device's business, not a client's: the
+ * device answers a failure as {@code message.fail(code.code(), text(e))}.)
  */
 public final class Failures {
 
   private Failures() {
-  }
-
-  /** Answers {@code message} with a typed failure. */
-  public static void fail(Message<?> message, FailureCode code, String text) {
-    message.fail(code.code(), text);
-  }
-
-  /** Answers {@code message} with the failure that {@code cause} stands for. */
-  public static void fail(Message<?> message, Throwable cause) {
-    CudaException e = toCudaException(cause);
-    message.fail(e.code().code(), text(e));
-  }
-
-  /** A failure as a {@link ReplyException} (for replying through futures). */
-  public static ReplyException replyException(FailureCode code, String text) {
-    return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, code.code(), text);
   }
 
   /** The failure code that {@code t} stands for. */

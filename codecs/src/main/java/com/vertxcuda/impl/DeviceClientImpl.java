@@ -6,7 +6,6 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Failures;
-import com.vertxcuda.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;

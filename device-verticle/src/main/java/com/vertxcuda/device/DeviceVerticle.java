@@ -6,7 +6,7 @@ import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
-import com.vertxcuda.Nodes;
+import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;

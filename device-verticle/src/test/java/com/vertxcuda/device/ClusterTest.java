@@ -5,7 +5,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.Nodes;
+import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;

@@ -48,7 +48,7 @@ public final class InFlight {
 
         @Override
         public void fail(CudaException failure) {
-          Failures.fail(message, failure.code(), Failures.text(failure));
+          message.fail(failure.code().code(), Failures.text(failure));
         }
       };
     }

@@ -4,7 +4,7 @@ import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.Nodes;
+import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.impl.RequestSender;
 import com.vertxcuda.kernel.KernelArg;

@@ -15,11 +15,22 @@ public final class CudaStatus {
   private CudaStatus() {
   }
 
-  /** Fails the request when a library call returned anything but success. */
+  /**
+   * Fails the request when a library call returned anything but success: OUT_OF_MEMORY when the
+   * library could not allocate (its workspace, a plan, a generator's state), LIBRARY_ERROR otherwise.
+   * Every library status goes through here.
+   */
   public static void check(int status, String call, IntFunction<String> names) throws BackendException {
     if (status != 0) {
-      throw BackendException.of(FailureCode.LIBRARY_ERROR, call + " failed: " + names.apply(status));
+      throw failure(names.apply(status), call);
     }
+  }
+
+  /** The failure a library status named {@code name} stands for. */
+  static BackendException failure(String name, String call) {
+    // cuBLAS ALLOC_FAILED, cuFFT ALLOC_FAILED, cuRAND ALLOCATION_FAILED, NVRTC OUT_OF_MEMORY.
+    boolean memory = name != null && (name.contains("ALLOC") || name.contains("OUT_OF_MEMORY"));
+    return BackendException.of(memory ? FailureCode.OUT_OF_MEMORY : FailureCode.LIBRARY_ERROR, call + " failed: " + name);
   }
 
   /** Checks a driver call; the cuda backend's {@link CudaErrors} decides what is sticky. */

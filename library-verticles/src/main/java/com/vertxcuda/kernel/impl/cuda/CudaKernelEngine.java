@@ -209,9 +209,7 @@ public final class CudaKernelEngine implements KernelEngine {
   }
 
   private static void nvrtc(int result, String call) throws BackendException {
-    if (result != nvrtcResult.NVRTC_SUCCESS) {
-      throw BackendException.of(FailureCode.LIBRARY_ERROR, call + " failed: " + nvrtcResult.stringFor(result));
-    }
+    com.vertxcuda.library.impl.CudaStatus.check(result, call, nvrtcResult::stringFor);
   }
 
   private static byte[] resource(String path) {

@@ -1,5 +1,6 @@
-package com.vertxcuda;
+package com.vertxcuda.impl;
 
+import com.vertxcuda.Addresses;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.VertxInternal;
 
