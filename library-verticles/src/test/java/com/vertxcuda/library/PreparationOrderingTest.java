@@ -23,6 +23,7 @@ import java.util.function.Supplier;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Requests whose plan is not cached wait for it off the submission thread without giving up their
@@ -162,5 +163,29 @@ class PreparationOrderingTest extends HostDeviceTest {
     float[] expectedU = new float[4096];
     java.util.Arrays.fill(expectedU, 1.25f + -2f * 1.25f);
     assertArrayEquals(expectedU, floatsOf(sent.futures.get("u")), "u = u + (-2) u");
+  }
+
+  /**
+   * The caller's deadline travels with the request: a fill that waits behind a plan longer than its
+   * sender's 50 ms timeout is answered TIMEOUT and never reaches the device (the FFT's output is what
+   * a later download sees, not the fill's value).
+   */
+  @Test
+  void aRequestPastItsDeadlineWhileWaitingNeverRuns() {
+    assumeTrue(TestDevices.backend() == BackendKind.HOST, "plans take hundreds of ms only on the host");
+    int n = SIZES[1];
+    BufferHandle x = signal(n, 30);
+    BufferHandle y = filled(2 * n, -7);
+    com.vertxcuda.DeviceClient impatient = com.vertxcuda.DeviceClient.create(vertx,
+      new com.vertxcuda.DeviceClientOptions().setTimeout(50));
+    Sent sent = inOneTask(s -> {
+      s.send("fft", () -> fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(n), 1, x, y));
+      s.send("fill", () -> impatient.fill(y, 1.0));
+    });
+    assertTrue(sent.futures.get("fft").succeeded(), "fft: " + sent.futures.get("fft").cause());
+    Throwable late = sent.futures.get("fill").cause();
+    assertTrue(late instanceof CudaException, "fill: " + late);
+    assertEquals(FailureCode.TIMEOUT, ((CudaException) late).code());
+    assertArrayEquals(alone(x, n), readF32(y), "y holds the FFT, not the late fill");
   }
 }
