@@ -11,6 +11,7 @@ import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.impl.SpareTier;
 import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
 import com.vertxcuda.impl.LocalRoutes;
@@ -58,9 +59,7 @@ public class DeviceVerticle extends VerticleBase {
   private String lostReason;
   // Volatile: the transfer-buffer methods may be called from any thread.
   private volatile ContextTier context;
-  /** A device host started ahead for generation {@link #spareGeneration} (process isolation). */
-  private Future<ContextTier> spare;
-  private long spareGeneration;
+  private SpareTier spare;
   private final ArrayDeque<InFlight.Entry> pending = new ArrayDeque<>();
   private final InFlight inFlight = new InFlight();
   private final ArrayDeque<Long> restarts = new ArrayDeque<>();
@@ -89,6 +88,7 @@ public class DeviceVerticle extends VerticleBase {
     address = Addresses.device(node, device);
     eventLoop = vertx.getOrCreateContext();
     isolation = Backends.isolation(options);
+    spare = new SpareTier(this::launch, address);
     consumers.add(vertx.eventBus().consumer(address, m -> accept(m, null)));
     LocalRoutes.register(vertx, address, route);
     for (Library library : options.getLibraries()) {
@@ -129,7 +129,7 @@ public class DeviceVerticle extends VerticleBase {
       done.add(context.stop().otherwiseEmpty());
       context = null;
     }
-    done.add(dropSpare());
+    done.add(spare.drop());
     return Future.join(done);
   }
 
@@ -184,42 +184,17 @@ public class DeviceVerticle extends VerticleBase {
   private void tierLost(long gen, String reason) {
     if (gen == generation && state == DeviceState.READY) {
       contextLost(reason);
-    } else if (spare != null && gen == spareGeneration) {
+    } else if (spare.isFor(gen)) {
       LOG.log(System.Logger.Level.WARNING, address + ": the spare device host was lost: " + reason);
-      // Stopped, so its consumers of the next generation's addresses go before a new spare takes them.
-      dropSpare().onComplete(x -> startSpare());
+      // Stopped before a new spare starts.
+      spare.drop().onComplete(x -> startSpare());
     }
   }
 
-  // Process isolation: start the next generation's device host now, so that losing the current
-  // one costs a switch, not a process start (about 1.7 s on the H200).
   private void startSpare() {
-    if (isolation != Isolation.PROCESS || !options.isSpareDeviceHost() || state != DeviceState.READY
-      || spare != null) {
-      return;
+    if (isolation == Isolation.PROCESS && options.isSpareDeviceHost() && state == DeviceState.READY) {
+      spare.start(generation + 1);
     }
-    spareGeneration = generation + 1;
-    spare = launch(spareGeneration);
-    spare.onFailure(t -> LOG.log(System.Logger.Level.WARNING, address + ": the spare device host did not start: " + t));
-  }
-
-  /** The spare for {@code gen} if there is one that has not failed, else a new launch. */
-  private Future<ContextTier> takeSpareOrLaunch(long gen) {
-    Future<ContextTier> s = spare;
-    spare = null;
-    if (s != null && spareGeneration == gen && !s.failed()) {
-      return s.recover(t -> launch(gen));
-    }
-    if (s != null) {
-      s.onSuccess(ContextTier::stop);
-    }
-    return launch(gen);
-  }
-
-  private Future<?> dropSpare() {
-    Future<ContextTier> s = spare;
-    spare = null;
-    return s == null ? Future.succeededFuture() : s.compose(ContextTier::stop).otherwiseEmpty();
   }
 
   /**
@@ -400,7 +375,7 @@ public class DeviceVerticle extends VerticleBase {
     generation++;
     state = DeviceState.REBUILDING;
     register();
-    takeSpareOrLaunch(generation).onComplete(ar -> {
+    spare.takeOrLaunch(generation).onComplete(ar -> {
       if (state != DeviceState.REBUILDING) {
         if (ar.succeeded()) {
           ar.result().stop();
@@ -427,7 +402,7 @@ public class DeviceVerticle extends VerticleBase {
     state = DeviceState.LOST;
     lostReason = reason;
     LOG.log(System.Logger.Level.ERROR, address + " is LOST: " + reason);
-    dropSpare();
+    spare.drop();
     failAll(reason);
     publish(DeviceEvent.Type.LOST, generation, generation, reason);
     register();
@@ -443,7 +418,7 @@ public class DeviceVerticle extends VerticleBase {
   private DeviceStats augment(DeviceStats s) {
     return s.setGeneration(generation).setState(state).setInFlight(inFlight.size())
       .setQueueDepth(pending.size()).setOperationsServed(inFlight.served()).setFailuresByCode(inFlight.failuresByCode())
-      .setSpareReady(spare != null && spare.succeeded());
+      .setSpareReady(spare.ready());
   }
 
   private DeviceInfo info() {
