@@ -69,7 +69,6 @@ class IsolationTest {
 
   @Test
   void killMinus9UnderLoad(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
     DeviceClient c = DeviceClient.create(vertx);
     SupervisionTest.ReplyLedger ledger = new SupervisionTest.ReplyLedger();
     Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
@@ -159,7 +158,6 @@ class IsolationTest {
 
   @Test
   void poisonEndsTheDeviceHost(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
     DeviceClient c = DeviceClient.create(vertx);
     Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
     long[] pid = new long[1];
@@ -175,7 +173,6 @@ class IsolationTest {
 
   @Test
   void missedHeartbeatsReplaceAHungDeviceHost(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
     DeviceClient c = DeviceClient.create(vertx);
     Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
     long[] pid = new long[1];
@@ -192,7 +189,6 @@ class IsolationTest {
 
   @Test
   void restartBudgetSpentMeansLost(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
     DeviceClient c = DeviceClient.create(vertx);
     Promise<DeviceEvent> lost = next(c, DeviceEvent.Type.LOST);
     TestDevices.deploy(vertx, processOptions().setRestartLimit(1)).compose(id -> c.describe())

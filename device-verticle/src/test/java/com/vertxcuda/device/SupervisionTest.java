@@ -76,7 +76,6 @@ class SupervisionTest {
 
   @Test
   void queueOverflowWhileTheContextStarts(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
     DeviceOptions options = TestDevices.options().setPendingQueueCapacity(4).setHostStartDelay(1500);
     Future<String> deployed = TestDevices.deploy(vertx, options);
     DeviceClient c = DeviceClient.create(vertx);
@@ -107,7 +106,7 @@ class SupervisionTest {
 
   @Test
   void poisoningRebuildsTheContextUnderLoad(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
+    assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
     DeviceClient c = DeviceClient.create(vertx);
     ReplyLedger ledger = new ReplyLedger();
     List<DeviceEvent> events = new ArrayList<>();
@@ -165,7 +164,7 @@ class SupervisionTest {
 
   @Test
   void restartBudgetSpentMeansLost(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
+    assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
     DeviceClient c = DeviceClient.create(vertx);
     Promise<DeviceEvent> lost = Promise.promise();
     c.events(e -> {
@@ -204,7 +203,6 @@ class SupervisionTest {
 
   @Test
   void undeployAnswersEverythingPending(Vertx vertx, VertxTestContext ctx) {
-    assumeTrue(TestDevices.faultsInjectable());
     DeviceOptions options = TestDevices.options().setHostStartDelay(1000);
     Future<String> deployed = TestDevices.deploy(vertx, options);
     DeviceClient c = DeviceClient.create(vertx);

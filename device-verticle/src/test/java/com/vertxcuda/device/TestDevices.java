@@ -22,14 +22,21 @@ public final class TestDevices {
     return Isolation.valueOf(System.getProperty("vertxcuda.test.isolation", "in_process").toUpperCase().replace('-', '_'));
   }
 
-  /** Whether faults can be injected (the host backend only). */
-  public static boolean faultsInjectable() {
-    return backend() == BackendKind.HOST;
+  /**
+   * Whether a poisoned context can be rebuilt in this JVM: always on the host backend and in process
+   * isolation; in-process on cuda a sticky error ends the process's use of CUDA (measured), so the
+   * device goes LOST instead, which KernelGpuTest#faultDrillInProcess checks in a JVM of its own.
+   */
+  public static final String POISON_ENDS_CUDA = "in-process on cuda a sticky error ends the process's CUDA: "
+    + "KernelGpuTest#faultDrillInProcess covers that, in a JVM of its own";
+
+  public static boolean poisonRebuilds() {
+    return backend() == BackendKind.HOST || isolation() == Isolation.PROCESS;
   }
 
   public static DeviceOptions options() {
     return new DeviceOptions().setBackend(backend()).setIsolation(isolation())
-      .setFaultInjection(faultsInjectable()).setHeartbeatInterval(500).setHeartbeatTimeout(5_000)
+      .setFaultInjection(true).setHeartbeatInterval(500).setHeartbeatTimeout(5_000)
       // One device host per device keeps the suite light; IsolationTest covers the spare.
       .setSpareDeviceHost(false);
   }

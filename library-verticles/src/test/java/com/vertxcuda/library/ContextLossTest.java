@@ -23,12 +23,12 @@ class ContextLossTest extends HostDeviceTest {
 
   @Override
   protected DeviceOptions options() {
-    return TestDevices.options().setFaultInjection(true);
+    return TestDevices.options();
   }
 
   @Test
   void librariesComeBackWithTheNextGeneration() {
-    Assumptions.assumeTrue(TestDevices.faultsInjectable(), "faults are injected on the host backend only");
+    Assumptions.assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
     BufferHandle before = f32(1, 2, 3, 4);
     await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(2), 1, before, f32(0, 0, 0, 0)));
     Promise<DeviceEvent> changed = Promise.promise();

@@ -33,7 +33,6 @@ import io.vertx.core.internal.buffer.BufferInternal;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The device's own operations on the submission thread: alloc, free, copies (host to device,
@@ -377,8 +376,7 @@ final class DeviceOperations implements RequestHandler {
 
   private void fault(Request r, FaultRequest f) throws BackendException {
     if (!runtime.options().isFaultInjection() || !(device instanceof FaultInjection)) {
-      throw new CudaException(FailureCode.UNSUPPORTED, "fault injection needs the host backend and "
-        + "DeviceOptions.faultInjection");
+      throw new CudaException(FailureCode.UNSUPPORTED, "fault injection needs DeviceOptions.faultInjection");
     }
     if (f.getKind() == null) {
       throw new CudaException(FailureCode.BAD_REQUEST, "kind is missing");
@@ -398,11 +396,9 @@ final class DeviceOperations implements RequestHandler {
         r.reply(f);
         break;
       default:
-        // A hung driver call: the submission thread stops turning until the context is closed.
+        // A hung kernel: the submission thread waits on it until the context is closed.
         LOG.log(System.Logger.Level.WARNING, "context generation " + runtime.generation() + " stalled on request");
-        while (runtime.loop().isRunning()) {
-          LockSupport.parkNanos(10_000_000);
-        }
+        faults.stall(stream, runtime.loop()::isRunning);
         r.fail(new CudaException(FailureCode.CONTEXT_LOST, "the context was stalled on request and closed"));
     }
   }

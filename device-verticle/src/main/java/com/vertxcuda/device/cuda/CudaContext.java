@@ -4,6 +4,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.device.spi.FaultInjection;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.HostMemoryRegistration;
@@ -29,6 +30,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 
 /**
  * A device's primary context through the JCuda driver API: non-blocking streams, pooled events,
@@ -38,7 +40,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <p>Library verticles reach the CUDA objects behind the SPI with {@link #stream(GpuStream)} and
  * {@link #pointer(DeviceMemory, long)}. After a sticky error no method calls into CUDA again.
  */
-public final class CudaContext implements DeviceContext, HostMemoryRegistration {
+public final class CudaContext implements DeviceContext, HostMemoryRegistration, FaultInjection {
 
   /** Heap copies move through pinned blocks of this size, a few in flight. */
   static final int STAGING_CHUNK = 8 << 20;
@@ -61,6 +63,9 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
   private long cachedBytes;
   private long inUseBytes;
   private boolean closed;
+  private final FaultKernels faults = new FaultKernels();
+  private volatile boolean failNextAllocation;
+  private volatile boolean failNextOperation;
 
   private CudaContext(int ordinal, CUdevice device, CUcontext context, String name, String computeCapability)
     throws BackendException {
@@ -168,6 +173,10 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
   @Override
   public synchronized DeviceMemory allocate(long bytes) throws BackendException {
     CudaErrors.checkAlive();
+    if (failNextAllocation) {
+      failNextAllocation = false;
+      refusedAllocation();
+    }
     long size = sizeClass(bytes);
     ArrayDeque<CUdeviceptr> free = cache.get(size);
     if (free != null && !free.isEmpty()) {
@@ -308,6 +317,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
   @Override
   public void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException {
     CudaErrors.checkAlive();
+    injectedFailure(stream);
     long n = src.remaining();
     if (n == 0) {
       return;
@@ -382,6 +392,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
   @Override
   public void copyDeviceToHost(GpuStream stream, DeviceMemory src, long srcOffset, ByteBuffer dst) throws BackendException {
     CudaErrors.checkAlive();
+    injectedFailure(stream);
     long n = dst.remaining();
     if (n == 0) {
       return;
@@ -411,6 +422,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
   public void copyDeviceToDevice(GpuStream stream, DeviceMemory src, long srcOffset, DeviceMemory dst, long dstOffset,
                                  long bytes) throws BackendException {
     CudaErrors.checkAlive();
+    injectedFailure(stream);
     if (bytes == 0) {
       return;
     }
@@ -422,6 +434,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
   public void fill(GpuStream stream, DeviceMemory dst, long byteOffset, long count, int elementSize, long bits)
     throws BackendException {
     CudaErrors.checkAlive();
+    injectedFailure(stream);
     if (count == 0) {
       return;
     }
@@ -448,6 +461,49 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
     }
   }
 
+  // ---- FaultInjection: the real faults ----
+
+  @Override
+  public void poison(GpuStream stream) throws BackendException {
+    CudaErrors.checkAlive();
+    faults.poison(stream(stream));
+  }
+
+  @Override
+  public void failNextAllocation() {
+    failNextAllocation = true;
+  }
+
+  @Override
+  public void failNextOperation() {
+    failNextOperation = true;
+  }
+
+  @Override
+  public void stall(GpuStream stream, BooleanSupplier keepStalling) throws BackendException {
+    CudaErrors.checkAlive();
+    faults.stall(stream(stream), keepStalling);
+  }
+
+  /** An allocation of four times the device's memory, which the driver refuses for real. */
+  private void refusedAllocation() throws BackendException {
+    long total = memoryInfo()[1];
+    CUdeviceptr p = new CUdeviceptr();
+    int r = JCudaDriver.cuMemAlloc(p, 4 * total);
+    if (r == CUresult.CUDA_SUCCESS) {
+      JCudaDriver.cuMemFree(p);
+      r = CUresult.CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    throw CudaErrors.failure(r, "injected: cuMemAlloc of " + 4 * total + " bytes on " + name);
+  }
+
+  private void injectedFailure(GpuStream stream) throws BackendException {
+    if (failNextOperation) {
+      failNextOperation = false;
+      throw faults.refusedLaunch(stream(stream));
+    }
+  }
+
   @Override
   public void close(boolean poisoned) {
     poller.stop();
@@ -459,6 +515,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration 
     }
     JCudaDriver.cuCtxSetCurrent(context);
     JCudaDriver.cuCtxSynchronize();
+    faults.unload();
     synchronized (this) {
       cache.values().forEach(q -> q.forEach(JCudaDriver::cuMemFree));
       cache.clear();

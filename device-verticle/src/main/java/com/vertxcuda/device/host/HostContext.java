@@ -9,6 +9,8 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.nio.ByteOrder;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -171,6 +173,13 @@ final class HostContext implements DeviceContext, FaultInjection {
   @Override
   public void failNextOperation() {
     failNextOperation = true;
+  }
+
+  @Override
+  public void stall(GpuStream stream, BooleanSupplier keepStalling) {
+    while (keepStalling.getAsBoolean()) {
+      LockSupport.parkNanos(10_000_000);
+    }
   }
 
   @Override
