@@ -47,7 +47,7 @@ public class DeviceOptions {
   private long registryRefresh = DEFAULT_REGISTRY_REFRESH;
   private long hostMemory = DEFAULT_HOST_MEMORY;
   private boolean faultInjection;
-  private long hostStartDelay;
+  private long openDelay;
   private long heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
   private long heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
   private long sharedMemorySize = DEFAULT_SHARED_MEMORY_SIZE;
@@ -147,9 +147,12 @@ public class DeviceOptions {
   public boolean isFaultInjection() { return faultInjection; }
   public DeviceOptions setFaultInjection(boolean v) { this.faultInjection = v; return this; }
 
-  /** Time the host backend takes to open its context, in ms, mimicking cuInit (for tests of the pending queue). */
-  public long getHostStartDelay() { return hostStartDelay; }
-  public DeviceOptions setHostStartDelay(long v) { this.hostStartDelay = v; return this; }
+  /**
+   * Time added to opening each context, in ms, as a slow cuInit would take, on any backend (for tests
+   * of the pending queue; honoured only with {@link #isFaultInjection()}).
+   */
+  public long getOpenDelay() { return openDelay; }
+  public DeviceOptions setOpenDelay(long v) { this.openDelay = v; return this; }
 
   /** How often the device tier checks that its context still answers, in ms. */
   public long getHeartbeatInterval() { return heartbeatInterval; }

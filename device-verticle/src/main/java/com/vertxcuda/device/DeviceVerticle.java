@@ -356,9 +356,9 @@ public class DeviceVerticle extends VerticleBase {
     if (old != null) {
       old.stop().onFailure(t -> LOG.log(System.Logger.Level.WARNING, "stopping a lost context failed: " + t));
     }
-    if (!recoversInProcess(old)) {
-      lost("a sticky CUDA error (" + reason + ") poisoned the in-process context; recovery needs process "
-        + "isolation or a restart of the application");
+    if (!recoversInProcess()) {
+      lost("a sticky CUDA error (" + Backends.processPoisonedBy() + ") poisoned this process's use of the GPU; "
+        + "recovery needs process isolation or a restart of the application");
       return;
     }
     long now = System.currentTimeMillis();
@@ -391,11 +391,10 @@ public class DeviceVerticle extends VerticleBase {
     });
   }
 
-  // The host backend's contexts really are rebuilt in-process; a CUDA context poisoned by a sticky
-  // error takes the whole process's use of the GPU with it (measured on the H200), so in-process
-  // the device is LOST instead.
-  private boolean recoversInProcess(ContextTier old) {
-    return isolation == Isolation.PROCESS || old == null || !"cuda".equals(old.info().getBackend());
+  // A lost context is rebuilt in-process (a hang, a failed start) unless a sticky CUDA error took the
+  // whole process's use of the GPU with it (measured on the H200): then the device is LOST instead.
+  private boolean recoversInProcess() {
+    return isolation == Isolation.PROCESS || Backends.processPoisonedBy() == null;
   }
 
   private void lost(String reason) {

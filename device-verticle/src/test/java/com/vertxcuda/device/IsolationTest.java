@@ -314,7 +314,7 @@ class IsolationTest {
   void closingVertxWhileRebuildingLeavesNothingBehind(VertxTestContext ctx) {
     Vertx own = Vertx.vertx();
     DeviceClient c = DeviceClient.create(own);
-    TestDevices.deploy(own, processOptions().setSpareDeviceHost(false).setHostStartDelay(3000))
+    TestDevices.deploy(own, processOptions().setSpareDeviceHost(false).setOpenDelay(3000))
       .compose(id -> c.describe()).compose(info -> {
         Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
         ProcessHandle.of(info.getPid()).ifPresent(ProcessHandle::destroyForcibly);

@@ -76,7 +76,7 @@ class SupervisionTest {
 
   @Test
   void queueOverflowWhileTheContextStarts(Vertx vertx, VertxTestContext ctx) {
-    DeviceOptions options = TestDevices.options().setPendingQueueCapacity(4).setHostStartDelay(1500);
+    DeviceOptions options = TestDevices.options().setPendingQueueCapacity(4).setOpenDelay(1500);
     Future<String> deployed = TestDevices.deploy(vertx, options);
     DeviceClient c = DeviceClient.create(vertx);
     ReplyLedger ledger = new ReplyLedger();
@@ -203,7 +203,7 @@ class SupervisionTest {
 
   @Test
   void undeployAnswersEverythingPending(Vertx vertx, VertxTestContext ctx) {
-    DeviceOptions options = TestDevices.options().setHostStartDelay(1000);
+    DeviceOptions options = TestDevices.options().setOpenDelay(1000);
     Future<String> deployed = TestDevices.deploy(vertx, options);
     DeviceClient c = DeviceClient.create(vertx);
     ReplyLedger ledger = new ReplyLedger();

@@ -15,7 +15,7 @@ class CudaPointersTest {
 
   @Test
   void aHostContextHasNoCudaPointers() throws Exception {
-    DeviceContext host = new HostBackend(1 << 20, 0).open(0);
+    DeviceContext host = new HostBackend(1 << 20).open(0);
     try {
       BackendException e = assertThrows(BackendException.class, () -> CudaPointers.of(host));
       assertEquals(FailureCode.UNSUPPORTED, e.code());

@@ -65,6 +65,9 @@ public class ContextVerticle extends VerticleBase {
     loop = new SubmissionLoop(name, spin, () -> {
       try {
         Backend backend = Backends.select(options);
+        if (options.isFaultInjection() && options.getOpenDelay() > 0) {
+          Thread.sleep(options.getOpenDelay());
+        }
         device = backend.open(options.getDevice());
         AllocationTable table = new AllocationTable(node, options.getDevice(), generation, options.getMemoryLimit());
         runtime = new ContextRuntime(vertx, options, node, generation, backend.name(), device, table, loop,

@@ -10,12 +10,10 @@ import com.vertxcuda.device.spi.DeviceContext;
 public final class HostBackend implements Backend {
 
   private final long memory;
-  private final long startDelay;
 
-  /** A host "device" with {@code memory} bytes that takes {@code startDelayMillis} to open. */
-  public HostBackend(long memory, long startDelayMillis) {
+  /** A host "device" with {@code memory} bytes. */
+  public HostBackend(long memory) {
     this.memory = memory;
-    this.startDelay = startDelayMillis;
   }
 
   @Override
@@ -25,13 +23,6 @@ public final class HostBackend implements Backend {
 
   @Override
   public DeviceContext open(int device) {
-    if (startDelay > 0) {
-      try {
-        Thread.sleep(startDelay);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
     return new HostContext(device, memory);
   }
 }

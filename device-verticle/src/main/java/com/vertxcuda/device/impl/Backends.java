@@ -4,6 +4,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.cuda.CudaBackend;
+import com.vertxcuda.device.cuda.CudaErrors;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.host.HostBackend;
 import com.vertxcuda.device.spi.Backend;
@@ -51,8 +52,16 @@ public final class Backends {
     return cuda ? Isolation.PROCESS : Isolation.IN_PROCESS;
   }
 
+  /**
+   * The sticky error that ended this process's use of a GPU, or null. Only cuda poisons a whole
+   * process; while this is null an in-process context that was lost (hung, failed) can be rebuilt.
+   */
+  public static String processPoisonedBy() {
+    return CudaErrors.poisonedBy();
+  }
+
   private static Backend host(DeviceOptions options) {
     long memory = options.getMemoryLimit() > 0 ? options.getMemoryLimit() : options.getHostMemory();
-    return new HostBackend(memory, options.getHostStartDelay());
+    return new HostBackend(memory);
   }
 }
