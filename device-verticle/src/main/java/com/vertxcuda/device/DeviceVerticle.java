@@ -244,8 +244,11 @@ public class DeviceVerticle extends VerticleBase {
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
       InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), library, deadline);
       ContextTier tier = context;
-      if (state == DeviceState.READY && tier != null && hops.get() == 0 && !(body instanceof DescribeRequest)
-        && inFlight.size() < options.getMaxInFlight()) {
+      if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !control(r)) {
+        // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
+        // hears it at once instead of behind the burst that filled the device.
+        rejectFull(r);
+      } else if (state == DeviceState.READY && tier != null && hops.get() == 0 && !(body instanceof DescribeRequest)) {
         submit(r, tier);
       } else {
         hops.incrementAndGet();
@@ -274,9 +277,8 @@ public class DeviceVerticle extends VerticleBase {
     }
     switch (state) {
       case READY:
-        if (inFlight.size() >= options.getMaxInFlight()) {
-          r.fail(FailureCode.QUEUE_FULL, "the device has " + inFlight.size()
-            + " requests in flight (maxInFlight); try again when some are answered");
+        if (inFlight.size() >= options.getMaxInFlight() && !control(r)) {
+          rejectFull(r);
         } else {
           submit(r);
         }
@@ -296,6 +298,17 @@ public class DeviceVerticle extends VerticleBase {
       default:
         r.fail(FailureCode.CONTEXT_LOST, "the device was undeployed");
     }
+  }
+
+  // Stats and describe are never turned away for load: they are how an operator sees the overload.
+  private static boolean control(InFlight.Entry r) {
+    return r.library() == null && (r.body() instanceof com.vertxcuda.message.StatsRequest
+      || r.body() instanceof DescribeRequest);
+  }
+
+  private void rejectFull(InFlight.Entry r) {
+    r.fail(FailureCode.QUEUE_FULL, "the device has " + inFlight.size() + " requests in flight (maxInFlight "
+      + options.getMaxInFlight() + "); try again when some are answered");
   }
 
   // The sender's timeout travels with the request (a header); the device's own bound caps it.

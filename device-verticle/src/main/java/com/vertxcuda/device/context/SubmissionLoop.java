@@ -7,6 +7,8 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestHandler;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.StatsRequest;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -74,6 +76,8 @@ public final class SubmissionLoop {
 
   private final String name;
   private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
+  /** Stats and describe: served before queued work, so an overloaded device still answers them at once. */
+  private final ConcurrentLinkedQueue<Object> control = new ConcurrentLinkedQueue<>();
   private final Map<Library, RequestHandler> libraries = new EnumMap<>(Library.class);
   private volatile RequestHandler device;
   private final List<Waiting> waiting = new ArrayList<>();
@@ -143,8 +147,18 @@ public final class SubmissionLoop {
 
   /** Queues a request; any thread. After {@link #close} it is answered with the closing failure. */
   public void submit(Request request) {
-    queue.add(request);
+    (isControl(request) ? control : queue).add(request);
     wake();
+  }
+
+  private static boolean isControl(Request request) {
+    return request.library() == null
+      && (request.body() instanceof StatsRequest || request.body() instanceof DescribeRequest);
+  }
+
+  private Object next() {
+    Object item = control.poll();
+    return item != null ? item : queue.poll();
   }
 
   /** Runs {@code task} on the submission thread, in queue order; any thread. */
@@ -179,7 +193,7 @@ public final class SubmissionLoop {
 
   /** Requests queued or waiting, for stats. */
   public int depth() {
-    return queue.size() + preparing.get();
+    return queue.size() + control.size() + preparing.get();
   }
 
   /**
@@ -216,7 +230,7 @@ public final class SubmissionLoop {
 
   private void failQueued() {
     CudaException reason = closedBy;
-    for (Object item; (item = queue.poll()) != null; ) {
+    for (Object item; (item = next()) != null; ) {
       if (item instanceof Request) {
         ((Request) item).fail(reason);
       }
@@ -233,7 +247,7 @@ public final class SubmissionLoop {
       return;
     }
     while (running) {
-      Object item = queue.poll();
+      Object item = next();
       if (item == null) {
         flushLast();
         item = idle();
@@ -279,7 +293,7 @@ public final class SubmissionLoop {
   private Object idle() {
     long until = spinNanos > 0 ? System.nanoTime() + spinNanos : 0;
     while (running) {
-      Object item = queue.poll();
+      Object item = next();
       if (item != null) {
         return item;
       }
@@ -288,7 +302,7 @@ public final class SubmissionLoop {
         continue;
       }
       sleeping = true;
-      item = queue.poll();
+      item = next();
       if (item != null) {
         sleeping = false;
         return item;

@@ -1,0 +1,141 @@
+package com.vertxcuda.device;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.FillRequest;
+import com.vertxcuda.message.StatsRequest;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A burst of 100,000 fills from one event loop, far past maxInFlight: every request is answered
+ * once, the ones turned away are turned away fast (QUEUE_FULL p50 within 50 ms of sending), and
+ * describe and stats from another verticle are answered within 100 ms while the burst is on; then
+ * the device serves as before. Through a typed client (the local route) and through the raw event
+ * bus (what a remote or hand-written sender uses), in both isolation modes.
+ */
+@ExtendWith(VertxExtension.class)
+class OverloadTest {
+
+  static final int BURST = 100_000;
+  static final int PER_TURN = 1_000;
+  static final int MAX_IN_FLIGHT = 2_048;
+
+  @ParameterizedTest(name = "{0} via {1}")
+  @CsvSource({"IN_PROCESS, client", "IN_PROCESS, bus", "PROCESS, client", "PROCESS, bus"})
+  void aBurstIsTurnedAwayFastAndControlRequestsStillAnswer(Isolation isolation, String route, Vertx vertx,
+                                                         VertxTestContext ctx) {
+    DeviceOptions options = TestDevices.options().setIsolation(isolation).setMaxInFlight(MAX_IN_FLIGHT)
+      .setRequestTimeout(60_000);
+    DeviceClient c = DeviceClient.create(vertx);
+    long[] queueFullNanos = new long[BURST];
+    AtomicInteger queueFull = new AtomicInteger();
+    AtomicInteger served = new AtomicInteger();
+    AtomicInteger other = new AtomicInteger();
+    AtomicInteger replies = new AtomicInteger();
+    Promise<Void> allAnswered = Promise.promise();
+    long[] control = new long[2];
+    Promise<Void> controlDone = Promise.promise();
+
+    TestDevices.deploy(vertx, options).compose(id -> c.alloc(DType.U8, 1024)).compose(h -> {
+      Context sender = vertx.getOrCreateContext();
+      Context observer = vertx.getOrCreateContext();
+      Supplier<Future<?>> fill = route.equals("client") ? () -> c.fillInteger(h, 7)
+        : () -> vertx.eventBus().request(c.address(), FillRequest.ofInteger(h, 7));
+      sender.runOnContext(v -> sendTurn(sender, fill, 0, queueFullNanos, queueFull, served, other, replies,
+        allAnswered, () -> observer.runOnContext(x -> control(vertx, c.address(), control, controlDone))));
+      return Future.all(allAnswered.future(), controlDone.future()).map(h);
+    }).compose(h -> {
+      ctx.verify(() -> {
+        assertEquals(BURST, replies.get(), "every request answered once");
+        assertEquals(0, other.get(), "only successes and QUEUE_FULL");
+        assertTrue(queueFull.get() > 0, "the burst went past maxInFlight");
+        long[] waits = Arrays.copyOf(queueFullNanos, queueFull.get());
+        Arrays.sort(waits);
+        long p50 = waits[waits.length / 2] / 1_000_000;
+        long p99 = waits[waits.length * 99 / 100] / 1_000_000;
+        System.out.printf("overload %s via %s: %d served, %d QUEUE_FULL, QUEUE_FULL p50 %d ms p99 %d ms; "
+          + "describe %d ms, stats %d ms during the burst%n", isolation, route, served.get(), queueFull.get(), p50,
+          p99, control[0] / 1_000_000, control[1] / 1_000_000);
+        assertTrue(served.get() >= MAX_IN_FLIGHT, "the device kept serving: " + served.get());
+        assertTrue(p50 <= 50, "QUEUE_FULL p50 " + p50 + " ms");
+        assertTrue(control[0] <= 100_000_000L, "describe took " + control[0] / 1_000_000 + " ms");
+        assertTrue(control[1] <= 100_000_000L, "stats took " + control[1] / 1_000_000 + " ms");
+      });
+      // Nothing was lost: the device serves and the buffer holds the value of the fills.
+      return c.fillInteger(h, 9).compose(x -> c.download(h)).compose(b -> c.stats().map(s -> {
+        ctx.verify(() -> {
+          for (int i = 0; i < b.length(); i++) {
+            assertEquals(9, b.getByte(i));
+          }
+          assertEquals(0, s.getInFlight());
+          assertEquals(queueFull.get(), s.getFailuresByCode().get(FailureCode.QUEUE_FULL.name()).longValue());
+        });
+        return null;
+      }));
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  // One event-loop turn sends PER_TURN fills, then yields so replies are seen while the burst goes on.
+  private static void sendTurn(Context sender, Supplier<Future<?>> fill, int from, long[] queueFullNanos,
+                               AtomicInteger queueFull, AtomicInteger served, AtomicInteger other,
+                               AtomicInteger replies, Promise<Void> allAnswered, Runnable halfway) {
+    int to = Math.min(BURST, from + PER_TURN);
+    for (int i = from; i < to; i++) {
+      long sent = System.nanoTime();
+      fill.get().onComplete(ar -> {
+        if (ar.succeeded()) {
+          served.incrementAndGet();
+        } else if (Failures.codeOf(ar.cause()) == FailureCode.QUEUE_FULL) {
+          queueFullNanos[queueFull.getAndIncrement()] = System.nanoTime() - sent;
+        } else {
+          other.incrementAndGet();
+          System.out.println("unexpected: " + ar.cause());
+        }
+        if (replies.incrementAndGet() == BURST) {
+          allAnswered.complete();
+        }
+      });
+    }
+    if (from < BURST / 2 && to >= BURST / 2) {
+      halfway.run();
+    }
+    if (to < BURST) {
+      sender.runOnContext(v -> sendTurn(sender, fill, to, queueFullNanos, queueFull, served, other, replies,
+        allAnswered, halfway));
+    }
+  }
+
+  private static void control(Vertx vertx, String address, long[] took, Promise<Void> done) {
+    long t0 = System.nanoTime();
+    vertx.eventBus().request(address, new DescribeRequest()).compose(m -> {
+      took[0] = System.nanoTime() - t0;
+      long t1 = System.nanoTime();
+      return vertx.eventBus().<Object>request(address, new StatsRequest()).map(x -> {
+        took[1] = System.nanoTime() - t1;
+        return (Void) null;
+      });
+    }).onComplete(done);
+  }
+}
