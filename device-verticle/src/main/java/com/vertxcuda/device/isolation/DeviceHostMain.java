@@ -60,10 +60,17 @@ public final class DeviceHostMain {
     BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
     String secret = stdin.readLine();
     exitWhenParentGoes(stdin);
-    SharedRegion region = SharedRegion.open(regionPath);
+    DeviceOptions options = new DeviceOptions(config);
+    SharedRegion region;
+    try {
+      region = SharedRegion.open(regionPath, options.getSharedMemorySize());
+    } catch (RuntimeException e) {
+      System.err.println("device host: " + e.getMessage());
+      Runtime.getRuntime().halt(EXIT_START_FAILED);
+      return;
+    }
     // Mapped: the name can go now, so nothing is left in /dev/shm whatever happens to either process.
     region.unlink();
-    DeviceOptions options = new DeviceOptions(config);
     String node = config.getString("node");
     long generation = config.getLong("generation");
     long spin = options.getSubmissionSpin() >= 0 ? options.getSubmissionSpin() * 1_000L

@@ -15,15 +15,17 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -34,7 +36,6 @@ import java.util.function.Consumer;
  */
 final class DeviceHostProcess {
 
-  private static final AtomicLong SEQUENCE = new AtomicLong();
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Process process;
@@ -57,31 +58,30 @@ final class DeviceHostProcess {
   /** Starts the child; {@code exited} hears (once, on a JDK thread) why it ended. */
   static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited)
     throws IOException {
-    String base = "vertx-cuda-" + ProcessHandle.current().pid() + "-" + options.getDevice() + "-g" + generation
-      + "-" + SEQUENCE.incrementAndGet();
-    Path shm = Path.of("/dev/shm");
-    Path regionDir = Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
-    SharedRegion region = SharedRegion.create(regionDir.resolve(base), options.getSharedMemorySize());
-    Path directory = null;
+    Path directory = privateDirectory();
+    SharedRegion region;
+    try {
+      region = SharedRegion.create(directory.resolve("region-" + randomHex(16)), options.getSharedMemorySize());
+    } catch (RuntimeException e) {
+      Files.deleteIfExists(directory);
+      throw e;
+    }
     Path socket = null;
     ServerSocketChannel server;
     String address;
     try {
-      directory = Files.createTempDirectory(base, PosixFilePermissions.asFileAttribute(
-        PosixFilePermissions.fromString("rwx------")));
       socket = directory.resolve("link.sock");
       server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
       server.bind(UnixDomainSocketAddress.of(socket));
       address = "unix:" + socket;
     } catch (IOException | UnsupportedOperationException e) {
       // No Unix domain sockets here: loopback TCP; the secret still keeps other processes out.
+      socket = null;
       server = ServerSocketChannel.open();
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
       address = "tcp:" + ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
-    byte[] bytes = new byte[32];
-    RANDOM.nextBytes(bytes);
-    String secret = HexFormat.of().formatHex(bytes);
+    String secret = randomHex(32);
     Process process;
     try {
       process = spawn(options, node, generation, address, region.path());
@@ -91,6 +91,10 @@ final class DeviceHostProcess {
     } catch (IOException e) {
       server.close();
       region.unlink();
+      if (socket != null) {
+        Files.deleteIfExists(socket);
+      }
+      Files.deleteIfExists(directory);
       throw e;
     }
     DeviceHostProcess host = new DeviceHostProcess(process, region, server, directory, socket, secret);
@@ -100,6 +104,34 @@ final class DeviceHostProcess {
       exited.accept(host.exitReason());
     });
     return host;
+  }
+
+  /**
+   * A fresh directory only this user can enter ({@code rwx------} from its creation), under
+   * /dev/shm where there is one (java.io.tmpdir otherwise), named with 128 random bits: the region
+   * and the socket live in it, so no other user can open, replace or plant anything by their names.
+   * Created exclusively: a name taken by anything, a link included, fails instead of being reused.
+   */
+  static Path privateDirectory() throws IOException {
+    String name = "vertx-cuda-" + ProcessHandle.current().pid() + "-" + randomHex(16);
+    Path shm = Path.of("/dev/shm");
+    if (Files.isDirectory(shm)) {
+      try {
+        return Files.createDirectory(shm.resolve(name), OWNER_ONLY);
+      } catch (IOException e) {
+        // /dev/shm refuses us: the temporary directory will do
+      }
+    }
+    return Files.createDirectory(Path.of(System.getProperty("java.io.tmpdir")).resolve(name), OWNER_ONLY);
+  }
+
+  private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
+    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
+  static String randomHex(int bytes) {
+    byte[] b = new byte[bytes];
+    RANDOM.nextBytes(b);
+    return HexFormat.of().formatHex(b);
   }
 
   private static Process spawn(DeviceOptions options, String node, long generation, String address, Path region)

@@ -13,15 +13,27 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * A file in /dev/shm mapped by the device verticle and its device host: bulk data moves through it,
  * never through the link socket. The device verticle's side hands out slots (first fit, 4 KiB
  * aligned); the device host only reads and writes where a frame tells it.
+ *
+ * <p>The file lies in a directory only this user can enter, under a name nobody can guess
+ * ({@link DeviceHostProcess}); it is created exclusively, never through a link, readable and
+ * writable by its owner only from the moment it exists, and the device host maps it only after
+ * checking it is such a file.
  */
 final class SharedRegion {
 
@@ -43,14 +55,21 @@ final class SharedRegion {
     free.put(0L, size);
   }
 
-  /** Creates (or truncates) the region file and maps it. */
+  private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
+
+  /**
+   * Creates the region file and maps it. The file must not exist (nor a link by its name: that
+   * fails rather than being followed); it is {@code rw-------} from its creation.
+   */
   static SharedRegion create(Path path, long size) {
     if (size < 1 << 16 || size > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("the shared region takes 64 KiB to 2 GiB, not " + size + " bytes");
     }
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-      StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-      ch.truncate(size);
+    Set<OpenOption> how = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE,
+      LinkOption.NOFOLLOW_LINKS);
+    FileAttribute<?>[] attributes = posix(path)
+      ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)} : new FileAttribute<?>[0];
+    try (FileChannel ch = FileChannel.open(path, how, attributes)) {
       ch.position(size - 1);
       ch.write(ByteBuffer.wrap(new byte[1]));
       return new SharedRegion(path, ch.map(FileChannel.MapMode.READ_WRITE, 0, size));
@@ -59,12 +78,54 @@ final class SharedRegion {
     }
   }
 
-  /** Maps an existing region file. */
-  static SharedRegion open(Path path) {
-    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+  /**
+   * Maps an existing region file of {@code size} bytes (the device host's side). It is opened
+   * without following links, and mapped only if it is a regular file of that size, owned by this
+   * user and {@code rw-------}, in a directory of this user's that is {@code rwx------}.
+   */
+  static SharedRegion open(Path path, long size) {
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE,
+      LinkOption.NOFOLLOW_LINKS)) {
+      if (posix(path)) {
+        check(path, false);
+        check(path.toAbsolutePath().getParent(), true);
+      } else if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+        throw new IOException("not a regular file");
+      }
+      if (ch.size() != size) {
+        throw new IOException("it holds " + ch.size() + " bytes, not " + size);
+      }
       return new SharedRegion(path, ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size()));
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot map the shared region " + path, e);
+      throw new UncheckedIOException("cannot map the shared region " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static boolean posix(Path path) {
+    return path.getFileSystem().supportedFileAttributeViews().contains("unix");
+  }
+
+  // A regular file (or the directory holding it) of this user's that only this user may use.
+  private static void check(Path path, boolean directory) throws IOException {
+    PosixFileAttributes a = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (directory ? !a.isDirectory() : !a.isRegularFile()) {
+      throw new IOException(path + " is not a " + (directory ? "directory" : "regular file"));
+    }
+    long uid = ((Number) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
+    if (uid != Owner.UID) {
+      throw new IOException(path + " belongs to uid " + uid + ", not to this process's " + Owner.UID);
+    }
+    String want = directory ? "rwx------" : "rw-------";
+    if (!a.permissions().equals(PosixFilePermissions.fromString(want))) {
+      throw new IOException(path + " is " + PosixFilePermissions.toString(a.permissions()) + ", not " + want);
+    }
+  }
+
+  /** This process's user id. */
+  static final class Owner {
+    static final long UID = new com.sun.security.auth.module.UnixSystem().getUid();
+
+    private Owner() {
     }
   }
 
