@@ -43,10 +43,12 @@ final class DeviceHostProcess {
   private final ServerSocketChannel server;
   private final Path directory;
   private final Path socket;
+  private final String address;
   private final String secret;
 
   private DeviceHostProcess(Process process, SharedRegion region, ServerSocketChannel server, Path directory,
-                            Path socket, String secret) {
+                            Path socket, String address, String secret) {
+    this.address = address;
     this.process = process;
     this.region = region;
     this.server = server;
@@ -58,6 +60,12 @@ final class DeviceHostProcess {
   /** Starts the child; {@code exited} hears (once, on a JDK thread) why it ended. */
   static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited)
     throws IOException {
+    return start(options, node, generation, exited, true);
+  }
+
+  /** As {@link #start}; {@code unixSocket} false takes the loopback TCP fallback (for tests). */
+  static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited,
+                                 boolean unixSocket) throws IOException {
     Path directory = privateDirectory();
     SharedRegion region;
     try {
@@ -70,12 +78,22 @@ final class DeviceHostProcess {
     ServerSocketChannel server;
     String address;
     try {
+      if (!unixSocket) {
+        throw new UnsupportedOperationException("loopback TCP asked for");
+      }
       socket = directory.resolve("link.sock");
       server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
       server.bind(UnixDomainSocketAddress.of(socket));
+      // Already unreachable to others (its directory is rwx------); owner-only itself as well.
+      if (posix(socket)) {
+        Files.setPosixFilePermissions(socket, PosixFilePermissions.fromString("rw-------"));
+      }
       address = "unix:" + socket;
     } catch (IOException | UnsupportedOperationException e) {
       // No Unix domain sockets here: loopback TCP; the secret still keeps other processes out.
+      if (socket != null) {
+        Files.deleteIfExists(socket);
+      }
       socket = null;
       server = ServerSocketChannel.open();
       server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
@@ -97,7 +115,7 @@ final class DeviceHostProcess {
       Files.deleteIfExists(directory);
       throw e;
     }
-    DeviceHostProcess host = new DeviceHostProcess(process, region, server, directory, socket, secret);
+    DeviceHostProcess host = new DeviceHostProcess(process, region, server, directory, socket, address, secret);
     process.onExit().thenAccept(p -> {
       // Here, not on a Vert.x context: the names must not outlive a device host that never mapped them.
       host.unlinkNames();
@@ -127,6 +145,10 @@ final class DeviceHostProcess {
 
   private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
+
+  private static boolean posix(Path path) {
+    return path.getFileSystem().supportedFileAttributeViews().contains("posix");
+  }
 
   static String randomHex(int bytes) {
     byte[] b = new byte[bytes];
@@ -233,6 +255,16 @@ final class DeviceHostProcess {
       }
     }
     return true;
+  }
+
+  /** Where the device host connects: {@code unix:<path>} or {@code tcp:<port>}. */
+  String address() {
+    return address;
+  }
+
+  /** The private directory of the region and the socket. */
+  Path directory() {
+    return directory;
   }
 
   SharedRegion region() {

@@ -1,0 +1,113 @@
+package com.vertxcuda.device.isolation;
+
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.Isolation;
+import com.vertxcuda.device.TestDevices;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.DeviceInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The link between a device verticle and its device host: only a peer that proves the secret is
+ * ever sent a frame, over the Unix domain socket (owner-only, in an owner-only directory) as over
+ * the loopback TCP fallback; peers that connect first without it do not hold the device host out.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DeviceHostLinkTest {
+
+  static DeviceOptions options() {
+    return TestDevices.options().setIsolation(Isolation.PROCESS).setSharedMemorySize(1 << 20);
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void peersWithoutTheSecretGetNothingAndTheDeviceHostStillServes(boolean unixSocket) throws Exception {
+    DeviceHostProcess host = DeviceHostProcess.start(options(), "local", 1, why -> { }, unixSocket);
+    try {
+      String address = host.address();
+      if (unixSocket) {
+        assertTrue(address.startsWith("unix:"), address);
+        Path socket = Path.of(address.substring(5));
+        assertEquals("rw-------", PosixFilePermissions.toString(
+          Files.getPosixFilePermissions(socket, LinkOption.NOFOLLOW_LINKS)), "the socket");
+        assertEquals("rwx------", PosixFilePermissions.toString(
+          Files.getPosixFilePermissions(socket.getParent(), LinkOption.NOFOLLOW_LINKS)), "the socket's directory");
+      } else {
+        assertTrue(address.startsWith("tcp:"), address);
+      }
+      // Both connect before the device host can (a JVM takes longer to start): one says nothing,
+      // one sends an AUTH frame with a wrong secret and then what would be a request.
+      SocketChannel silent = connect(address);
+      SocketChannel wrong = connect(address);
+      wrong.write(LinkFrame.notice(LinkFrame.Kind.AUTH, 1, 0, "00".repeat(32)).encode());
+      wrong.write(LinkFrame.request(2, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(10)).encode());
+
+      BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
+      Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), why -> { }, 0);
+      try {
+        LinkFrame hello = frames.poll(30, TimeUnit.SECONDS);
+        assertNotNull(hello, "no HELLO from the device host");
+        assertEquals(LinkFrame.Kind.HELLO, hello.kind, String.valueOf(hello.text));
+        link.send(LinkFrame.request(7, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(10)).encode());
+        LinkFrame reply = frames.poll(30, TimeUnit.SECONDS);
+        assertNotNull(reply, "the device host did not answer");
+        assertEquals(LinkFrame.Kind.REPLY, reply.kind, String.valueOf(reply.text));
+        assertEquals(7, reply.id);
+        assertEquals(host.pid(), ((DeviceInfo) reply.body).getPid());
+
+        assertEquals(0, bytesUntilClosed(silent), "bytes sent to a peer that said nothing");
+        assertEquals(0, bytesUntilClosed(wrong), "bytes sent to a peer with a wrong secret");
+      } finally {
+        link.close();
+      }
+    } finally {
+      host.stop().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  static SocketChannel connect(String address) throws IOException {
+    if (address.startsWith("unix:")) {
+      SocketChannel c = SocketChannel.open(StandardProtocolFamily.UNIX);
+      c.connect(UnixDomainSocketAddress.of(address.substring(5)));
+      return c;
+    }
+    return SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
+      Integer.parseInt(address.substring(4))));
+  }
+
+  // Reads until the device verticle's side closes the connection; counts what it was sent.
+  static long bytesUntilClosed(SocketChannel c) throws IOException {
+    long total = 0;
+    ByteBuffer b = ByteBuffer.allocate(1 << 16);
+    try (c) {
+      for (int n = c.read(b); n >= 0; n = c.read(b)) {
+        total += n;
+        b.clear();
+      }
+    } catch (IOException e) {
+      // reset by the peer: closed as well
+    }
+    return total;
+  }
+}
