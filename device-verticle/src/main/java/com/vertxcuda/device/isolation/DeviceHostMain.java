@@ -28,7 +28,6 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Base64;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -39,9 +38,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * its standard input (a pipe from the parent) ends, and after a sticky error, which on CUDA ends the
  * process's use of the GPU.
  *
- * <p>Arguments: the link address ({@code unix:<path>} or {@code tcp:<port>}), the shared region's
- * path, and the context config (DeviceOptions JSON with node and generation), base64. The first
- * line of standard input is the secret it proves when it connects.
+ * <p>No arguments: the first line of standard input is a JSON object with the secret it proves when
+ * it connects ({@code secret}), the link address ({@code link}: {@code unix:<path>} or
+ * {@code tcp:<port>}), the shared region's path ({@code region}) and the context config
+ * ({@code config}: DeviceOptions JSON with node and generation). Nothing of it is on the command
+ * line or in the environment, where other local users could read it.
  */
 public final class DeviceHostMain {
 
@@ -54,12 +55,21 @@ public final class DeviceHostMain {
   }
 
   public static void main(String[] args) throws IOException {
-    String address = args[0];
-    Path regionPath = Path.of(args[1]);
-    JsonObject config = new JsonObject(new String(Base64.getDecoder().decode(args[2]), StandardCharsets.UTF_8));
-    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
-    String secret = stdin.readLine();
+    BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    String first = stdin.readLine();
+    JsonObject launch;
+    try {
+      launch = new JsonObject(String.valueOf(first));
+    } catch (RuntimeException e) {
+      System.err.println("device host: standard input does not start with its launch JSON");
+      Runtime.getRuntime().halt(EXIT_START_FAILED);
+      return;
+    }
     exitWhenParentGoes(stdin);
+    String secret = launch.getString("secret");
+    String address = launch.getString("link");
+    Path regionPath = Path.of(launch.getString("region"));
+    JsonObject config = launch.getJsonObject("config");
     DeviceOptions options = new DeviceOptions(config);
     SharedRegion region;
     try {
@@ -81,9 +91,13 @@ public final class DeviceHostMain {
       channel = connect(address);
     } catch (IOException e) {
       System.err.println("device host: cannot reach its device verticle at " + address + ": " + e.getMessage());
+      removeNames(address, regionPath);
       Runtime.getRuntime().halt(EXIT_START_FAILED);
       return;
     }
+    // Connected: the socket's name and the private directory can go too (the parent does the same
+    // once it hears HELLO; whichever comes first), so a parent killed now leaves nothing behind.
+    removeNames(address, regionPath);
     Vertx vertx = Vertx.vertx();
     CudaCodecs.register(vertx.eventBus());
     Promise<ContextTier> tier = Promise.promise();
@@ -116,6 +130,17 @@ public final class DeviceHostMain {
       link[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, 0, String.valueOf(t.getMessage())).encode());
       vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));
     });
+  }
+
+  private static void removeNames(String address, Path region) {
+    try {
+      if (address.startsWith("unix:")) {
+        java.nio.file.Files.deleteIfExists(Path.of(address.substring(5)));
+      }
+      java.nio.file.Files.deleteIfExists(region.toAbsolutePath().getParent());
+    } catch (IOException ignored) {
+      // not empty or already gone: the parent removes them
+    }
   }
 
   private static SocketChannel connect(String address) throws IOException {

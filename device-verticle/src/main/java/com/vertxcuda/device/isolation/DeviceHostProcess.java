@@ -20,7 +20,6 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
@@ -31,8 +30,9 @@ import java.util.function.Consumer;
 /**
  * One device-host process and what it shares with its parent: the shared region, the listening
  * socket (a Unix domain socket in a directory only this user can enter, 127.0.0.1 TCP only where
- * Unix sockets are missing), and a secret the child proves on connecting — given on its standard
- * input, never on its command line — so no other local process can pose as the device host.
+ * Unix sockets are missing), and a secret the child proves on connecting, so no other local process
+ * can pose as the device host. The secret, the link's address, the region's path and the options
+ * reach the child on its standard input, never on its command line or in its environment.
  */
 final class DeviceHostProcess {
 
@@ -102,9 +102,15 @@ final class DeviceHostProcess {
     String secret = randomHex(32);
     Process process;
     try {
-      process = spawn(options, node, generation, address, region.path());
+      process = spawn(options);
+      // Everything the device host must know goes through its standard input, a pipe only the two
+      // processes hold: nothing of it on its command line or in its environment, where any local
+      // user can read it (ps, /proc/<pid>/cmdline).
+      JsonObject launch = new JsonObject().put("secret", secret).put("link", address)
+        .put("region", region.path().toString())
+        .put("config", options.toJson().put("node", node).put("generation", generation));
       OutputStream in = process.getOutputStream();
-      in.write((secret + "\n").getBytes(StandardCharsets.US_ASCII));
+      in.write((launch.encode() + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
     } catch (IOException e) {
       server.close();
@@ -156,9 +162,7 @@ final class DeviceHostProcess {
     return HexFormat.of().formatHex(b);
   }
 
-  private static Process spawn(DeviceOptions options, String node, long generation, String address, Path region)
-    throws IOException {
-    JsonObject config = options.toJson().put("node", node).put("generation", generation);
+  private static Process spawn(DeviceOptions options) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     cmd.addAll(options.getDeviceHostJvmOptions());
@@ -170,9 +174,6 @@ final class DeviceHostProcess {
     cmd.add("-cp");
     cmd.add(DeviceHostClassPath.of());
     cmd.add(DeviceHostMain.class.getName());
-    cmd.add(address);
-    cmd.add(region.toString());
-    cmd.add(Base64.getEncoder().encodeToString(config.encode().getBytes(StandardCharsets.UTF_8)));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     // The device host's output joins this process's standard error, line by line, with its pid.
     Thread echo = new Thread(() -> {
@@ -260,6 +261,11 @@ final class DeviceHostProcess {
   /** Where the device host connects: {@code unix:<path>} or {@code tcp:<port>}. */
   String address() {
     return address;
+  }
+
+  /** The secret the device host proves (tests check it appears nowhere else). */
+  String secret() {
+    return secret;
   }
 
   /** The private directory of the region and the socket. */

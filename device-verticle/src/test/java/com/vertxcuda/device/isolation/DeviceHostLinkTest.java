@@ -20,11 +20,15 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -84,6 +88,51 @@ class DeviceHostLinkTest {
     } finally {
       host.stop().get(10, TimeUnit.SECONDS);
     }
+  }
+
+  /**
+   * Nothing another local user could read about the device host (its command line, its
+   * environment) gives away the secret, the link's address, the region's path or the options: all
+   * of it goes through its standard input.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void nothingSensitiveOnTheDeviceHostsCommandLineOrInItsEnvironment(boolean unixSocket) throws Exception {
+    DeviceOptions options = options().setDeviceHostStartTimeout(29_876);
+    DeviceHostProcess host = DeviceHostProcess.start(options, "local", 1, why -> { }, unixSocket);
+    List<String> secrets = List.of(host.secret(), host.address(), host.address().substring(5),
+      host.directory().toString(), host.region().path().toString(), host.region().path().getFileName().toString(),
+      "29876", options.toJson().encode(),
+      Base64.getEncoder().encodeToString(options.toJson().put("node", "local").put("generation", 1).encode()
+        .getBytes(StandardCharsets.UTF_8)).substring(0, 16));
+    try {
+      // Once it has connected and proved the secret, the device host's JVM surely runs.
+      BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
+      Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), why -> { }, 0);
+      try {
+        ProcessHandle.Info info = ProcessHandle.of(host.pid()).orElseThrow().info();
+        List<String> arguments = List.of(info.arguments().orElseThrow());
+        assertEquals(DeviceHostMain.class.getName(), arguments.get(arguments.size() - 1),
+          "arguments after the main class: " + arguments);
+        String commandLine = info.commandLine().orElseThrow();
+        String cmdline = read(Path.of("/proc/" + host.pid() + "/cmdline"));
+        String environ = read(Path.of("/proc/" + host.pid() + "/environ"));
+        for (String secret : secrets) {
+          assertFalse(commandLine.contains(secret), "the command line shows " + secret);
+          assertFalse(cmdline.contains(secret), "/proc/<pid>/cmdline shows " + secret);
+          assertFalse(environ.contains(secret), "the environment shows " + secret);
+        }
+        assertTrue(cmdline.contains(DeviceHostMain.class.getName()), cmdline);
+      } finally {
+        link.close();
+      }
+    } finally {
+      host.stop().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  static String read(Path proc) throws IOException {
+    return Files.isReadable(proc) ? new String(Files.readAllBytes(proc), StandardCharsets.UTF_8).replace('\0', ' ') : "";
   }
 
   static SocketChannel connect(String address) throws IOException {
