@@ -1,6 +1,7 @@
 package com.vertxcuda.device;
 
 import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
@@ -389,22 +390,72 @@ class IsolationTest {
   }
 
   @Test
-  void aFullSharedRegionAnswersQueueFullAndRecovers(Vertx vertx, VertxTestContext ctx) {
+  void transferBuffersHoldAtMostHalfTheRegionAndTransfersStillServe(Vertx vertx, VertxTestContext ctx) {
     DeviceVerticle device = new DeviceVerticle(processOptions().setSharedMemorySize(1 << 20));
     DeviceClient c = DeviceClient.create(vertx);
     vertx.deployVerticle(device).compose(id -> c.alloc(DType.F32, 1 << 16)).compose(h -> {
-      // A user's transfer buffer takes most of the region; a 256 KiB download finds no slot.
-      Buffer held = device.allocateTransferBuffer(900 << 10);
-      return FailureCodesTest.expect(c, FailureCode.QUEUE_FULL, "shared region has no free", () -> c.download(h))
-        .compose(x -> {
-          assertTrue(device.releaseTransferBuffer(held));
-          return c.fill(h, 2).compose(y -> c.download(h));
-        });
-    }).onComplete(ctx.succeeding(b -> ctx.verify(() -> {
-      assertEquals(1 << 18, b.length());
-      assertEquals(2f, b.getFloatLE(4096));
+      // Transfer buffers take half the region, all users may hold; one byte more is refused, naming the bound.
+      Buffer held = device.allocateTransferBuffer(512 << 10);
+      CudaException e = org.junit.jupiter.api.Assertions.assertThrows(CudaException.class,
+        () -> device.allocateTransferBuffer(1));
+      assertEquals(FailureCode.OUT_OF_MEMORY, e.code());
+      assertTrue(e.getMessage().contains("at most 524288 bytes"), e.getMessage());
+      // The other half serves transfers: a 256 KiB download (copied out, not lent).
+      return c.fill(h, 2).compose(y -> c.download(h)).map(b -> {
+        assertEquals(2f, b.getFloatLE(4096));
+        assertFalse(device.releaseTransferBuffer(b), "a 256 KiB download is copied out of the region");
+        assertTrue(device.releaseTransferBuffer(held));
+        return device.allocateTransferBuffer(512 << 10);
+      });
+    }).onComplete(ctx.succeeding(again -> ctx.verify(() -> {
+      assertEquals(0, again.length());
+      assertTrue(device.releaseTransferBuffer(again));
       ctx.completeNow();
     })));
+  }
+
+  /**
+   * One client holding two downloads of half the region each used to fill it: every other
+   * client's download, 64 bytes included, was answered QUEUE_FULL until they were dropped. Now
+   * users hold at most half the region; the second large download is copied out instead of lent,
+   * and other clients' transfers still find room.
+   */
+  @Test
+  void aClientHoldingLargeDownloadsLeavesRoomForOthers(Vertx vertx, VertxTestContext ctx) {
+    DeviceVerticle device = new DeviceVerticle(processOptions().setSharedMemorySize(4 << 20));
+    DeviceClient hoarder = DeviceClient.create(vertx);
+    DeviceClient other = DeviceClient.create(vertx);
+    int half = 1 << 19; // 2 MiB of floats: half the region, the largest slot
+    vertx.deployVerticle(device)
+      .compose(id -> Future.all(hoarder.alloc(DType.F32, half), hoarder.alloc(DType.F32, half),
+        other.alloc(DType.F32, 16), other.alloc(DType.F32, 1 << 18)))
+      .compose(all -> {
+        BufferHandle a = all.resultAt(0);
+        BufferHandle b = all.resultAt(1);
+        BufferHandle tiny = all.resultAt(2);
+        BufferHandle mid = all.resultAt(3);
+        return Future.all(hoarder.fill(a, 1), hoarder.fill(b, 2), other.fill(tiny, 3), other.fill(mid, 4))
+          .compose(v -> hoarder.download(a)).compose(da -> hoarder.download(b).compose(db ->
+            // Both held by the hoarder while the other client transfers.
+            Future.all(other.download(tiny), other.download(mid)).map(small -> {
+              Buffer t = small.resultAt(0);
+              Buffer m = small.resultAt(1);
+              assertEquals(64, t.length());
+              assertArrayEquals(new float[] {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}, floats(t));
+              assertEquals(1 << 20, m.length());
+              assertEquals(4f, m.getFloatLE((1 << 20) - 4));
+              assertEquals(4 * half, da.length());
+              assertEquals(4 * half, db.length());
+              for (int i = 0; i < half; i += 4099) {
+                assertEquals(1f, da.getFloatLE(4 * i), "first download, element " + i);
+                assertEquals(2f, db.getFloatLE(4 * i), "second download, element " + i);
+              }
+              assertTrue(device.releaseTransferBuffer(da), "the first download is lent over the region");
+              assertTrue(device.releaseTransferBuffer(db), "the second one, copied out, goes back to the pool");
+              return null;
+            })));
+      })
+      .onComplete(ctx.succeedingThenComplete());
   }
 
   @Test

@@ -46,6 +46,8 @@ final class SharedRegion {
   /** Free extents: offset → length. */
   private final TreeMap<Long, Long> free = new TreeMap<>();
   private final LentBuffers lent = new LentBuffers();
+  /** Bytes of slots users hold (lent buffers, and downloads about to be lent); at most {@link #heldLimit}. */
+  private long held;
 
   private SharedRegion(Path path, MappedByteBuffer mapping) {
     this.path = path;
@@ -154,9 +156,46 @@ final class SharedRegion {
     return mapping.slice((int) offset, (int) length).order(ByteOrder.LITTLE_ENDIAN);
   }
 
+  private static long footprint(long length) {
+    return Math.max(ALIGN, (length + ALIGN - 1) / ALIGN * ALIGN);
+  }
+
+  /**
+   * What users may hold of the region at once, all together: half of it. Slots users hold return
+   * only when they release them or drop them, so without a bound one user holding two downloads
+   * of half the region each would leave every other transfer without a slot; with it, the other
+   * half is always there for transfers in flight.
+   */
+  long heldLimit() {
+    return size / 2;
+  }
+
+  /** Bytes users hold now. */
+  synchronized long held() {
+    return held;
+  }
+
+  /**
+   * Counts a slot of {@code length} bytes a user is about to hold (lent by {@link #buffer});
+   * false, counting nothing, when that would pass {@link #heldLimit}.
+   */
+  synchronized boolean hold(long length) {
+    long fp = footprint(length);
+    if (held + fp > heldLimit()) {
+      return false;
+    }
+    held += fp;
+    return true;
+  }
+
+  /** Undoes {@link #hold} for a slot that was never lent. */
+  synchronized void unhold(long length) {
+    held -= footprint(length);
+  }
+
   /** A free slot of {@code length} bytes, or -1 when none is free. */
   synchronized long allocate(long length) {
-    long want = Math.max(ALIGN, (length + ALIGN - 1) / ALIGN * ALIGN);
+    long want = footprint(length);
     for (Map.Entry<Long, Long> e : free.entrySet()) {
       if (e.getValue() >= want) {
         long offset = e.getKey();
@@ -171,7 +210,7 @@ final class SharedRegion {
   }
 
   synchronized void release(long offset, long length) {
-    long len = Math.max(ALIGN, (length + ALIGN - 1) / ALIGN * ALIGN);
+    long len = footprint(length);
     Map.Entry<Long, Long> before = free.floorEntry(offset);
     if (before != null && before.getKey() + before.getValue() == offset) {
       offset = before.getKey();
@@ -192,11 +231,17 @@ final class SharedRegion {
   }
 
   /**
-   * A Vert.x buffer over a slot with room for {@code capacity} bytes, holding {@code length}; the
-   * slot returns to the region when the buffer is released ({@link #releaseBuffer}) or unreachable.
+   * A Vert.x buffer over a slot with room for {@code capacity} bytes, holding {@code length}, counted
+   * by {@link #hold} before; the slot returns to the region (and stops counting) when the buffer is
+   * released ({@link #releaseBuffer}) or it and every slice of it are unreachable.
    */
   Buffer buffer(long offset, int capacity, int length) {
-    return lent.lend(slice(offset, capacity), length, () -> release(offset, capacity));
+    return lent.lend(slice(offset, capacity), length, () -> {
+      synchronized (this) {
+        release(offset, capacity);
+        unhold(capacity);
+      }
+    });
   }
 
   /** Returns a buffer's slot now; the buffer must not be used afterwards. False if it holds none. */

@@ -4,6 +4,7 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.context.Transfers;
+import com.vertxcuda.device.impl.HostBufferPool;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.UploadRequest;
@@ -20,6 +21,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * goes in chunks through one slot, one chunk after the other; its first chunk takes the
  * transfer's place in the context's order and keeps it for the whole transfer (the device host
  * holds later requests on the same buffer until the last chunk is queued).
+ *
+ * <p>What users hold of the region (downloads lent over it, transfer buffers) is bounded
+ * ({@link SharedRegion#heldLimit}): a download that would pass the bound is copied out instead, in
+ * chunks of at most an eighth of the region, into pooled host memory, as in-process downloads are.
+ * It still succeeds, at the cost of one host copy, and the other half of the region stays free
+ * for everyone's transfers in flight. The bound is on all users together, not per requester: a
+ * request carries no identity a requester could not forge or rotate (the reply address is new for
+ * every message, a client id would be self-declared), so a per-requester quota would stop no one
+ * who meant harm.
  */
 final class SharedTransfers {
 
@@ -51,7 +61,7 @@ final class SharedTransfers {
         answer(r, () -> h, () -> region.release(slot, data.length())));
       return;
     }
-    new Chunks(r, h, true, src).next(0);
+    new Chunks(r, h, true, src, region.largestSlot()).next(0);
   }
 
   void download(Request r, BufferHandle h) {
@@ -68,8 +78,14 @@ final class SharedTransfers {
       }, () -> region.release(slot, length)));
       return;
     }
-    if (length <= region.largestSlot()) {
-      long slot = slot(length);
+    if (length <= region.largestSlot() && region.hold(length)) {
+      long slot;
+      try {
+        slot = slot(length);
+      } catch (CudaException e) {
+        region.unhold(length);
+        throw e;
+      }
       // On success the slot goes with the buffer over it, and returns when that is released.
       tier.send(r, new SharedTransfer(h, slot, length, false, 0, 0), new ProcessContextTier.Call() {
         @Override
@@ -80,12 +96,14 @@ final class SharedTransfers {
         @Override
         public void failed(CudaException failure) {
           region.release(slot, length);
+          region.unhold(length);
           r.fail(failure);
         }
       });
       return;
     }
-    new Chunks(r, h, false, null).next(0);
+    // Larger than a slot, or users already hold all they may: copied out, in bounded chunks.
+    new Chunks(r, h, false, null, Math.min(region.largestSlot(), region.size() / 8)).next(0);
   }
 
   /** One transfer in chunks through one slot, each chunk sent when the previous one is done. */
@@ -97,15 +115,16 @@ final class SharedTransfers {
     final long transfer = transfers.incrementAndGet();
     final long perChunk;
     final long slot;
-    Buffer assembled;
+    /** A download's bytes, in pooled host memory. */
+    ByteBuffer assembled;
 
-    Chunks(Request request, BufferHandle handle, boolean toDevice, ByteBuffer source) {
+    Chunks(Request request, BufferHandle handle, boolean toDevice, ByteBuffer source, long chunkBytes) {
       this.request = request;
       this.handle = handle;
       this.toDevice = toDevice;
       this.source = source;
       int size = handle.dtype().size();
-      this.perChunk = Math.max(size, region.largestSlot() / size * size);
+      this.perChunk = Math.max(size, chunkBytes / size * size);
       this.slot = slot(perChunk);
     }
 
@@ -119,16 +138,15 @@ final class SharedTransfers {
         public void replied(Object body) {
           if (!toDevice) {
             if (assembled == null) {
-              // Allocated once the first chunk came back: by then the context has checked the handle.
-              assembled = Buffer.buffer((int) handle.byteLength());
+              // Taken once the first chunk came back: by then the context has checked the handle.
+              assembled = HostBufferPool.shared().take((int) handle.byteLength());
             }
-            byte[] bytes = new byte[(int) n];
-            region.slice(slot, n).get(bytes);
-            assembled.appendBytes(bytes);
+            assembled.put(region.slice(slot, n));
           }
           if (from + n >= handle.byteLength()) {
             region.release(slot, perChunk);
-            request.reply(toDevice ? handle : new DownloadReply(handle, assembled));
+            request.reply(toDevice ? handle : new DownloadReply(handle,
+              HostBufferPool.shared().lease(assembled.flip(), (int) handle.byteLength())));
           } else {
             next(from + n);
           }
@@ -137,6 +155,9 @@ final class SharedTransfers {
         @Override
         public void failed(CudaException failure) {
           region.release(slot, perChunk);
+          if (assembled != null) {
+            HostBufferPool.shared().give(assembled);
+          }
           request.fail(failure);
         }
       });
@@ -170,14 +191,21 @@ final class SharedTransfers {
   }
 
   Buffer allocateTransferBuffer(int bytes) {
+    if (!region.hold(bytes)) {
+      throw new CudaException(FailureCode.OUT_OF_MEMORY, "transfer buffers and downloads lent over the shared "
+        + "region may hold at most " + region.heldLimit() + " bytes (half of sharedMemorySize) together; "
+        + region.held() + " are held, " + bytes + " more asked for: release some (releaseTransferBuffer)");
+    }
     long offset = region.allocate(bytes);
     if (offset < 0) {
+      region.unhold(bytes);
       throw new CudaException(FailureCode.OUT_OF_MEMORY, "the shared region has no free " + bytes + "-byte slot");
     }
     return region.buffer(offset, bytes, 0);
   }
 
+  /** Returns a transfer buffer, or a downloaded one (lent over the region or copied out), now. */
   boolean releaseTransferBuffer(Buffer buffer) {
-    return region.releaseBuffer(buffer);
+    return region.releaseBuffer(buffer) || HostBufferPool.shared().release(buffer);
   }
 }
