@@ -59,7 +59,8 @@ class CodecTest {
       new DescribeRequest(),
       new DeviceStats().setGeneration(3).setState(DeviceState.READY).setBytesAllocated(4096)
         .setBuffersAllocated(2).setCachedBytes(512).setBackendFreeBytes(1 << 20).setBackendTotalBytes(1 << 30)
-        .setInFlight(1).setQueueDepth(4).setOperationsServed(99).setFailuresByCode(failures).setSpareReady(true),
+        .setInFlight(1).setQueueDepth(4).setOperationsServed(99).setFailuresByCode(failures).setSpareReady(true)
+        .setLibraryBytes(Map.of("fft", 3L << 20, "kernel", 4096L)),
       new DeviceInfo().setNode("n").setDevice(1).setAddress("vertx-cuda.n.1").setName("NVIDIA H200")
         .setBackend("cuda").setIsolation("process").setComputeCapability("9.0").setTotalMemory(1L << 37)
         .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242).setLibraries(List.of("blas", "fft")),

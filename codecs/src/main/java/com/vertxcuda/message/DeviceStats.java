@@ -24,6 +24,7 @@ public class DeviceStats {
   private long operationsServed;
   private Map<String, Long> failuresByCode = new HashMap<>();
   private boolean spareReady;
+  private Map<String, Long> libraryBytes = new HashMap<>();
 
   public DeviceStats() {
   }
@@ -88,4 +89,12 @@ public class DeviceStats {
    */
   public boolean isSpareReady() { return spareReady; }
   public DeviceStats setSpareReady(boolean v) { this.spareReady = v; return this; }
+
+  /**
+   * Device memory the libraries hold outside any buffer, in bytes, by library ("fft": cached plans
+   * and their work areas; "kernel": loaded modules). It counts against
+   * {@code DeviceOptions.memoryLimit} together with {@link #getBytesAllocated()}.
+   */
+  public Map<String, Long> getLibraryBytes() { return libraryBytes; }
+  public DeviceStats setLibraryBytes(Map<String, Long> v) { this.libraryBytes = v; return this; }
 }

@@ -103,7 +103,11 @@ public class DeviceOptions {
   public int getMaxInFlight() { return maxInFlight; }
   public DeviceOptions setMaxInFlight(int v) { this.maxInFlight = v; return this; }
 
-  /** Most bytes of live buffers, in bytes; 0 means the device's memory. Past it, OUT_OF_MEMORY. */
+  /**
+   * Most bytes of live buffers plus what libraries hold outside buffers (FFT plans and their work
+   * areas, loaded modules: {@code DeviceStats.libraryBytes}); 0 means the device's memory. Past
+   * it, OUT_OF_MEMORY.
+   */
   public long getMemoryLimit() { return memoryLimit; }
   public DeviceOptions setMemoryLimit(long v) { this.memoryLimit = v; return this; }
 

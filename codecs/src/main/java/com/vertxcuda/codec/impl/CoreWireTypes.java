@@ -75,7 +75,7 @@ public final class CoreWireTypes {
     (r, out) -> { },
     in -> new DescribeRequest());
 
-  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 2,
+  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 3,
     (s, out) -> {
       out.writeLong(s.getGeneration()).writeEnum(s.getState()).writeLong(s.getBytesAllocated())
         .writeLong(s.getBuffersAllocated()).writeLong(s.getCachedBytes())
@@ -85,6 +85,9 @@ public final class CoreWireTypes {
       out.writeInt(failures.size());
       failures.forEach((k, v) -> out.writeString(k).writeLong(v));
       out.writeBoolean(s.isSpareReady());
+      Map<String, Long> library = s.getLibraryBytes() == null ? Map.of() : s.getLibraryBytes();
+      out.writeInt(library.size());
+      library.forEach((k, v) -> out.writeString(k).writeLong(v));
     },
     in -> {
       DeviceStats s = new DeviceStats().setGeneration(in.readLong()).setState(in.readEnum(DeviceState.class))
@@ -99,7 +102,16 @@ public final class CoreWireTypes {
       for (int i = 0; i < n; i++) {
         failures.put(in.readString(), in.readLong());
       }
-      return s.setFailuresByCode(failures).setSpareReady(in.readBoolean());
+      s.setFailuresByCode(failures).setSpareReady(in.readBoolean());
+      int libraries = in.readInt();
+      if (libraries < 0 || libraries > 64) {
+        throw new WireFormatException("malformed DeviceStats on the wire: " + libraries + " library counters");
+      }
+      Map<String, Long> library = new HashMap<>();
+      for (int i = 0; i < libraries; i++) {
+        library.put(in.readString(), in.readLong());
+      }
+      return s.setLibraryBytes(library);
     });
 
   public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 3,

@@ -28,6 +28,8 @@ public final class AllocationTable {
   private final AtomicLong nextId = new AtomicLong(1);
   private long reservedBytes;
   private long liveBytes;
+  /** Bytes each library holds outside buffers (plans, work areas, modules), included in reservedBytes. */
+  private final Map<String, Long> libraryBytes = new java.util.TreeMap<>();
 
   public AllocationTable(String node, int device, long generation, long memoryLimit) {
     this.node = node;
@@ -67,6 +69,34 @@ public final class AllocationTable {
   /** Returns a reservation once its memory is back. */
   public synchronized void unreserve(long bytes) {
     reservedBytes -= bytes;
+  }
+
+  /**
+   * Reserves {@code bytes} that {@code library} holds outside any buffer against the memory limit,
+   * as {@link #reserve} does for buffers; OUT_OF_MEMORY past it, naming the limit.
+   */
+  public synchronized void reserveLibrary(String library, long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("bytes " + bytes);
+    }
+    if (memoryLimit > 0 && reservedBytes + bytes > memoryLimit) {
+      throw new CudaException(FailureCode.OUT_OF_MEMORY, "the " + library + " library needs " + bytes
+        + " bytes, which do not fit: " + reservedBytes + " of the " + memoryLimit
+        + "-byte memory limit (DeviceOptions.memoryLimit) are in use");
+    }
+    reservedBytes += bytes;
+    libraryBytes.merge(library, bytes, Long::sum);
+  }
+
+  /** Returns what {@link #reserveLibrary} reserved once the library has released it. */
+  public synchronized void unreserveLibrary(String library, long bytes) {
+    reservedBytes -= bytes;
+    libraryBytes.merge(library, -bytes, Long::sum);
+  }
+
+  /** What each library holds outside buffers, in bytes, by library. */
+  public synchronized Map<String, Long> libraryBytes() {
+    return new java.util.HashMap<>(libraryBytes);
   }
 
   /** Records a new buffer and issues its handle. */

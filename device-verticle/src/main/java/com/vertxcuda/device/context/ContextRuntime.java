@@ -88,6 +88,16 @@ public final class ContextRuntime implements LibraryContext {
   }
 
   @Override
+  public void reserveLibraryBytes(Library library, long bytes) {
+    allocations.reserveLibrary(library.suffix(), bytes);
+  }
+
+  @Override
+  public void releaseLibraryBytes(Library library, long bytes) {
+    allocations.unreserveLibrary(library.suffix(), bytes);
+  }
+
+  @Override
   public GpuEvent enqueue(GpuStream stream, List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
                           Work work) throws BackendException {
     return ordering.run(stream, reads, writes, work);

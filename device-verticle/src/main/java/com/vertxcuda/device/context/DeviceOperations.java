@@ -352,6 +352,7 @@ final class DeviceOperations implements RequestHandler {
       .setGeneration(runtime.generation())
       .setBytesAllocated(table.liveBytes())
       .setBuffersAllocated(table.liveBuffers())
+      .setLibraryBytes(table.libraryBytes())
       .setCachedBytes(device.cachedBytes())
       .setBackendFreeBytes(mem[0])
       .setBackendTotalBytes(mem[1]);

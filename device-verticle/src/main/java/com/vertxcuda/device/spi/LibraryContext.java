@@ -58,6 +58,18 @@ public interface LibraryContext {
   GpuEvent enqueue(GpuStream stream, List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
                    Work work) throws BackendException;
 
+  /**
+   * Counts {@code bytes} of device memory that {@code library} holds outside any buffer (a cuFFT
+   * plan and its work area, a loaded module) against {@code DeviceOptions.memoryLimit}, together
+   * with the buffers; they show in {@code DeviceStats.libraryBytes}. Past the limit it throws
+   * OUT_OF_MEMORY naming the limit and reserves nothing. Give them back with
+   * {@link #releaseLibraryBytes} once the memory is released. Thread-safe.
+   */
+  void reserveLibraryBytes(Library library, long bytes);
+
+  /** Gives back what {@link #reserveLibraryBytes} reserved. Thread-safe. */
+  void releaseLibraryBytes(Library library, long bytes);
+
   /** Runs {@code then} (null, or the failure) once {@code event} is reached, then releases it. */
   void whenDone(GpuEvent event, Consumer<Throwable> then);
 

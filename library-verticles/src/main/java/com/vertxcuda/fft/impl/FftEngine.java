@@ -16,6 +16,8 @@ public interface FftEngine {
 
   /** A plan for one {@link FftPlanKey}, kept by the library's plan cache. */
   interface Plan {
+    /** The memory the plan holds while it lives, in bytes (cuFFT: its work area; host: its arrays). */
+    long bytes();
   }
 
   Plan plan(FftPlanKey key) throws BackendException;

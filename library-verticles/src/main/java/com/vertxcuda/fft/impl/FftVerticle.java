@@ -1,6 +1,7 @@
 package com.vertxcuda.fft.impl;
 
 import com.vertxcuda.Library;
+import com.vertxcuda.device.host.HostAccess;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
@@ -33,7 +34,20 @@ public final class FftVerticle extends LibraryVerticle {
   protected void open() throws BackendException {
     FftOptions options = new FftOptions(runtime.libraryOptions(Library.FFT));
     engine = FftEngine.open(runtime, stream);
-    plans = new PlanCache(options.getPlanCacheSize(), engine, runtime);
+    plans = new PlanCache(options.getPlanCacheSize(), planCacheBytes(options), engine, runtime);
+  }
+
+  // The one place the plan cache's budget is decided: the option, or an eighth of the device's
+  // memory; on the host backend plans live on this JVM's heap, so at most a quarter of it.
+  private long planCacheBytes(FftOptions options) throws BackendException {
+    if (options.getPlanCacheBytes() > 0) {
+      return options.getPlanCacheBytes();
+    }
+    long budget = runtime.device().memoryInfo()[1] / 8;
+    if (HostAccess.isHost(runtime.device())) {
+      budget = Math.min(budget, Runtime.getRuntime().maxMemory() / 4);
+    }
+    return budget;
   }
 
   @Override
@@ -56,8 +70,14 @@ public final class FftVerticle extends LibraryVerticle {
       return plans.make(call.key());
     }
     EngineResult[] result = new EngineResult[1];
-    GpuEvent done = enqueue(call.reads(), call.writes(), () -> result[0] = engine.enqueue(stream, plan.plan, call));
-    plan.used(done);
+    GpuEvent done;
+    try {
+      done = enqueue(call.reads(), call.writes(), () -> result[0] = engine.enqueue(stream, plan.plan, call));
+    } catch (BackendException | RuntimeException e) {
+      plans.unused(plan);
+      throw e;
+    }
+    plans.used(plan, done);
     boolean reused = prepared == null;
     runtime.replyWhenDone(r, done, () -> {
       if (result[0] != null) {

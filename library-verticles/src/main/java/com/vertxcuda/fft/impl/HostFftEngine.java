@@ -37,10 +37,17 @@ final class HostFftEngine implements FftEngine {
   private static final class HostPlan implements Plan {
     final FftPlanKey key;
     final Object fft;
+    final long bytes;
 
     HostPlan(FftPlanKey key, Object fft) {
       this.key = key;
       this.fft = fft;
+      this.bytes = HostPlanBytes.of(fft);
+    }
+
+    @Override
+    public long bytes() {
+      return bytes;
     }
   }
 

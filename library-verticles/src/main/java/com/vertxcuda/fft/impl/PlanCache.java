@@ -1,5 +1,8 @@
 package com.vertxcuda.fft.impl;
 
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Library;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
@@ -13,40 +16,79 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The FFT library's plans, least recently used evicted first. Used on the submission thread, but
- * plans are made off it ({@link #make}, a request's {@link Preparation}): requests of a key whose
- * plan is being made wait for that one plan rather than make their own. A plan is destroyed only
- * after the last work queued with it has completed, on the submission thread; on close, every plan
- * goes at once.
+ * The FFT library's plans, bounded in count and in bytes, least recently used evicted first. Used
+ * on the submission thread, but plans are made off it ({@link #make}, a request's
+ * {@link Preparation}): requests of a key whose plan is being made wait for that one plan rather
+ * than make their own. Every plan taken counts its {@link FftEngine.Plan#bytes()} against the
+ * device's memory limit ({@link LibraryContext#reserveLibraryBytes}) until it is destroyed; when
+ * that limit is reached, idle cached plans are released to make room. A plan is destroyed only
+ * after the last work queued with it has completed, on the submission thread; a plan larger than
+ * the whole budget serves its request uncached and goes the same way. A plan made for requests
+ * that all timed out is destroyed when the last of them is dropped. On close, every plan goes at once.
  */
 final class PlanCache {
 
   static final class Entry {
     final FftEngine.Plan plan;
+    final long bytes;
+    /** Not cached: released once its one use has completed. */
+    final boolean once;
     GpuEvent lastUse;
 
-    Entry(FftEngine.Plan plan) {
+    Entry(FftEngine.Plan plan, long bytes, boolean once) {
       this.plan = plan;
+      this.bytes = bytes;
+      this.once = once;
+    }
+  }
+
+  /** A plan being made, and how many requests' preparations still hold a ticket for it. */
+  private static final class Making {
+    final CompletableFuture<FftEngine.Plan> plan = new CompletableFuture<>();
+    int tickets;
+  }
+
+  /**
+   * What a preparation from {@link #make} hands back: {@link #take} takes it; dropped by the
+   * submission loop (its request timed out, the context closed), it is closed, and the last ticket
+   * closed of a plan nobody took destroys the plan.
+   */
+  final class Ticket implements AutoCloseable {
+    private final FftPlanKey key;
+    private final Making making;
+    private boolean done;
+
+    private Ticket(FftPlanKey key, Making making) {
+      this.key = key;
+      this.making = making;
     }
 
-    void used(GpuEvent event) {
-      if (lastUse != null) {
-        lastUse.release();
+    @Override
+    public void close() {
+      if (done) {
+        return;
       }
-      lastUse = event.retain();
+      done = true;
+      if (--making.tickets == 0 && making.plan.isDone() && !making.plan.isCompletedExceptionally()
+        && PlanCache.this.making.remove(key, making)) {
+        engine.destroy(making.plan.join(), runtime.isPoisoned());
+      }
     }
   }
 
   private final int capacity;
+  private final long budget;
   private final FftEngine engine;
   private final LibraryContext runtime;
   private final LinkedHashMap<FftPlanKey, Entry> plans = new LinkedHashMap<>(16, 0.75f, true);
   private final List<Entry> retiring = new ArrayList<>();
   /** Plans being made, or made and not yet cached; removed off the submission thread when making fails. */
-  private final Map<FftPlanKey, CompletableFuture<FftEngine.Plan>> making = new ConcurrentHashMap<>();
+  private final Map<FftPlanKey, Making> making = new ConcurrentHashMap<>();
+  private long cachedBytes;
 
-  PlanCache(int capacity, FftEngine engine, LibraryContext runtime) {
+  PlanCache(int capacity, long budget, FftEngine engine, LibraryContext runtime) {
     this.capacity = Math.max(1, capacity);
+    this.budget = Math.max(0, budget);
     this.engine = engine;
     this.runtime = runtime;
   }
@@ -58,54 +100,133 @@ final class PlanCache {
 
   /**
    * The preparation that makes {@code key}'s plan, or waits for the one already being made; its
-   * result goes to {@link #take}.
+   * result (a {@link Ticket}) goes to {@link #take}.
    */
   Preparation make(FftPlanKey key) {
-    CompletableFuture<FftEngine.Plan> fresh = new CompletableFuture<>();
-    CompletableFuture<FftEngine.Plan> made = making.putIfAbsent(key, fresh);
+    Making fresh = new Making();
+    Making made = making.putIfAbsent(key, fresh);
+    Making m = made != null ? made : fresh;
+    m.tickets++;
+    Ticket ticket = new Ticket(key, m);
     if (made != null) {
       return () -> {
-        made.join();
-        return made;
+        made.plan.join();
+        return ticket;
       };
     }
     return () -> {
       try {
-        fresh.complete(engine.plan(key));
+        fresh.plan.complete(engine.plan(key));
       } catch (Throwable t) {
         // The next request of this key tries again.
         making.remove(key, fresh);
-        fresh.completeExceptionally(t);
+        fresh.plan.completeExceptionally(t);
       }
-      fresh.join();
-      return fresh;
+      fresh.plan.join();
+      return ticket;
     };
   }
 
   /**
    * The entry of {@code key} once a preparation from {@link #make} gave {@code prepared}: the plan
-   * it made, cached now by the first request that takes it. Null when that plan has been cached
-   * and evicted since (the request makes another).
+   * it made, reserved against the memory limit and cached now by the first request that takes it
+   * (or, larger than the budget, for this request only). Null when that plan has been cached and
+   * evicted since, or was used uncached (the request makes another). OUT_OF_MEMORY when the plan
+   * does not fit the memory limit even with every idle cached plan released.
    */
-  @SuppressWarnings("unchecked")
   Entry take(FftPlanKey key, Object prepared) {
-    CompletableFuture<FftEngine.Plan> made = (CompletableFuture<FftEngine.Plan>) prepared;
-    if (!making.remove(key, made)) {
+    Ticket ticket = (Ticket) prepared;
+    ticket.done = true;
+    ticket.making.tickets--;
+    if (!making.remove(key, ticket.making)) {
       return plans.get(key);
     }
-    Entry e = new Entry(made.join());
+    FftEngine.Plan plan = ticket.making.plan.join();
+    long bytes = plan.bytes();
+    reserve(plan, bytes);
+    if (bytes > budget) {
+      return new Entry(plan, bytes, true);
+    }
+    Entry e = new Entry(plan, bytes, false);
     plans.put(key, e);
-    if (plans.size() > capacity) {
-      Iterator<Map.Entry<FftPlanKey, Entry>> eldest = plans.entrySet().iterator();
+    cachedBytes += bytes;
+    Iterator<Map.Entry<FftPlanKey, Entry>> eldest = plans.entrySet().iterator();
+    while (plans.size() > capacity || cachedBytes > budget) {
       Entry old = eldest.next().getValue();
+      if (old == e) {
+        break;
+      }
       eldest.remove();
+      cachedBytes -= old.bytes;
       retire(old);
     }
     return e;
   }
 
+  /** Records {@code event} as the entry's last use; an uncached entry is released once it is reached. */
+  void used(Entry e, GpuEvent event) {
+    if (e.lastUse != null) {
+      e.lastUse.release();
+    }
+    e.lastUse = event.retain();
+    if (e.once) {
+      retire(e);
+    }
+  }
+
+  /** Releases a plan taken for a request that failed before it was used. */
+  void unused(Entry e) {
+    if (e.once && e.lastUse == null) {
+      release(e, runtime.isPoisoned());
+    }
+  }
+
   int size() {
     return plans.size();
+  }
+
+  /** Bytes of the cached plans (the ones the budget bounds). */
+  long cachedBytes() {
+    return cachedBytes;
+  }
+
+  // Counts the plan against the memory limit, releasing idle cached plans (least recently used
+  // first) while it does not fit; destroys it and fails OUT_OF_MEMORY when nothing more can go.
+  private void reserve(FftEngine.Plan plan, long bytes) {
+    while (true) {
+      try {
+        runtime.reserveLibraryBytes(Library.FFT, bytes);
+        return;
+      } catch (CudaException full) {
+        if (full.code() != FailureCode.OUT_OF_MEMORY || !evictIdle()) {
+          engine.destroy(plan, runtime.isPoisoned());
+          throw full;
+        }
+      }
+    }
+  }
+
+  // Releases one plan whose work has completed: an evicted or uncached one still waiting for its
+  // release to run, else the least recently used idle cached one. False when there is none.
+  private boolean evictIdle() {
+    for (Iterator<Entry> it = retiring.iterator(); it.hasNext(); ) {
+      Entry old = it.next();
+      if (old.lastUse.isComplete()) {
+        it.remove();
+        release(old, runtime.isPoisoned());
+        return true;
+      }
+    }
+    for (Iterator<Entry> it = plans.values().iterator(); it.hasNext(); ) {
+      Entry old = it.next();
+      if (old.lastUse == null || old.lastUse.isComplete()) {
+        it.remove();
+        cachedBytes -= old.bytes;
+        release(old, runtime.isPoisoned());
+        return true;
+      }
+    }
+    return false;
   }
 
   private void retire(Entry old) {
@@ -127,17 +248,19 @@ final class PlanCache {
       e.lastUse = null;
     }
     engine.destroy(e.plan, poisoned);
+    runtime.releaseLibraryBytes(Library.FFT, e.bytes);
   }
 
   /** Destroys every plan, those made for requests that never took them too (the context is closing). */
   void close(boolean poisoned) {
     plans.values().forEach(e -> release(e, poisoned));
     plans.clear();
+    cachedBytes = 0;
     retiring.forEach(e -> release(e, poisoned));
     retiring.clear();
-    making.values().forEach(f -> {
-      if (f.isDone() && !f.isCompletedExceptionally()) {
-        engine.destroy(f.join(), poisoned);
+    making.values().forEach(m -> {
+      if (m.plan.isDone() && !m.plan.isCompletedExceptionally()) {
+        engine.destroy(m.plan.join(), poisoned);
       }
     });
     making.clear();

@@ -32,9 +32,16 @@ public final class CudaFftEngine implements FftEngine {
 
   private static final class CudaPlan implements Plan {
     final cufftHandle handle;
+    final long workBytes;
 
-    CudaPlan(cufftHandle handle) {
+    CudaPlan(cufftHandle handle, long workBytes) {
       this.handle = handle;
+      this.workBytes = workBytes;
+    }
+
+    @Override
+    public long bytes() {
+      return workBytes;
     }
   }
 
@@ -58,11 +65,15 @@ public final class CudaFftEngine implements FftEngine {
       check(JCufft.cufftMakePlanMany64(handle, key.n().size(), longs(key.n()), longs(in.embed()), in.stride(),
         in.dist(), longs(out.embed()), out.stride(), out.dist(), cufftTypeOf(key.type()), key.batch(), work),
         "cufftMakePlanMany64");
+      // The work area cuFFT allocated for the plan (auto-allocation): what the plan holds on the
+      // device, asked again once the plan is complete (cufftGetSize) in case it differs from the estimate.
+      long[] size = new long[1];
+      check(JCufft.cufftGetSize(handle, size), "cufftGetSize");
+      return new CudaPlan(handle, Math.max(work[0], size[0]));
     } catch (BackendException e) {
       JCufft.cufftDestroy(handle);
       throw e;
     }
-    return new CudaPlan(handle);
   }
 
   @Override
