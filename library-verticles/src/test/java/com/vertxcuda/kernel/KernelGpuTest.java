@@ -228,6 +228,37 @@ class KernelGpuTest {
   }
 
   @Test
+  void modulesAreBoundedAndCountedAndATimedOutLoadLeavesNothing() {
+    DeviceOptions options = cuda(Isolation.PROCESS)
+      .setLibraryOptions(new io.vertx.core.json.JsonObject().put("kernel", new io.vertx.core.json.JsonObject().put("maxModules", 2)));
+    await(vertx.deployVerticle(new DeviceVerticle(options)));
+    DeviceClient device = DeviceClient.create(vertx);
+    KernelClient kernels = KernelClient.create(vertx);
+    ModuleHandle a = await(kernels.compile(SAXPY, null, List.of())).getModule();
+    ModuleHandle b = await(kernels.compile(SAXPY, null, List.of("-DB=1"))).getModule();
+    long held = await(device.stats()).getLibraryBytes().getOrDefault("kernel", 0L);
+    assertTrue(held > 0, "loaded modules count against the memory limit");
+    CudaException full = (CudaException) await(kernels.compile(SAXPY, null, List.of("-DC=1"))
+      .transform(ar -> Future.succeededFuture(ar.cause())));
+    assertEquals(FailureCode.QUEUE_FULL, full.code(), full.getMessage());
+    assertTrue(full.getMessage().contains("maxModules = 2"), full.getMessage());
+    await(kernels.unload(a));
+    await(kernels.unload(b));
+    // A compile whose sender gives up (20 ms) while NVRTC compiles: its module is unloaded, its slot and bytes come back.
+    KernelClient impatient = KernelClient.create(vertx, new com.vertxcuda.DeviceClientOptions().setTimeout(20));
+    assertEquals(FailureCode.TIMEOUT, code(impatient.compile(SAXPY, null, List.of("-DD=1"))));
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (await(device.stats()).getLibraryBytes().getOrDefault("kernel", 0L) != 0
+      && System.currentTimeMillis() < deadline) {
+      await(Future.future(p -> vertx.setTimer(50, t -> p.complete())));
+    }
+    assertEquals(0L, await(device.stats()).getLibraryBytes().getOrDefault("kernel", 0L),
+      "unloaded and timed-out modules hold nothing");
+    await(kernels.compile(SAXPY, null, List.of("-DE=1")));
+    await(kernels.compile(SAXPY, null, List.of("-DF=1")));
+  }
+
+  @Test
   void cubinImagesLoadAndRun() throws Exception {
     // A cubin made here with NVRTC for the device's own architecture, loaded through LOAD_IMAGE.
     com.vertxcuda.device.cuda.NativeLoading.prepare(com.vertxcuda.device.cuda.NativeLoading.NativeLibrary.NVRTC,

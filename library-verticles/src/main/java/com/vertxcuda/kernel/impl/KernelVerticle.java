@@ -1,5 +1,7 @@
 package com.vertxcuda.kernel.impl;
 
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.Footprint;
@@ -30,19 +32,55 @@ import static com.vertxcuda.library.impl.RequestChecks.require;
  * module enters the table on it. For ordering, a module is a resource of its own: a launch reads
  * its key and an unload writes it, so an unload waits for launches sent before it.
  *
+ * <p>Modules are the user's handles, so none is ever evicted: at most {@code maxModules} are loaded
+ * or loading at once (past it a load is refused with QUEUE_FULL naming the limit), and each
+ * module's image (PTX text or cubin) counts against {@code DeviceOptions.memoryLimit} until it is
+ * unloaded ({@code DeviceStats.libraryBytes["kernel"]}). A module loaded for a request that timed
+ * out meanwhile is unloaded, never left behind.
+ *
  * <p>Options ({@code DeviceOptions.libraryOptions.kernel}): {@code ptxCacheSize} (entries, default
- * 64) and {@code ptxCacheDirectory} (a folder; unset: memory only).
+ * 64), {@code ptxCacheDirectory} (a folder; unset: memory only) and {@code maxModules} (default
+ * {@value #DEFAULT_MAX_MODULES}).
  */
 public final class KernelVerticle extends LibraryVerticle {
 
   private static final System.Logger LOG = System.getLogger(KernelVerticle.class.getName());
 
-  /** What a COMPILE's preparation hands back. */
-  private record Compiled(Object module, String log, boolean cached) {
+  /** Modules loaded or loading at once, by default. */
+  public static final int DEFAULT_MAX_MODULES = 1024;
+
+  /**
+   * A module a preparation loaded, with the slot and bytes it holds: taken into the table by its
+   * request, or closed (unloaded, its slot and bytes given back) when the submission loop drops it.
+   */
+  private final class Loaded implements AutoCloseable {
+    final Object module;
+    final long bytes;
+    final String log;
+    final boolean cached;
+
+    Loaded(Object module, long bytes, String log, boolean cached) {
+      this.module = module;
+      this.bytes = bytes;
+      this.log = log;
+      this.cached = cached;
+    }
+
+    @Override
+    public void close() {
+      if (!runtime.isPoisoned()) {
+        unload(module);
+      }
+      released(bytes);
+    }
   }
 
+  /** Modules in the table plus those being loaded (touched by preparation threads too). */
+  private final java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+  private int maxModules;
+
   private KernelEngine engine;
-  private ModuleTable<Object> modules;
+  private ModuleTable<Loaded> modules;
   private PtxCache cache;
 
   public KernelVerticle(LibraryContext runtime) {
@@ -54,6 +92,7 @@ public final class KernelVerticle extends LibraryVerticle {
     JsonObject options = runtime.libraryOptions(Library.KERNEL);
     modules = new ModuleTable<>(runtime.node(), runtime.deviceIndex(), runtime.generation());
     cache = new PtxCache(options.getInteger("ptxCacheSize", 64), options.getString("ptxCacheDirectory"));
+    maxModules = Math.max(0, options.getInteger("maxModules", DEFAULT_MAX_MODULES));
     engine = KernelEngine.open(runtime, stream);
   }
 
@@ -99,22 +138,27 @@ public final class KernelVerticle extends LibraryVerticle {
     switch (r.getOp()) {
       case LOAD_PTX:
       case LOAD_IMAGE:
+      case COMPILE: {
         if (prepared == null) {
-          byte[] image = image(r);
-          return () -> engine.load(image);
+          Preparation load = r.getOp() == KernelOp.COMPILE ? compile(r) : load(image(r));
+          admit();
+          return () -> {
+            try {
+              return load.prepare();
+            } catch (Throwable t) {
+              held.decrementAndGet();
+              throw t;
+            }
+          };
         }
-        m.reply(new KernelReply().setModule(modules.add(prepared)));
+        Loaded loaded = (Loaded) prepared;
+        KernelReply reply = new KernelReply().setModule(modules.add(loaded));
+        m.reply(r.getOp() == KernelOp.COMPILE ? reply.setLog(loaded.log).setCached(loaded.cached) : reply);
         break;
-      case COMPILE:
-        if (prepared == null) {
-          return compile(r);
-        }
-        Compiled c = (Compiled) prepared;
-        m.reply(new KernelReply().setModule(modules.add(c.module())).setLog(c.log()).setCached(c.cached()));
-        break;
+      }
       case LAUNCH: {
         KernelCall call = KernelCall.launch(r, runtime);
-        Object module = modules.resolve(r.getModule());
+        Object module = modules.resolve(r.getModule()).module;
         GpuEvent done = enqueue(call.reads(), call.writes(),
           () -> engine.launch(stream, module, r.getFunction(), call));
         runtime.replyWhenDone(m, done, KernelReply::new);
@@ -136,6 +180,37 @@ public final class KernelVerticle extends LibraryVerticle {
       }
     }
     return null;
+  }
+
+  // Takes a slot for one more module; QUEUE_FULL naming the limit when every slot is held.
+  private void admit() {
+    if (held.get() >= maxModules) {
+      throw new CudaException(FailureCode.QUEUE_FULL, held.get() + " modules are loaded or loading on this "
+        + "device, the kernel library's limit (libraryOptions.kernel.maxModules = " + maxModules
+        + "); unload one first");
+    }
+    held.incrementAndGet();
+  }
+
+  // Loads an image and counts its bytes against the memory limit (OUT_OF_MEMORY, nothing left loaded, past it).
+  private Loaded loaded(byte[] image, String log, boolean cached) throws BackendException {
+    Object module = engine.load(image);
+    try {
+      runtime.reserveLibraryBytes(Library.KERNEL, image.length);
+    } catch (RuntimeException e) {
+      unload(module);
+      throw e;
+    }
+    return new Loaded(module, image.length, log, cached);
+  }
+
+  private Preparation load(byte[] image) {
+    return () -> loaded(image, "", false);
+  }
+
+  private void released(long bytes) {
+    runtime.releaseLibraryBytes(Library.KERNEL, bytes);
+    held.decrementAndGet();
   }
 
   private static byte[] image(KernelRequest r) {
@@ -164,7 +239,7 @@ public final class KernelVerticle extends LibraryVerticle {
         ptx = engine.compile(source, name, arch, options, log);
         cache.put(key, ptx);
       }
-      return new Compiled(engine.load(text(ptx)), log.toString(), cached);
+      return loaded(text(ptx), log.toString(), cached);
     };
   }
 
@@ -178,12 +253,8 @@ public final class KernelVerticle extends LibraryVerticle {
   // Every launch of a module ran on this library's stream: an event recorded now follows them all,
   // and the module is unloaded once it is reached. Later uses of the handle get NOT_FOUND at once.
   private void unload(Request m, KernelRequest r) throws BackendException {
-    Object module = modules.remove(r.getModule());
-    runtime.afterUses(List.of(runtime.device().record(stream)), () -> {
-      if (!runtime.isPoisoned()) {
-        unload(module);
-      }
-    });
+    Loaded loaded = modules.remove(r.getModule());
+    runtime.afterUses(List.of(runtime.device().record(stream)), loaded::close);
     m.reply(new KernelReply().setModule(r.getModule()));
   }
 
@@ -197,8 +268,8 @@ public final class KernelVerticle extends LibraryVerticle {
 
   @Override
   protected void close(boolean poisoned) {
-    if (modules != null && !poisoned) {
-      modules.drain().forEach(this::unload);
+    if (modules != null) {
+      modules.drain().forEach(Loaded::close);
     }
     if (engine != null) {
       engine.close(poisoned);
