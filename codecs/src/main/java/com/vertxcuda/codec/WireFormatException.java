@@ -6,4 +6,8 @@ public class WireFormatException extends IllegalArgumentException {
   public WireFormatException(String message) {
     super(message);
   }
+
+  public WireFormatException(String message, Throwable cause) {
+    super(message, cause);
+  }
 }

@@ -25,7 +25,8 @@ public final class WireIn {
   }
 
   private int take(int n) {
-    if (n < 0 || pos + n > end) {
+    // Compared as a difference, so a length near Integer.MAX_VALUE cannot overflow past the check.
+    if (n < 0 || n > end - pos) {
       throw new WireFormatException("malformed " + type + " on the wire: needs " + n + " bytes at "
         + pos + " but the message ends at " + end);
     }
@@ -49,7 +50,7 @@ public final class WireIn {
   public double readDouble() { return buffer.getDouble(take(8)); }
 
   public String readString() {
-    int len = readInt();
+    int len = readLength();
     if (len == -1) {
       return null;
     }
@@ -58,12 +59,35 @@ public final class WireIn {
   }
 
   public Buffer readBuffer() {
-    int len = readInt();
+    int len = readLength();
     if (len == -1) {
       return null;
     }
     int at = take(len);
     return buffer.getBuffer(at, at + len);
+  }
+
+  // A length prefix: -1 (null) or 0..remaining(); anything else is malformed.
+  private int readLength() {
+    int len = readInt();
+    if (len < -1 || len > end - pos) {
+      throw new WireFormatException("malformed " + type + " on the wire: length " + len + " at " + (pos - 4)
+        + " but " + (end - pos) + " bytes are left");
+    }
+    return len;
+  }
+
+  /**
+   * Reads a count of entries that follow, each at least {@code minBytes} long, and checks it against
+   * both {@code max} and the bytes left (so a forged count cannot make the reader allocate).
+   */
+  public int readCount(int max, int minBytes) {
+    int n = readInt();
+    if (n < 0 || n > max || (long) n * Math.max(1, minBytes) > end - pos) {
+      throw new WireFormatException("malformed " + type + " on the wire: count " + n + " (at most " + max
+        + ", " + (end - pos) + " bytes left)");
+    }
+    return n;
   }
 
   public <E extends Enum<E>> E readEnum(Class<E> cls) {

@@ -94,10 +94,7 @@ public final class CoreWireTypes {
         .setBytesAllocated(in.readLong()).setBuffersAllocated(in.readLong()).setCachedBytes(in.readLong())
         .setBackendFreeBytes(in.readLong()).setBackendTotalBytes(in.readLong())
         .setInFlight(in.readLong()).setQueueDepth(in.readLong()).setOperationsServed(in.readLong());
-      int n = in.readInt();
-      if (n < 0 || n > 1024) {
-        throw new WireFormatException("malformed DeviceStats on the wire: " + n + " failure counters");
-      }
+      int n = in.readCount(1024, 12); // each counter: a name (4 + bytes) and a long
       Map<String, Long> failures = new HashMap<>();
       for (int i = 0; i < n; i++) {
         failures.put(in.readString(), in.readLong());

@@ -31,12 +31,12 @@ public final class WireCodec<T> implements MessageCodec<T, T> {
   @Override
   public T decodeFromWire(int pos, Buffer buffer) {
     String what = type.type().getSimpleName();
-    if (pos < 0 || pos + 5 > buffer.length()) {
+    if (pos < 0 || pos > buffer.length() - 5) {
       throw new WireFormatException("malformed " + what + " on the wire: " + (buffer.length() - pos)
         + " bytes is too short for a header");
     }
     int length = buffer.getInt(pos);
-    if (length < 1 || pos + 4 + length > buffer.length()) {
+    if (length < 1 || length > buffer.length() - pos - 4) {
       throw new WireFormatException("malformed " + what + " on the wire: length " + length
         + " does not fit in " + (buffer.length() - pos - 4) + " bytes");
     }
@@ -46,7 +46,16 @@ public final class WireCodec<T> implements MessageCodec<T, T> {
         + " (this node reads version " + type.version() + ")");
     }
     WireIn in = new WireIn(buffer, pos + 5, pos + 4 + length, what);
-    T value = type.read(in);
+    T value;
+    try {
+      value = type.read(in);
+    } catch (WireFormatException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // A message's own checks (a constructor refusing a field, a list without room) on bytes that
+      // decoded: still malformed bytes, so the one failure that decoding answers.
+      throw new WireFormatException("malformed " + what + " on the wire: " + e, e);
+    }
     in.expectEnd();
     return value;
   }
