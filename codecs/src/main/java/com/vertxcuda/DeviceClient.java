@@ -51,10 +51,20 @@ public interface DeviceClient {
   /** Copies device to device; same dtype and length. */
   Future<BufferHandle> copy(BufferHandle source, BufferHandle target);
 
-  /** Sets every element of a buffer or view to {@code value}, converted to its dtype. */
+  /**
+   * Sets every element of a buffer or view to {@code value}, converted to its dtype by
+   * {@link DType#encode(double)}. Nothing is rounded into range: floating-point dtypes take NaN,
+   * the infinities and finite values that stay finite in the dtype; integer dtypes take only
+   * integral values in their range, at most 2^53 in magnitude (larger 64-bit values: use
+   * {@link #fillInteger}). Any other value fails with BAD_REQUEST naming the dtype's range, and
+   * nothing is sent.
+   */
   Future<BufferHandle> fill(BufferHandle target, double value);
 
-  /** Sets every element to the integer {@code value} (exact for 64-bit types). */
+  /**
+   * Sets every element to the integer {@code value}, exact for 64-bit types ({@link DType#encode(long)}):
+   * a value outside the dtype's range (for U64: below 0) fails with BAD_REQUEST naming the range.
+   */
   Future<BufferHandle> fillInteger(BufferHandle target, long value);
 
   /** The device's counters. */

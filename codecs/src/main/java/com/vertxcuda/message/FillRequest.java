@@ -25,12 +25,21 @@ public class FillRequest {
     this.bits = bits;
   }
 
-  /** Fill with {@code value} converted to the handle's dtype. */
+  /**
+   * Fill with {@code value} converted to the handle's dtype ({@link com.vertxcuda.DType#encode(double)}:
+   * out-of-range values, NaN for integers, fractions and integers past 2^53 are refused).
+   *
+   * @throws IllegalArgumentException naming the dtype's range
+   */
   public static FillRequest of(BufferHandle handle, double value) {
     return new FillRequest(handle, handle.dtype().encode(value));
   }
 
-  /** Fill with the integer {@code value}, exact for 64-bit integer dtypes. */
+  /**
+   * Fill with the integer {@code value}, exact for 64-bit integer dtypes ({@link com.vertxcuda.DType#encode(long)}).
+   *
+   * @throws IllegalArgumentException naming the dtype's range
+   */
   public static FillRequest ofInteger(BufferHandle handle, long value) {
     return new FillRequest(handle, handle.dtype().encode(value));
   }
@@ -49,7 +58,10 @@ public class FillRequest {
   public BufferHandle getHandle() { return handle; }
   public FillRequest setHandle(BufferHandle handle) { this.handle = handle; return this; }
 
-  /** The element's bit pattern, in the low {@code dtype.size()} bytes. */
+  /**
+   * The element's bit pattern, in the low {@code dtype.size()} bytes (any pattern of those bytes,
+   * e.g. a U64 at or above 2^63). The device refuses higher bits with BAD_REQUEST.
+   */
   public long getBits() { return bits; }
   public FillRequest setBits(long bits) { this.bits = bits; return this; }
 }

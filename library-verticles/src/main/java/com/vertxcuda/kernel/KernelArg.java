@@ -47,12 +47,21 @@ public class KernelArg {
     return new KernelArg().setBuffer(buffer).setAccess(Access.READ_WRITE);
   }
 
-  /** A scalar of {@code dtype} holding {@code value}. */
+  /**
+   * A scalar of {@code dtype} holding {@code value}, under the rules of {@link DType#encode(double)}
+   * (the same as a fill's): out of range, NaN for integers, fractions and integers past 2^53 are refused.
+   *
+   * @throws IllegalArgumentException naming the dtype's range
+   */
   public static KernelArg scalar(DType dtype, double value) {
     return new KernelArg().setDtype(dtype).setBits(dtype.encode(value));
   }
 
-  /** An integer scalar of {@code dtype} (exact for 64-bit types). */
+  /**
+   * An integer scalar of {@code dtype} (exact for 64-bit types), range-checked by {@link DType#encode(long)}.
+   *
+   * @throws IllegalArgumentException naming the dtype's range
+   */
   public static KernelArg integer(DType dtype, long value) {
     return new KernelArg().setDtype(dtype).setBits(dtype.encode(value));
   }

@@ -43,10 +43,13 @@ public interface KernelClient {
   /** Unloads a module. */
   Future<Void> unload(ModuleHandle module);
 
-  /** output[i] = value. */
+  /**
+   * output[i] = value. The value must fit the output's dtype ({@link com.vertxcuda.DType#encode(double)},
+   * the rule of every fill): a finite value that is infinite in F32 fails with BAD_REQUEST naming the range.
+   */
   Future<BufferHandle> fill(BufferHandle output, double value);
 
-  /** output[i] = factor · x[i]. */
+  /** output[i] = factor · x[i]; the factor must fit the output's dtype, as a fill's value must. */
   Future<BufferHandle> scale(BufferHandle x, double factor, BufferHandle output);
 
   /** output[i] = x[i] + y[i]. */

@@ -18,6 +18,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -70,8 +71,8 @@ class KernelVerticleTest extends HostDeviceTest {
     Buffer hb = await(device.download(half));
     Buffer bb = await(device.download(bf));
     for (int i = 0; i < values.length; i++) {
-      assertEquals(DType.F16.encode(values[i]), hb.getShortLE(i * 2) & 0xFFFF, "f16 of " + values[i]);
-      assertEquals(DType.BF16.encode(values[i]), bb.getShortLE(i * 2) & 0xFFFF, "bf16 of " + values[i]);
+      assertEquals(DType.F16.round(values[i]), hb.getShortLE(i * 2) & 0xFFFF, "f16 of " + values[i]);
+      assertEquals(DType.BF16.round(values[i]), bb.getShortLE(i * 2) & 0xFFFF, "bf16 of " + values[i]);
     }
     await(kernels.convert(half, back));
     float[] widened = readF32(back);
@@ -144,6 +145,27 @@ class KernelVerticleTest extends HostDeviceTest {
   }
 
   @Test
+  void scalarsAreRangeCheckedLikeFills() {
+    // Client side: the same rule as a fill (DType.encode), naming the dtype's range.
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KernelArg.scalar(DType.I64, 1e30));
+    assertTrue(e.getMessage().contains("[-9223372036854775808, 9223372036854775807]"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> KernelArg.scalar(DType.U64, -1.0));
+    assertTrue(e.getMessage().contains("[0, 18446744073709551615]"), e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> KernelArg.scalar(DType.I32, Double.NaN));
+    assertTrue(e.getMessage().contains("not NaN"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> KernelArg.integer(DType.U64, -1L));
+    assertEquals(Long.MAX_VALUE, KernelArg.integer(DType.U64, Long.MAX_VALUE).getBits());
+    // Device side: the built-ins' scalar must fit the output's dtype; nothing is written.
+    BufferHandle out = f32(1, 2);
+    assertBadRequest(kernels.fill(out, 1e39), "[-3.4028235E38, 3.4028235E38]");
+    assertBadRequest(kernels.scale(out, -1e39, out), "scalar");
+    assertArrayEquals(new float[] {1, 2}, readF32(out));
+    await(kernels.fill(out, Float.MAX_VALUE));
+    assertArrayEquals(new float[] {Float.MAX_VALUE, Float.MAX_VALUE}, readF32(out));
+    await(kernels.fill(f64(0), 1e300));
+  }
+
+  @Test
   void kernelMessagesCrossTheWire() {
     WireType<KernelRequest> type = KernelWireTypes.KERNEL_REQUEST;
     assertTrue(CudaCodecs.wireTypes().contains(type));
@@ -151,7 +173,7 @@ class KernelVerticleTest extends HostDeviceTest {
     KernelRequest r = new KernelRequest(KernelOp.LAUNCH).setModule(ModuleHandle.issue("n", 0, 3, 4))
       .setFunction("saxpy").setGrid(List.of(4, 1, 1)).setBlock(List.of(128, 1, 1)).setSharedMemoryBytes(64)
       .setArgs(List.of(KernelArg.in(x), KernelArg.out(x.view(0, 1)), KernelArg.scalar(DType.F32, 2.5),
-        KernelArg.integer(DType.U64, -1L)))
+        KernelArg.integer(DType.U64, Long.MAX_VALUE)))
       .setCompileOptions(List.of("-DN=4"));
     Buffer wire = Buffer.buffer();
     CudaCodecs.codec(type).encodeToWire(wire, r);

@@ -335,10 +335,11 @@ final class DeviceOperations implements RequestHandler {
     BufferHandle h = f.getHandle();
     Allocation a = runtime.allocations().resolve(h, "handle");
     int size = h.dtype().size();
-    long bits = size == 8 ? f.getBits() : f.getBits() & ((1L << (8 * size)) - 1);
-    if (bits != f.getBits()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "bits 0x" + Long.toHexString(f.getBits())
-        + " do not fit in one " + h.dtype() + " element");
+    long bits;
+    try {
+      bits = h.dtype().checkBits(f.getBits());
+    } catch (IllegalArgumentException e) {
+      throw new CudaException(FailureCode.BAD_REQUEST, e.getMessage());
     }
     GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a),
       () -> device.fill(stream, a.memory(), h.byteOffset(), h.length(), size, bits));

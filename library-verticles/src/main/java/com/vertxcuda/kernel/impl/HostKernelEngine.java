@@ -108,7 +108,7 @@ final class HostKernelEngine implements KernelEngine {
     switch (t) {
       case F64: b.putDouble(i * 8, v); break;
       case F32: b.putFloat(i * 4, (float) v); break;
-      default: b.putShort(i * 2, (short) t.encode((float) v));
+      default: b.putShort(i * 2, (short) t.round((float) v));
     }
   }
 

@@ -9,6 +9,7 @@ import com.vertxcuda.kernel.KernelArg;
 import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelRequest;
 import com.vertxcuda.library.impl.Operand;
+import com.vertxcuda.library.impl.RequestChecks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -103,6 +104,8 @@ public final class KernelCall {
     switch (op) {
       case FILL:
         out = whole(table, r.getOutput(), "output", DType.F32, DType.F64);
+        DType filled = out.dtype();
+        scalar(() -> filled.encode(r.getScalar()), "scalar");
         break;
       case SCALE:
       case ADD:
@@ -112,6 +115,10 @@ public final class KernelCall {
           sameShape(x, y, "y");
         }
         out = whole(table, r.getOutput(), "output", DType.F32, DType.F64);
+        if (op == KernelOp.SCALE) {
+          DType scaled = out.dtype();
+          scalar(() -> scaled.encode(r.getScalar()), "scalar");
+        }
         sameShape(x, out, "output");
         sameOrApart(x, out, "x");
         if (y != null) {
@@ -153,12 +160,20 @@ public final class KernelCall {
         DeviceBuffer al = table.resolve(a.getBuffer(), field);
         args.add(new Arg(new Operand(al, a.getBuffer(), a.getBuffer().length()), a.getAccess(), null, 0));
       } else {
-        int size = a.getDtype().size();
-        require(size == 8 || (a.getBits() >>> (8 * size)) == 0, () -> field + ".bits do not fit one " + a.getDtype());
+        scalar(() -> a.getDtype().checkBits(a.getBits()), field + ".bits");
         args.add(new Arg(null, null, a.getDtype(), a.getBits()));
       }
     }
     return new KernelCall(KernelOp.LAUNCH, null, null, null, 0, grid, block, r.getSharedMemoryBytes(), args);
+  }
+
+  // A scalar is checked where every value is: DType decides what a dtype takes.
+  private static void scalar(java.util.function.LongSupplier check, String field) {
+    try {
+      check.getAsLong();
+    } catch (IllegalArgumentException e) {
+      throw RequestChecks.bad(field + ": " + e.getMessage());
+    }
   }
 
   private static int[] dims(List<Integer> d, String field, long[] max) {
