@@ -13,11 +13,23 @@ public final class Transfers {
   private Transfers() {
   }
 
-  /** Checks that a transfer's view starts and ends inside a buffer's index range (not negative). */
+  /**
+   * Checks that a transfer's view is one a buffer can have: offset and length not negative, inside
+   * the handle's count, and all of it addressable in bytes without overflow. These are the
+   * handle's own claims; the context checks them against the buffer ({@code AllocationTable}).
+   */
   public static void checkView(BufferHandle h) {
-    if (h != null && (h.offset() < 0 || h.length() < 0)) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "the handle's view has offset " + h.offset() + " and length "
-        + h.length() + "; both must be >= 0");
+    if (h == null) {
+      return;
+    }
+    if (h.offset() < 0 || h.length() < 0 || h.count() < 0 || h.offset() > h.count()
+      || h.length() > h.count() - h.offset()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the handle's view [" + h.offset() + ", +" + h.length()
+        + ") is not inside its count of " + h.count() + " elements");
+    }
+    if (h.count() > Long.MAX_VALUE / h.dtype().size()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the handle's count of " + h.count() + " " + h.dtype()
+        + " elements overflows in bytes");
     }
   }
 

@@ -7,6 +7,7 @@ import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.impl.HostBufferPool;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DownloadReply;
+import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.buffer.BufferInternal;
@@ -47,7 +48,13 @@ final class SharedTransfers {
   void upload(Request r, UploadRequest u) {
     BufferHandle h = u.getHandle();
     Buffer data = u.getData();
-    Transfers.checkUpload(h, data.length());
+    try {
+      Transfers.checkUpload(h, data.length());
+    } catch (CudaException refusal) {
+      refuse(r, new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
+        h.tokenHigh(), h.tokenLow(), 0, 0), refusal);
+      return;
+    }
     long at = data.length() == 0 ? 0 : region.offsetOf(data);
     if (at >= 0) {
       tier.send(r, new SharedTransfer(h, at, data.length(), true, 0, 0), answer(r, () -> h, () -> { }));
@@ -65,7 +72,14 @@ final class SharedTransfers {
   }
 
   void download(Request r, BufferHandle h) {
-    Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+    try {
+      Transfers.checkView(h);
+      Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+    } catch (CudaException refusal) {
+      // The device host answers it as it answers in-process: its handle checks, then the same transfer rules.
+      refuse(r, h, refusal);
+      return;
+    }
     int length = (int) h.byteLength();
     if (length <= COPIED_OUT) {
       // Small: copied out of the region at once, so no slot stays lent to a buffer the user keeps.
@@ -162,6 +176,27 @@ final class SharedTransfers {
         }
       });
     }
+  }
+
+  /**
+   * A transfer refused here by the handle's own claims. The device host still validates the handle
+   * first ({@code AllocationTable}, by a download of {@code probe}: the handle itself, or for an
+   * upload a view of none of its elements), so a caller without the buffer's token gets FORBIDDEN,
+   * as in-process, and learns nothing from the shape it claimed. Only a handle that passes gets
+   * {@code refusal}, unless the device host refuses it more precisely first.
+   */
+  private void refuse(Request r, BufferHandle probe, CudaException refusal) {
+    tier.send(r, new DownloadRequest(probe), new ProcessContextTier.Call() {
+      @Override
+      public void replied(Object body) {
+        r.fail(refusal);
+      }
+
+      @Override
+      public void failed(CudaException failure) {
+        r.fail(failure);
+      }
+    });
   }
 
   private ProcessContextTier.Call answer(Request r, java.util.function.Supplier<Object> reply, Runnable cleanup) {
