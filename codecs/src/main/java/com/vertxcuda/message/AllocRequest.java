@@ -10,6 +10,12 @@ import io.vertx.core.json.JsonObject;
 @JsonGen(publicConverter = false)
 public class AllocRequest {
 
+  /**
+   * The longest {@link #getOwner() owner} a device takes, in characters (a node id is 36). The
+   * device keeps the owner with the buffer, so a longer one is refused with BAD_REQUEST.
+   */
+  public static final int MAX_OWNER_LENGTH = 256;
+
   private DType dtype;
   private long count;
   private String owner;
@@ -41,7 +47,10 @@ public class AllocRequest {
   public long getCount() { return count; }
   public AllocRequest setCount(long count) { this.count = count; return this; }
 
-  /** The node that asks (recorded with the allocation for later reclamation). */
+  /**
+   * The node that asks (recorded with the allocation for later reclamation); at most
+   * {@link #MAX_OWNER_LENGTH} characters.
+   */
   public String getOwner() { return owner; }
   public AllocRequest setOwner(String owner) { this.owner = owner; return this; }
 }

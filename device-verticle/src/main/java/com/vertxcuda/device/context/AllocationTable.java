@@ -5,6 +5,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.message.AllocRequest;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,10 @@ public final class AllocationTable {
   }
 
   /** Checks an allocation request's fields and returns its size in bytes. */
-  public long checkAllocation(DType dtype, long count) {
+  public long checkAllocation(DType dtype, long count, String owner) {
+    if (owner != null && owner.length() > AllocRequest.MAX_OWNER_LENGTH) {
+      throw bad("owner has " + owner.length() + " characters; at most " + AllocRequest.MAX_OWNER_LENGTH);
+    }
     if (dtype == null) {
       throw bad("dtype is missing");
     }

@@ -125,7 +125,7 @@ final class DeviceOperations implements RequestHandler {
    */
   private Preparation alloc(Request r, AllocRequest a, DeviceMemory prepared) throws BackendException {
     AllocationTable table = runtime.allocations();
-    long bytes = table.checkAllocation(a.getDtype(), a.getCount());
+    long bytes = table.checkAllocation(a.getDtype(), a.getCount(), a.getOwner());
     if (prepared == null) {
       table.reserve(bytes);
       if (bytes >= PREPARED_BYTES) {
