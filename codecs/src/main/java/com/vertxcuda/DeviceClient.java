@@ -73,6 +73,18 @@ public interface DeviceClient {
   /** What the device is and where it stands. */
   Future<DeviceInfo> describe();
 
-  /** Subscribes to the device's lifecycle events (generation changed, lost, ready). */
+  /**
+   * Subscribes to the device's lifecycle events (generation changed, lost, ready). Anything else
+   * on the events address never reaches {@code handler}: a body that is not a {@link DeviceEvent},
+   * or one without a type, for another node or device, or with a negative or decreasing
+   * generation. Such bodies are counted in {@link #ignoredEvents()}.
+   */
   MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler);
+
+  /**
+   * How many bodies on the device's events address this client's {@link #events} subscribers have
+   * ignored as not valid events (once per subscriber that received one). Growing means someone
+   * publishes on that address who should not.
+   */
+  long ignoredEvents();
 }

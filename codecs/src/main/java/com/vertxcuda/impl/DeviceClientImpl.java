@@ -25,12 +25,15 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageConsumer;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 public final class DeviceClientImpl implements DeviceClient {
 
   private final RequestSender sender;
   private final String node;
   private final int device;
   private final String self;
+  private final AtomicLong ignoredEvents = new AtomicLong();
 
   public DeviceClientImpl(Vertx vertx, DeviceClientOptions options) {
     CudaCodecs.register(vertx.eventBus());
@@ -105,7 +108,27 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   @Override
+  @SuppressWarnings("unchecked")
   public MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler) {
-    return sender.vertx().eventBus().<DeviceEvent>consumer(Addresses.events(node, device), m -> handler.handle(m.body()));
+    // Consumed as Object: a body of another type must not reach a cast in the subscriber.
+    MessageConsumer<Object> consumer = sender.vertx().eventBus().consumer(Addresses.events(node, device), m -> {
+      Object body = m.body();
+      if (body instanceof DeviceEvent && valid((DeviceEvent) body)) {
+        handler.handle((DeviceEvent) body);
+      } else {
+        ignoredEvents.incrementAndGet();
+      }
+    });
+    return (MessageConsumer<DeviceEvent>) (MessageConsumer<?>) consumer;
+  }
+
+  @Override
+  public long ignoredEvents() {
+    return ignoredEvents.get();
+  }
+
+  private boolean valid(DeviceEvent e) {
+    return e.getType() != null && node.equals(e.getNode()) && e.getDevice() == device
+      && e.getOldGeneration() >= 0 && e.getNewGeneration() >= e.getOldGeneration();
   }
 }
