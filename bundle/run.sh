@@ -119,6 +119,8 @@ if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ]; then
   ) &
   wait
   cat "$summary"
+  # The reliability tests' figures (lines tagged [figure]), for docs/reliability.md.
+  grep -h "\[figure\]" "$work"/*.txt > "$out/figures.txt" 2>/dev/null
   # Keep what the tests gave even if the benchmarks overrun the time limit.
   tar czf "$out/tests.tgz" -C "$work" .
 fi

@@ -127,7 +127,7 @@ class FaultsUnderLoadTest {
       Promise<Void> chainsDone = Promise.promise();
       AtomicInteger live = new AtomicInteger(CHAINS);
       for (int i = 0; i < CHAINS; i++) {
-        chain(c, ledger, running, i, 0).onComplete(ar -> {
+        chain(vertx, c, ledger, running, i, 0).onComplete(ar -> {
           if (live.decrementAndGet() == 0) {
             chainsDone.complete();
           }
@@ -181,19 +181,30 @@ class FaultsUnderLoadTest {
   }
 
   /** alloc, fill with a value of its own, download and check, free; again, until the load stops. */
-  private static Future<Void> chain(DeviceClient c, Ledger ledger, AtomicBoolean running, int chain, int round) {
+  private static Future<Void> chain(Vertx vertx, DeviceClient c, Ledger ledger, AtomicBoolean running, int chain,
+                                    int round) {
+    Promise<Void> done = Promise.promise();
+    round(vertx, c, ledger, running, chain, round, done);
+    return done.future();
+  }
+
+  // Each round starts on a later turn of the event loop, and no round's future waits on the next:
+  // requests refused at once (the device undeployed) make neither an endless loop nor a deep stack.
+  private static void round(Vertx vertx, DeviceClient c, Ledger ledger, AtomicBoolean running, int chain, int round,
+                            Promise<Void> done) {
     if (!running.get()) {
-      return Future.succeededFuture();
+      done.complete();
+      return;
     }
     int value = chain * 100_000 + round;
-    return ledger.track(c.alloc(DType.I32, ELEMENTS)).compose(h -> ledger.track(c.fillInteger(h, value))
+    ledger.track(c.alloc(DType.I32, ELEMENTS)).compose(h -> ledger.track(c.fillInteger(h, value))
       .compose(x -> ledger.track(c.download(h)))
       .map(b -> {
         check(ledger, b, value);
         return h;
       })
       .eventually(() -> ledger.track(c.free(h))))
-      .transform(ar -> chain(c, ledger, running, chain, round + 1));
+      .onComplete(ar -> vertx.runOnContext(v -> round(vertx, c, ledger, running, chain, round + 1, done)));
   }
 
   private static void check(Ledger ledger, Buffer b, int value) {

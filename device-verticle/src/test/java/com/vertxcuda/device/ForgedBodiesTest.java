@@ -55,7 +55,7 @@ class ForgedBodiesTest {
     TestDevices.deploy(vertx, TestDevices.options())
       .compose(id -> ready.future())
       .compose(x -> {
-        if (!TestDevices.faultsInjectable()) {
+        if (!TestDevices.poisonRebuilds()) {
           return Future.succeededFuture();
         }
         vertx.eventBus().publish(events, 42);
@@ -63,13 +63,13 @@ class ForgedBodiesTest {
           .compose(y -> changed.future());
       })
       .onComplete(ctx.succeeding(x -> ctx.verify(() -> {
-        assertEquals(TestDevices.faultsInjectable() ? 7 : 6, c.ignoredEvents());
+        assertEquals(TestDevices.poisonRebuilds() ? 7 : 6, c.ignoredEvents());
         assertEquals(DeviceEvent.Type.READY, got.get(0).getType());
         for (DeviceEvent e : got) {
           assertEquals(node, e.getNode());
           assertEquals(0, e.getDevice());
         }
-        if (TestDevices.faultsInjectable()) {
+        if (TestDevices.poisonRebuilds()) {
           assertTrue(got.stream().anyMatch(e -> e.getType() == DeviceEvent.Type.GENERATION_CHANGED), got.toString());
         }
         ctx.completeNow();

@@ -97,7 +97,7 @@ final class DeviceOperations implements RequestHandler {
     } else if (body instanceof CopyRequest) {
       copy(r, (CopyRequest) body);
     } else if (body instanceof AllocRequest) {
-      return alloc(r, (AllocRequest) body, (DeviceMemory) prepared);
+      return alloc(r, (AllocRequest) body, (PreparedMemory) prepared);
     } else if (body instanceof FreeRequest) {
       free(r, (FreeRequest) body);
     } else if (body instanceof TransferRequest) {
@@ -123,18 +123,49 @@ final class DeviceOperations implements RequestHandler {
    * device allocation, or fresh host memory on the host backend, can take milliseconds) is made
    * off the submission thread. It touches no buffer, so nothing waits for it.
    */
-  private Preparation alloc(Request r, AllocRequest a, DeviceMemory prepared) throws BackendException {
+  private Preparation alloc(Request r, AllocRequest a, PreparedMemory prepared) throws BackendException {
     AllocationTable table = runtime.allocations();
     long bytes = table.checkAllocation(a.getDtype(), a.getCount(), a.getOwner());
+    DeviceMemory memory;
     if (prepared == null) {
       table.reserve(bytes);
       if (bytes >= PREPARED_BYTES) {
-        return () -> allocate(table, bytes);
+        return () -> new PreparedMemory(table, allocate(table, bytes), bytes);
       }
-      prepared = allocate(table, bytes);
+      memory = allocate(table, bytes);
+    } else {
+      memory = prepared.memory;
     }
-    r.reply(table.register(a.getDtype(), a.getCount(), a.getOwner(), prepared).handle());
+    r.reply(table.register(a.getDtype(), a.getCount(), a.getOwner(), memory).handle());
     return null;
+  }
+
+  /**
+   * A large allocation made off the submission thread. If its request is answered before it is taken
+   * (a timeout, the context closing), the submission loop closes it: the memory and its reservation
+   * go back.
+   */
+  private final class PreparedMemory implements AutoCloseable {
+    final AllocationTable table;
+    final DeviceMemory memory;
+    final long bytes;
+
+    PreparedMemory(AllocationTable table, DeviceMemory memory, long bytes) {
+      this.table = table;
+      this.memory = memory;
+      this.bytes = bytes;
+    }
+
+    @Override
+    public void close() throws BackendException {
+      try {
+        if (!runtime.isPoisoned()) {
+          device.release(memory);
+        }
+      } finally {
+        table.unreserve(bytes);
+      }
+    }
   }
 
   /** Sizes from which allocations of device and host memory are prepared off the submission thread. */
