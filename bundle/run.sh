@@ -98,14 +98,14 @@ fi
 if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ]; then
   echo "== phase 1: tests"
   (
-    suite device-in-process 160 "$devcp" in_process --select-package com.vertxcuda.device
-    suite device-process 240 "$devcp" process --select-package com.vertxcuda.device
+    suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
+    suite device-process 300 "$devcp" process --select-package com.vertxcuda.device
   ) &
   (
     libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
           --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
     suite libraries-in-process 130 "$cp" in_process "${libs[@]}"
-    suite libraries-process 200 "$cp" process "${libs[@]}"
+    suite libraries-process 240 "$cp" process "${libs[@]}"
   ) &
   (
     stage gpu-device 60 "$devcp" -Xmx8g "${launcher[@]}" --select-package com.vertxcuda.device --include-tag gpu \

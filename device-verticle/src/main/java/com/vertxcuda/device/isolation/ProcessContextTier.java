@@ -54,6 +54,8 @@ public final class ProcessContextTier implements ContextTier {
   private final AtomicLong ids = new AtomicLong();
   private final AtomicBoolean reported = new AtomicBoolean();
   private final Promise<Void> hello = Promise.promise();
+  // The device host connected and proved the secret; failed at once if it exits before that.
+  private final Promise<Void> connected = Promise.promise();
   private DeviceHostProcess process;
   private SharedTransfers transfers;
   private Link link;
@@ -89,14 +91,13 @@ public final class ProcessContextTier implements ContextTier {
     }
     transfers = new SharedTransfers(process.region(), this);
     long timeout = options.getDeviceHostStartTimeout();
-    Promise<Void> connected = Promise.promise();
     // Accepting blocks: on a thread of its own, never the event loop.
     Thread accept = new Thread(() -> {
       try {
         link = process.accept(timeout, frame -> onFrame(LinkFrame.decode(frame)), this::linkClosed, spin);
-        connected.complete();
+        connected.tryComplete();
       } catch (IOException | RuntimeException e) {
-        connected.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device host did not connect: " + e.getMessage()));
+        connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "the device host did not connect: " + e.getMessage()));
       }
     }, "vertx-cuda-device-host-accept");
     accept.setDaemon(true);
@@ -266,7 +267,10 @@ public final class ProcessContextTier implements ContextTier {
       gone = reason;
     }
     failCalls(gone);
-    hello.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "the device host ended before it was ready: " + reason));
+    CudaException early = new CudaException(FailureCode.CONTEXT_LOST, "the device host ended before it was ready: "
+      + reason);
+    connected.tryFail(early);
+    hello.tryFail(early);
     if (!stopping && hello.future().succeeded()) {
       lost(reason);
     }

@@ -123,11 +123,27 @@ final class SharedRegion {
     }
   }
 
-  /** This process's user id. */
+  /**
+   * This process's user id: the owner of a file it creates (java.base only, so it works in the
+   * bundle's jlink runtime, which has no jdk.security.auth).
+   */
   static final class Owner {
-    static final long UID = new com.sun.security.auth.module.UnixSystem().getUid();
+    static final long UID = uid();
 
     private Owner() {
+    }
+
+    private static long uid() {
+      try {
+        Path probe = Files.createTempFile("vertx-cuda-uid", null);
+        try {
+          return ((Number) Files.getAttribute(probe, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
+        } finally {
+          Files.deleteIfExists(probe);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot learn this process's user id: " + e.getMessage(), e);
+      }
     }
   }
 
