@@ -10,6 +10,9 @@ import io.vertx.core.eventbus.ReplyFailure;
  */
 public final class Failures {
 
+  /** How Vert.x 5 words its answer to a request its consumer discarded on unregistering. */
+  static final String DISCARDED = "Discarded the request.";
+
   private Failures() {
   }
 
@@ -20,8 +23,8 @@ public final class Failures {
 
   /**
    * Turns any failure into a {@link CudaException}: our own codes come back as their enum,
-   * event-bus timeouts as TIMEOUT, a missing recipient as CONTEXT_LOST, and anything else as
-   * LIBRARY_ERROR.
+   * event-bus timeouts as TIMEOUT, a missing recipient (none registered, or one that discarded the
+   * request while it was being unregistered) as CONTEXT_LOST, and anything else as LIBRARY_ERROR.
    */
   public static CudaException toCudaException(Throwable t) {
     if (t instanceof CudaException) {
@@ -31,6 +34,12 @@ public final class Failures {
       ReplyException re = (ReplyException) t;
       switch (re.failureType()) {
         case TIMEOUT:
+          if (re.getMessage() != null && re.getMessage().startsWith(DISCARDED)) {
+            // Vert.x answers a request that reached a consumer as it was unregistered (the device
+            // undeployed) with a TIMEOUT at once: it was never served, the device is gone.
+            return new CudaException(FailureCode.CONTEXT_LOST,
+              "the device stopped serving this address while the request was on its way: " + re.getMessage(), re);
+          }
           return new CudaException(FailureCode.TIMEOUT, String.valueOf(re.getMessage()), re);
         case NO_HANDLERS:
           return new CudaException(FailureCode.CONTEXT_LOST,

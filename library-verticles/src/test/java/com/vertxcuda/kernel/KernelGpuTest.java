@@ -244,8 +244,8 @@ class KernelGpuTest {
     assertTrue(full.getMessage().contains("maxModules = 2"), full.getMessage());
     await(kernels.unload(a));
     await(kernels.unload(b));
-    // A compile whose sender gives up (20 ms) while NVRTC compiles: its module is unloaded, its slot and bytes come back.
-    KernelClient impatient = KernelClient.create(vertx, new com.vertxcuda.DeviceClientOptions().setTimeout(20));
+    // A compile whose sender gives up (1 ms) while NVRTC compiles: its module is unloaded, its slot and bytes come back.
+    KernelClient impatient = KernelClient.create(vertx, new com.vertxcuda.DeviceClientOptions().setTimeout(1));
     assertEquals(FailureCode.TIMEOUT, code(impatient.compile(SAXPY, null, List.of("-DD=1"))));
     long deadline = System.currentTimeMillis() + 30_000;
     while (await(device.stats()).getLibraryBytes().getOrDefault("kernel", 0L) != 0
