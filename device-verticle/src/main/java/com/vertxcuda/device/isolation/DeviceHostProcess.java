@@ -213,13 +213,13 @@ final class DeviceHostProcess {
 
   // Reads the first frame (blocking, bounded): it must be AUTH carrying the secret.
   private boolean proves(SocketChannel channel, long deadline) {
-    boolean[] proven = new boolean[1];
+    java.util.concurrent.atomic.AtomicBoolean proven = new java.util.concurrent.atomic.AtomicBoolean();
     try {
       channel.configureBlocking(true);
       // A peer that connects and says nothing is cut off, so it cannot hold the real device host out.
       CompletableFuture.delayedExecutor(Math.min(2_000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(
         deadline - System.nanoTime()))), TimeUnit.MILLISECONDS).execute(() -> {
-          if (!proven[0]) {
+          if (!proven.get()) {
             try {
               channel.close();
             } catch (IOException ignored) {
@@ -241,9 +241,9 @@ final class DeviceHostProcess {
       }
       body.flip();
       LinkFrame frame = LinkFrame.decode(body);
-      proven[0] = frame.kind == LinkFrame.Kind.AUTH && java.security.MessageDigest.isEqual(
-        secret.getBytes(StandardCharsets.US_ASCII), String.valueOf(frame.text).getBytes(StandardCharsets.US_ASCII));
-      return proven[0] && channel.isOpen();
+      proven.set(frame.kind == LinkFrame.Kind.AUTH && java.security.MessageDigest.isEqual(
+        secret.getBytes(StandardCharsets.US_ASCII), String.valueOf(frame.text).getBytes(StandardCharsets.US_ASCII)));
+      return proven.get() && channel.isOpen();
     } catch (IOException | RuntimeException e) {
       return false;
     }
