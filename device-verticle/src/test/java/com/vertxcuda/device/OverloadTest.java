@@ -29,10 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A burst of 100,000 fills from one event loop, far past maxInFlight: every request is answered
  * once, only with success or QUEUE_FULL, and the device's QUEUE_FULL count equals the burst's; then
- * the device serves as before. Through a typed client (the local route: QUEUE_FULL p50 within 50 ms
- * of sending, describe and stats from another event loop within 100 ms while the burst is on) and
- * through the raw event bus (what a remote or hand-written sender uses; figures reported), in both
- * isolation modes.
+ * the device serves as before; QUEUE_FULL comes fast and describe and stats from another event loop
+ * are answered while the burst is on. Through a typed client (the local route) and through the raw
+ * event bus (what a remote or hand-written sender uses), in both isolation modes.
  */
 @ExtendWith(VertxExtension.class)
 class OverloadTest {
@@ -79,18 +78,19 @@ class OverloadTest {
           + "describe %d ms, stats %d ms during the burst%n", isolation, route, served.get(), queueFull.get(), p50,
           p99, control[0] / 1_000_000, control[1] / 1_000_000);
         assertTrue(served.get() >= MAX_IN_FLIGHT, "the device kept serving: " + served.get());
-        // The goals (QUEUE_FULL p50 50 ms; describe and stats 100 ms) are asserted for typed
-        // clients, which are turned away on their own thread. In process isolation stats crosses the
-        // link behind the requests admitted before it, so it is bounded by 1 s there. Raw bus messages
-        // wait in the device's event loop behind the burst, which on 2 cores races the sender (and, in
-        // process isolation, the device host) for the CPU: their figures are reported, not asserted
-        // (docs/reliability.md: met on the H200, 10-400 ms p50 on the 2-core VM).
-        if (route.equals("client")) {
-          long statsBound = isolation == Isolation.IN_PROCESS ? 100 : 1_000;
-          assertTrue(p50 <= 50, "QUEUE_FULL p50 " + p50 + " ms");
-          assertTrue(control[0] <= 100_000_000L, "describe took " + control[0] / 1_000_000 + " ms");
-          assertTrue(control[1] <= statsBound * 1_000_000L, "stats took " + control[1] / 1_000_000 + " ms");
-        }
+        // The goals are QUEUE_FULL p50 50 ms and describe/stats 100 ms. Typed clients are turned away
+        // on their own thread (0 ms): asserted at the goal. Raw bus messages queue in the device's
+        // event loop and stats in process isolation crosses the link behind the admitted requests;
+        // on 2 shared cores they met the goal in quiet runs (docs/reliability.md) but with less
+        // margin, so the test allows them 2 to 2.5 times it (still far below the seconds it was).
+        boolean client = route.equals("client");
+        boolean inProcess = isolation == Isolation.IN_PROCESS;
+        long queueFullBound = client ? 50 : 100;
+        long describeBound = client ? 100 : 250;
+        long statsBound = client && inProcess ? 100 : 250;
+        assertTrue(p50 <= queueFullBound, "QUEUE_FULL p50 " + p50 + " ms");
+        assertTrue(control[0] <= describeBound * 1_000_000L, "describe took " + control[0] / 1_000_000 + " ms");
+        assertTrue(control[1] <= statsBound * 1_000_000L, "stats took " + control[1] / 1_000_000 + " ms");
       });
       // Nothing was lost: the device serves and the buffer holds the value of the fills.
       return c.fillInteger(h, 9).compose(x -> c.download(h)).compose(b -> c.stats().map(s -> {
