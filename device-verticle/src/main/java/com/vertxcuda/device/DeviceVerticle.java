@@ -8,6 +8,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
@@ -244,7 +245,7 @@ public class DeviceVerticle extends VerticleBase {
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
       InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), library, deadline);
       ContextTier tier = context;
-      if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !control(r)) {
+      if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.isControl(r)) {
         // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
         // hears it at once instead of behind the burst that filled the device.
         rejectFull(r);
@@ -277,7 +278,7 @@ public class DeviceVerticle extends VerticleBase {
     }
     switch (state) {
       case READY:
-        if (inFlight.size() >= options.getMaxInFlight() && !control(r)) {
+        if (inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.isControl(r)) {
           rejectFull(r);
         } else {
           submit(r);
@@ -298,12 +299,6 @@ public class DeviceVerticle extends VerticleBase {
       default:
         r.fail(FailureCode.CONTEXT_LOST, "the device was undeployed");
     }
-  }
-
-  // Stats and describe are never turned away for load: they are how an operator sees the overload.
-  private static boolean control(InFlight.Entry r) {
-    return r.library() == null && (r.body() instanceof com.vertxcuda.message.StatsRequest
-      || r.body() instanceof DescribeRequest);
   }
 
   private void rejectFull(InFlight.Entry r) {

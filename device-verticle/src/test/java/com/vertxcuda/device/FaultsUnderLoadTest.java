@@ -4,7 +4,6 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.Failures;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceStats;
 import com.vertxcuda.message.FaultRequest;
@@ -18,7 +17,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -65,37 +63,9 @@ class FaultsUnderLoadTest {
     return fault == Fault.POISON || fault == Fault.STALL || fault == Fault.KILL_9 || fault == Fault.SIGSTOP;
   }
 
-  static final class Ledger {
-    final AtomicInteger sent = new AtomicInteger();
-    final AtomicInteger answered = new AtomicInteger();
-    final AtomicInteger succeeded = new AtomicInteger();
-    final Map<FailureCode, AtomicInteger> failed = new EnumMap<>(FailureCode.class);
-    final AtomicInteger twice = new AtomicInteger();
+  /** The supervision tests' ledger, and the downloads that read what their chain did not write. */
+  static final class Ledger extends SupervisionTest.ReplyLedger {
     final AtomicInteger corrupt = new AtomicInteger();
-
-    synchronized void fail(FailureCode code) {
-      failed.computeIfAbsent(code, k -> new AtomicInteger()).incrementAndGet();
-    }
-
-    <T> Future<T> track(Future<T> f) {
-      sent.incrementAndGet();
-      AtomicBoolean once = new AtomicBoolean();
-      return f.andThen(ar -> {
-        if (!once.compareAndSet(false, true)) {
-          twice.incrementAndGet();
-        }
-        answered.incrementAndGet();
-        if (ar.succeeded()) {
-          succeeded.incrementAndGet();
-        } else {
-          fail(Failures.codeOf(ar.cause()));
-        }
-      });
-    }
-
-    synchronized int failures() {
-      return failed.values().stream().mapToInt(AtomicInteger::get).sum();
-    }
   }
 
   @ParameterizedTest
@@ -148,15 +118,14 @@ class FaultsUnderLoadTest {
     }).compose(x -> {
       ctx.verify(() -> {
         System.out.printf("[figure] faults under load %s (%s): %d requests, %d succeeded, failed %s%n", fault,
-          TestDevices.isolation(), ledger.sent.get(), ledger.succeeded.get(), ledger.failed);
-        assertEquals(0, ledger.twice.get(), "a request was answered twice");
-        assertEquals(ledger.sent.get(), ledger.answered.get(), "every request answered");
+          TestDevices.isolation(), ledger.sent.get(), ledger.successes.get(), ledger.failures);
+        assertEquals(ledger.sent.get(), ledger.replies.get(), "every request answered");
         assertEquals(0, ledger.corrupt.get(), "a download read bytes its chain did not write");
-        assertTrue(ledger.succeeded.get() > 0, "the load ran");
+        assertTrue(ledger.successes.get() > 0, "the load ran");
         Set<FailureCode> ok = allowed(fault);
-        ledger.failed.keySet().forEach(code -> assertTrue(ok.contains(code), fault + " answered " + code));
+        ledger.failures.keySet().forEach(code -> assertTrue(ok.contains(code), fault + " answered " + code));
         if (fault != Fault.UNDEPLOY && fault != Fault.STALL && fault != Fault.SIGSTOP) {
-          assertTrue(ledger.failures() > 0, "the fault reached the load");
+          assertTrue(ledger.failed() > 0, "the fault reached the load");
         }
       });
       if (fault == Fault.UNDEPLOY) {
@@ -167,8 +136,8 @@ class FaultsUnderLoadTest {
         ctx.verify(() -> {
           long served = after.getOperationsServed() - before[0].getOperationsServed();
           long failedAtDevice = sum(after.getFailuresByCode()) - sum(before[0].getFailuresByCode());
-          assertEquals(ledger.succeeded.get() + 1, served, "served: the ledger's successes and one stats");
-          assertEquals(ledger.failures(), failedAtDevice, "failures by code: " + after.getFailuresByCode());
+          assertEquals(ledger.successes.get() + 1, served, "served: the ledger's successes and one stats");
+          assertEquals(ledger.failed(), failedAtDevice, "failures by code: " + after.getFailuresByCode());
           assertEquals(0, after.getInFlight());
         });
         return FailureCodesTest.stillServes(c);

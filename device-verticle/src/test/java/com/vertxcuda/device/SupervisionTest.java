@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,10 +36,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class SupervisionTest {
 
   /** Counts replies per request, so a second reply (or a missing one) shows. */
-  static final class ReplyLedger {
+  static class ReplyLedger {
     final AtomicInteger sent = new AtomicInteger();
     final AtomicInteger replies = new AtomicInteger();
-    final Map<FailureCode, AtomicInteger> failures = new EnumMap<>(FailureCode.class);
+    final Map<FailureCode, AtomicInteger> failures = new java.util.concurrent.ConcurrentHashMap<>();
     final AtomicInteger successes = new AtomicInteger();
 
     <T> Future<T> track(Future<T> request) {
@@ -61,6 +60,11 @@ class SupervisionTest {
     int failed(FailureCode code) {
       AtomicInteger n = failures.get(code);
       return n == null ? 0 : n.get();
+    }
+
+    /** Failures of every code together. */
+    int failed() {
+      return failures.values().stream().mapToInt(AtomicInteger::get).sum();
     }
   }
 

@@ -151,7 +151,11 @@ public final class SubmissionLoop {
     wake();
   }
 
-  private static boolean isControl(Request request) {
+  /**
+   * Stats and describe: never turned away for load and served before queued work, so an operator
+   * sees an overloaded device at once. The one place that decides it.
+   */
+  public static boolean isControl(Request request) {
     return request.library() == null
       && (request.body() instanceof StatsRequest || request.body() instanceof DescribeRequest);
   }
