@@ -258,8 +258,11 @@ final class PlanCache {
     cachedBytes = 0;
     retiring.forEach(e -> release(e, poisoned));
     retiring.clear();
-    // A plan still being made is destroyed when it is done (on the preparation thread that made it).
-    making.values().forEach(m -> m.plan.thenAccept(plan -> engine.destroy(plan, poisoned)));
+    making.values().forEach(m -> {
+      if (m.plan.isDone() && !m.plan.isCompletedExceptionally()) {
+        engine.destroy(m.plan.join(), poisoned);
+      }
+    });
     making.clear();
   }
 }
