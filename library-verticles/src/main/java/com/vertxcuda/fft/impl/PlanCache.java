@@ -258,11 +258,8 @@ final class PlanCache {
     cachedBytes = 0;
     retiring.forEach(e -> release(e, poisoned));
     retiring.clear();
-    making.values().forEach(m -> {
-      if (m.plan.isDone() && !m.plan.isCompletedExceptionally()) {
-        engine.destroy(m.plan.join(), poisoned);
-      }
-    });
+    // A plan still being made is destroyed when it is done (on the preparation thread that made it).
+    making.values().forEach(m -> m.plan.thenAccept(plan -> engine.destroy(plan, poisoned)));
     making.clear();
   }
 }
