@@ -21,6 +21,13 @@ public final class Addresses {
   public static final String LOCAL_NODE = "local";
   /** The cluster-wide map that lists devices (see {@link DeviceRegistry}). */
   public static final String REGISTRY_MAP = PREFIX + ".devices";
+  /**
+   * Where every device also publishes its lifecycle events, so that one subscriber sees devices of
+   * the whole cluster come and go ({@link DeviceRegistry#watch}).
+   */
+  public static final String REGISTRY_EVENTS = PREFIX + ".registry";
+  /** The cluster-wide map that holds the cluster's policy (whether the event bus must use TLS). */
+  public static final String CLUSTER_MAP = PREFIX + ".cluster";
 
   private Addresses() {
   }
@@ -42,6 +49,19 @@ public final class Addresses {
   /** Where lifecycle events (generation changed, lost, ready) are published. */
   public static String events(String node, int device) {
     return device(node, device) + ".events";
+  }
+
+  /**
+   * The node word of a device or library address built by {@link #device} or {@link #library};
+   * throws IllegalArgumentException for any other address.
+   */
+  public static String nodeOf(String address) {
+    String prefix = PREFIX + ".";
+    int end = address.indexOf('.', prefix.length());
+    if (!address.startsWith(prefix) || end < 0) {
+      throw new IllegalArgumentException("not a vertx-cuda device address: '" + address + "'");
+    }
+    return address.substring(prefix.length(), end);
   }
 
   private static void checkNode(String node) {

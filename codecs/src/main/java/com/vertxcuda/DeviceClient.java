@@ -33,11 +33,30 @@ public interface DeviceClient {
     return create(vertx, new DeviceClientOptions().setNode(device.getNode()).setDevice(device.getDevice()));
   }
 
+  /**
+   * A client for the device {@code policy} picks among the cluster's ready devices
+   * ({@link DeviceRegistry#choose}); fails with CONTEXT_LOST when there is none.
+   */
+  static Future<DeviceClient> create(Vertx vertx, PlacementPolicy policy) {
+    return DeviceRegistry.choose(vertx, policy).map(d -> create(vertx, d));
+  }
+
   /** The device's address. */
   String address();
 
-  /** Allocates {@code count} elements of {@code dtype}. */
+  /**
+   * Allocates {@code count} elements of {@code dtype}, owned by this node: the device frees it when
+   * this node leaves the cluster (the device takes the owner from the event bus, not from the
+   * request), and counts it against this node's quota, if the device has one.
+   */
   Future<BufferHandle> alloc(DType dtype, long count);
+
+  /**
+   * Hands a buffer to the device: it no longer belongs to the node that allocated it, so it
+   * outlives that node and is counted against no node's quota (for buffers meant for others). Free
+   * it explicitly when done.
+   */
+  Future<BufferHandle> keep(BufferHandle buffer);
 
   /** Frees a buffer; its memory returns after every use already sent has completed. */
   Future<Void> free(BufferHandle buffer);

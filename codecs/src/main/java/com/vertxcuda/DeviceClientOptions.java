@@ -14,9 +14,13 @@ public class DeviceClientOptions {
   /** Default request timeout: 30 000 ms. */
   public static final long DEFAULT_TIMEOUT = 30_000;
 
+  /** Default largest message to a device on another node: 8 MiB. */
+  public static final int DEFAULT_MAX_MESSAGE_SIZE = 8 << 20;
+
   private String node;
   private int device = DEFAULT_DEVICE;
   private long timeout = DEFAULT_TIMEOUT;
+  private int maxMessageSize = DEFAULT_MAX_MESSAGE_SIZE;
 
   public DeviceClientOptions() {
   }
@@ -25,6 +29,7 @@ public class DeviceClientOptions {
     this.node = other.node;
     this.device = other.device;
     this.timeout = other.timeout;
+    this.maxMessageSize = other.maxMessageSize;
   }
 
   public DeviceClientOptions(JsonObject json) {
@@ -49,4 +54,18 @@ public class DeviceClientOptions {
   /** Request timeout in milliseconds; a request with no reply by then fails with TIMEOUT. */
   public long getTimeout() { return timeout; }
   public DeviceClientOptions setTimeout(long timeout) { this.timeout = timeout; return this; }
+
+  /**
+   * The most data bytes one upload or download message to a device on another node carries: larger
+   * transfers go as consecutive ranges of at most this size, sent in order (a device in this JVM is
+   * reached without copies and takes any size). At least 4 KiB.
+   */
+  public int getMaxMessageSize() { return maxMessageSize; }
+  public DeviceClientOptions setMaxMessageSize(int maxMessageSize) {
+    if (maxMessageSize < 4096) {
+      throw new IllegalArgumentException("maxMessageSize must be at least 4096 bytes, got " + maxMessageSize);
+    }
+    this.maxMessageSize = maxMessageSize;
+    return this;
+  }
 }

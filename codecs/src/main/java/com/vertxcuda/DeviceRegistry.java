@@ -1,19 +1,29 @@
 package com.vertxcuda;
 
+import com.vertxcuda.impl.ClusterWatch;
+import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceState;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The cluster-wide list of devices with their load, kept in a shared async map (cluster-wide when
- * the event bus is clustered). Entries expire unless their device refreshes them.
+ * the event bus is clustered). A device publishes its entry when its state or load changes (at
+ * most every {@code registryMinInterval} ms) and refreshes it before it expires; it removes it when
+ * undeployed. A device of a node that left the cluster is never listed, whatever the map still
+ * holds: the listing keeps only the nodes this node's cluster manager counts as members.
  */
 public final class DeviceRegistry {
 
@@ -29,14 +39,15 @@ public final class DeviceRegistry {
    * or with a negative device index, generation or load.
    */
   public static Future<List<DeviceInfo>> list(Vertx vertx) {
-    return map(vertx).compose(AsyncMap::values).map(values -> {
+    ClusterWatch watch = ClusterWatch.of(vertx);
+    return watch.checkPolicy().compose(v -> map(vertx)).compose(AsyncMap::values).map(values -> {
       List<DeviceInfo> devices = new ArrayList<>();
       for (Object v : (List<?>) values) { // as Object: a value of another type must not reach a cast
         DeviceInfo d = valid(v);
-        if (d != null) {
-          devices.add(d);
-        } else {
+        if (d == null) {
           IGNORED.incrementAndGet();
+        } else if (watch.isMember(d.getNode())) {
+          devices.add(d);
         }
       }
       devices.sort(Comparator.comparing(DeviceInfo::getAddress));
@@ -70,13 +81,86 @@ public final class DeviceRegistry {
     return d;
   }
 
-  /** The ready device with the least load, or a failure with CONTEXT_LOST if there is none. */
+  /** The ready device with the least load ({@link PlacementPolicy#leastLoaded()}); CONTEXT_LOST if there is none. */
   public static Future<DeviceInfo> leastLoaded(Vertx vertx) {
-    return list(vertx).compose(devices -> devices.stream()
-      .filter(d -> d.getState() == com.vertxcuda.message.DeviceState.READY)
-      .min(Comparator.comparingLong(DeviceInfo::getLoad))
-      .map(Future::succeededFuture)
-      .orElseGet(() -> Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "no ready device is registered"))));
+    return choose(vertx, PlacementPolicy.leastLoaded());
+  }
+
+  /**
+   * The ready device {@code policy} picks ({@link PlacementPolicy}); CONTEXT_LOST if there is none
+   * or none suits it, or the policy's own failure.
+   */
+  public static Future<DeviceInfo> choose(Vertx vertx, PlacementPolicy policy) {
+    return list(vertx).compose(devices -> {
+      List<DeviceInfo> ready = new ArrayList<>();
+      for (DeviceInfo d : devices) {
+        if (d.getState() == DeviceState.READY) {
+          ready.add(d);
+        }
+      }
+      try {
+        return Future.succeededFuture(Placements.jvm().choose(policy, ready));
+      } catch (RuntimeException e) {
+        return Future.failedFuture(Failures.toCudaException(e));
+      }
+    });
+  }
+
+  /**
+   * Watches devices of the whole cluster come and go: {@code handler} hears every device's READY,
+   * GENERATION_CHANGED, LOST and REMOVED events, and a LOST event (raised on this node) for each
+   * device it has seen whose node leaves the cluster. Starts with the devices listed now; an event
+   * that is not a valid one is dropped and counted in {@link #ignoredEntries()}. Unregister the
+   * consumer to stop.
+   */
+  @SuppressWarnings("unchecked")
+  public static MessageConsumer<DeviceEvent> watch(Vertx vertx, Handler<DeviceEvent> handler) {
+    Map<String, DeviceEvent> seen = new ConcurrentHashMap<>();
+    io.vertx.core.Context context = vertx.getOrCreateContext();
+    MessageConsumer<Object> consumer = vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> {
+      Object body = m.body();
+      if (!(body instanceof DeviceEvent) || !valid((DeviceEvent) body)) {
+        IGNORED.incrementAndGet();
+        return;
+      }
+      DeviceEvent e = (DeviceEvent) body;
+      String address = Addresses.device(e.getNode(), e.getDevice());
+      if (e.getType() == DeviceEvent.Type.REMOVED || e.getType() == DeviceEvent.Type.LOST) {
+        seen.remove(address);
+      } else {
+        seen.put(address, e);
+      }
+      handler.handle(e);
+    });
+    list(vertx).onSuccess(devices -> devices.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
+      DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed"))));
+    ClusterWatch watch = ClusterWatch.of(vertx);
+    Runnable[] stop = new Runnable[1];
+    stop[0] = watch.onLeft(node -> {
+      if (!consumer.isRegistered()) {
+        stop[0].run();
+        return;
+      }
+      seen.values().removeIf(e -> {
+        if (!e.getNode().equals(node)) {
+          return false;
+        }
+        context.runOnContext(v -> handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, e.getDevice(),
+          e.getNewGeneration(), e.getNewGeneration(), "node " + node + " left the cluster")));
+        return true;
+      });
+    });
+    return (MessageConsumer<DeviceEvent>) (MessageConsumer<?>) consumer;
+  }
+
+  /** Whether {@code e} is an event a device would publish. */
+  static boolean valid(DeviceEvent e) {
+    try {
+      Addresses.device(e.getNode(), e.getDevice());
+    } catch (RuntimeException x) {
+      return false;
+    }
+    return e.getType() != null && e.getOldGeneration() >= 0 && e.getNewGeneration() >= e.getOldGeneration();
   }
 
   /** Publishes (or refreshes) a device's entry; it expires after {@code ttlMillis}. */

@@ -19,12 +19,18 @@ import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.message.KeepRequest;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageConsumer;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 public final class DeviceClientImpl implements DeviceClient {
@@ -32,14 +38,14 @@ public final class DeviceClientImpl implements DeviceClient {
   private final RequestSender sender;
   private final String node;
   private final int device;
-  private final String self;
+  private final int maxMessageSize;
   private final AtomicLong ignoredEvents = new AtomicLong();
 
   public DeviceClientImpl(Vertx vertx, DeviceClientOptions options) {
     CudaCodecs.register(vertx.eventBus());
-    this.self = Nodes.self(vertx);
-    this.node = options.getNode() == null ? self : options.getNode();
+    this.node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
     this.device = options.getDevice();
+    this.maxMessageSize = options.getMaxMessageSize();
     this.sender = new RequestSender(vertx, Addresses.device(node, device), options.getTimeout());
   }
 
@@ -50,7 +56,12 @@ public final class DeviceClientImpl implements DeviceClient {
 
   @Override
   public Future<BufferHandle> alloc(DType dtype, long count) {
-    return sender.request(new AllocRequest(dtype, count, self));
+    return sender.request(new AllocRequest(dtype, count));
+  }
+
+  @Override
+  public Future<BufferHandle> keep(BufferHandle buffer) {
+    return sender.request(new KeepRequest(buffer));
   }
 
   @Override
@@ -58,14 +69,57 @@ public final class DeviceClientImpl implements DeviceClient {
     return sender.<BufferHandle>request(new FreeRequest(buffer)).mapEmpty();
   }
 
+  /**
+   * To a device on another node, data larger than {@code maxMessageSize} goes as consecutive views
+   * of at most that size, all sent now, in order: the device takes them in that order, so anything
+   * sent after the upload still follows all of it.
+   */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
-    return sender.request(new UploadRequest(target, data));
+    if (!sender.remote() || target == null || data == null || data.length() <= maxMessageSize) {
+      return sender.request(new UploadRequest(target, data));
+    }
+    if (data.length() != target.byteLength()) {
+      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
+        + " bytes into a range of " + target.byteLength() + " bytes"));
+    }
+    long step = chunkElements(target);
+    List<Future<?>> parts = new ArrayList<>();
+    for (long at = 0; at < target.length(); at += step) {
+      BufferHandle view = target.view(at, Math.min(step, target.length() - at));
+      int from = (int) target.dtype().bytes(at);
+      parts.add(sender.request(new UploadRequest(view, data.slice(from, from + (int) view.byteLength()))));
+    }
+    return Future.all(parts).map(target);
   }
 
+  /** To a device on another node, a range larger than {@code maxMessageSize} comes back as consecutive views, asked for now, in order. */
   @Override
   public Future<Buffer> download(BufferHandle source) {
-    return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
+    if (!sender.remote() || source == null || source.byteLength() <= maxMessageSize) {
+      return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
+    }
+    if (source.byteLength() > Integer.MAX_VALUE - 8) {
+      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "a download of " + source.byteLength()
+        + " bytes does not fit one Buffer; download views of it"));
+    }
+    long step = chunkElements(source);
+    List<Future<Buffer>> parts = new ArrayList<>();
+    for (long at = 0; at < source.length(); at += step) {
+      BufferHandle view = source.view(at, Math.min(step, source.length() - at));
+      parts.add(sender.<DownloadReply>request(new DownloadRequest(view)).map(DownloadReply::getData));
+    }
+    return Future.all(parts).map(all -> {
+      Buffer whole = Buffer.buffer((int) source.byteLength());
+      for (Future<Buffer> part : parts) {
+        whole.appendBuffer(part.result());
+      }
+      return whole;
+    });
+  }
+
+  private long chunkElements(BufferHandle h) {
+    return Math.max(1, maxMessageSize / h.dtype().bytes(1));
   }
 
   @Override
@@ -110,15 +164,30 @@ public final class DeviceClientImpl implements DeviceClient {
   @Override
   @SuppressWarnings("unchecked")
   public MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler) {
+    AtomicLong generation = new AtomicLong();
     // Consumed as Object: a body of another type must not reach a cast in the subscriber.
     MessageConsumer<Object> consumer = sender.vertx().eventBus().consumer(Addresses.events(node, device), m -> {
       Object body = m.body();
       if (body instanceof DeviceEvent && valid((DeviceEvent) body)) {
+        generation.set(((DeviceEvent) body).getNewGeneration());
         handler.handle((DeviceEvent) body);
       } else {
         ignoredEvents.incrementAndGet();
       }
     });
+    if (sender.remote()) {
+      // A node that left publishes nothing: its LOST event is raised here.
+      Context context = sender.vertx().getOrCreateContext();
+      Runnable[] stop = new Runnable[1];
+      stop[0] = ClusterWatch.of(sender.vertx()).onLeft(left -> {
+        if (!consumer.isRegistered()) {
+          stop[0].run();
+        } else if (left.equals(node)) {
+          context.runOnContext(v -> handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, device,
+            generation.get(), generation.get(), "node " + node + " left the cluster")));
+        }
+      });
+    }
     return (MessageConsumer<DeviceEvent>) (MessageConsumer<?>) consumer;
   }
 

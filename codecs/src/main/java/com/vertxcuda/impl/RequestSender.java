@@ -39,6 +39,9 @@ public final class RequestSender {
 
   private final Vertx vertx;
   private final String address;
+  private final String node;
+  /** Null when the device is on this node: then no leave can strand a request. */
+  private final ClusterWatch watch;
   private final DeliveryOptions options;
   private final long timeoutMillis;
   private final java.util.Map<String, LocalRoutes.Route> local;
@@ -48,6 +51,8 @@ public final class RequestSender {
     this.address = address;
     this.timeoutMillis = timeoutMillis;
     this.local = LocalRoutes.of(vertx);
+    this.node = com.vertxcuda.Addresses.nodeOf(address);
+    this.watch = vertx.isClustered() && !node.equals(Nodes.self(vertx)) ? ClusterWatch.of(vertx) : null;
     this.options = new DeliveryOptions().setSendTimeout(timeoutMillis)
       .addHeader(TIMEOUT_HEADER, Long.toString(timeoutMillis));
   }
@@ -60,10 +65,17 @@ public final class RequestSender {
     return address;
   }
 
+  /** Whether the device is on another node of the cluster. */
+  public boolean remote() {
+    return watch != null;
+  }
+
   /**
    * Sends {@code body}: straight to the device when it is served in this JVM by the same Vert.x
-   * ({@link LocalRoutes}), over the event bus otherwise. The future completes on the caller's
-   * context either way.
+   * ({@link LocalRoutes}), over the event bus otherwise. A request to another node fails with
+   * CONTEXT_LOST as soon as that node is seen to leave the cluster ({@link ClusterWatch}), at once
+   * when it is not in the cluster, and with FORBIDDEN when the cluster refuses this node. The future
+   * completes on the caller's context either way.
    */
   public <R> Future<R> request(Object body) {
     sendHeld(null);
@@ -71,9 +83,13 @@ public final class RequestSender {
     if (route != null) {
       return route.request(address, body, timeoutMillis);
     }
-    return vertx.eventBus().<R>request(address, body, options)
+    if (watch != null && watch.refusal() != null) {
+      return Future.failedFuture(watch.refused());
+    }
+    Future<R> sent = vertx.eventBus().<R>request(address, body, options)
       .map(Message::body)
       .recover(t -> Future.failedFuture(Failures.toCudaException(t)));
+    return watch == null ? sent : watch.guard(node, sent);
   }
 
   /**

@@ -5,28 +5,23 @@ import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
 
-/** Allocate a buffer of {@code count} elements of {@code dtype}. Replied with a {@link com.vertxcuda.BufferHandle}. */
+/**
+ * Allocate a buffer of {@code count} elements of {@code dtype}. Replied with a {@link com.vertxcuda.BufferHandle}.
+ * The buffer belongs to the node that sent the request, as the event bus says (see {@link KeepRequest}).
+ */
 @DataObject
 @JsonGen(publicConverter = false)
 public class AllocRequest {
 
-  /**
-   * The longest {@link #getOwner() owner} a device takes, in characters (a node id is 36). The
-   * device keeps the owner with the buffer, so a longer one is refused with BAD_REQUEST.
-   */
-  public static final int MAX_OWNER_LENGTH = 256;
-
   private DType dtype;
   private long count;
-  private String owner;
 
   public AllocRequest() {
   }
 
-  public AllocRequest(DType dtype, long count, String owner) {
+  public AllocRequest(DType dtype, long count) {
     this.dtype = dtype;
     this.count = count;
-    this.owner = owner;
   }
 
   public AllocRequest(JsonObject json) {
@@ -46,11 +41,4 @@ public class AllocRequest {
   /** Number of elements (not bytes). */
   public long getCount() { return count; }
   public AllocRequest setCount(long count) { this.count = count; return this; }
-
-  /**
-   * The node that asks (recorded with the allocation for later reclamation); at most
-   * {@link #MAX_OWNER_LENGTH} characters.
-   */
-  public String getOwner() { return owner; }
-  public AllocRequest setOwner(String owner) { this.owner = owner; return this; }
 }

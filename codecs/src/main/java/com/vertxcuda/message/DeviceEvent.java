@@ -15,8 +15,13 @@ public class DeviceEvent {
     GENERATION_CHANGED,
     /** The device became ready. */
     READY,
-    /** The device cannot be recovered. */
-    LOST
+    /**
+     * The device cannot be recovered, or its node left the cluster (then the event is raised on each
+     * node that watched it, since the departed node can say nothing).
+     */
+    LOST,
+    /** The device was undeployed: it serves nothing until it is deployed again, at a new generation. */
+    REMOVED
   }
 
   private Type type;

@@ -21,6 +21,8 @@ public class DeviceInfo {
   private DeviceState state;
   private long load;
   private long pid;
+  private long freeMemory;
+  private long updated;
   private java.util.List<String> libraries = new java.util.ArrayList<>();
 
   public DeviceInfo() {
@@ -90,4 +92,15 @@ public class DeviceInfo {
   /** Requests in flight plus queued, for placement. */
   public long getLoad() { return load; }
   public DeviceInfo setLoad(long v) { this.load = v; return this; }
+
+  /**
+   * Bytes the device can still allocate for buffers: its memory limit (or the backend's free
+   * memory, if lower) less what buffers and libraries hold, as of {@link #getUpdated()}.
+   */
+  public long getFreeMemory() { return freeMemory; }
+  public DeviceInfo setFreeMemory(long v) { this.freeMemory = v; return this; }
+
+  /** When the device published this entry, in ms since the epoch on the device's clock. */
+  public long getUpdated() { return updated; }
+  public DeviceInfo setUpdated(long v) { this.updated = v; return this; }
 }

@@ -25,6 +25,7 @@ public class DeviceStats {
   private Map<String, Long> failuresByCode = new HashMap<>();
   private boolean spareReady;
   private Map<String, Long> libraryBytes = new HashMap<>();
+  private Map<String, Long> ownerBytes = new HashMap<>();
 
   public DeviceStats() {
   }
@@ -97,4 +98,11 @@ public class DeviceStats {
    */
   public Map<String, Long> getLibraryBytes() { return libraryBytes; }
   public DeviceStats setLibraryBytes(Map<String, Long> v) { this.libraryBytes = v; return this; }
+
+  /**
+   * Bytes of buffers each node holds, by node id (buffers handed to the device with {@code keep}
+   * are in no node's count). A node's entry goes when it frees its last buffer or leaves the cluster.
+   */
+  public Map<String, Long> getOwnerBytes() { return ownerBytes; }
+  public DeviceStats setOwnerBytes(Map<String, Long> v) { this.ownerBytes = v; return this; }
 }

@@ -14,6 +14,8 @@ import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
@@ -37,7 +39,9 @@ public final class CoreSamples {
     return List.of(
       HANDLE,
       HANDLE.view(10, 20),
-      new AllocRequest(DType.BF16, 123, "owner-node"),
+      new AllocRequest(DType.BF16, 123),
+      new KeepRequest(HANDLE),
+      new ReclaimRequest("departed-node"),
       new FreeRequest(HANDLE),
       new UploadRequest(HANDLE.view(0, 2), Buffer.buffer().appendFloatLE(1.5f).appendFloatLE(-2f)),
       new DownloadRequest(HANDLE),
@@ -49,10 +53,11 @@ public final class CoreSamples {
       new DeviceStats().setGeneration(3).setState(DeviceState.READY).setBytesAllocated(4096)
         .setBuffersAllocated(2).setCachedBytes(512).setBackendFreeBytes(1 << 20).setBackendTotalBytes(1 << 30)
         .setInFlight(1).setQueueDepth(4).setOperationsServed(99).setFailuresByCode(failures).setSpareReady(true)
-        .setLibraryBytes(Map.of("fft", 3L << 20, "kernel", 4096L)),
+        .setLibraryBytes(Map.of("fft", 3L << 20, "kernel", 4096L)).setOwnerBytes(Map.of("node-a", 1L << 20)),
       new DeviceInfo().setNode("n").setDevice(1).setAddress("vertx-cuda.n.1").setName("NVIDIA H200")
         .setBackend("cuda").setIsolation("process").setComputeCapability("9.0").setTotalMemory(1L << 37)
-        .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242).setLibraries(List.of("blas", "fft")),
+        .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242).setLibraries(List.of("blas", "fft"))
+        .setFreeMemory(1L << 36).setUpdated(1_764_000_000_000L),
       new DeviceEvent(DeviceEvent.Type.GENERATION_CHANGED, "n", 0, 1, 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
       new FaultRequest(FaultRequest.Kind.POISON));
   }

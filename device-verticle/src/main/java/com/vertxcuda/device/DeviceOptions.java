@@ -25,6 +25,8 @@ public class DeviceOptions {
   public static final int DEFAULT_RESTART_LIMIT = 5;
   public static final long DEFAULT_RESTART_WINDOW = 60_000;
   public static final long DEFAULT_REGISTRY_REFRESH = 5_000;
+  /** Default shortest time between two registry publications of a device whose load changed: 100 ms. */
+  public static final long DEFAULT_REGISTRY_MIN_INTERVAL = 100;
   public static final long DEFAULT_HOST_MEMORY = 1L << 30;
   public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
   public static final long DEFAULT_SHARED_MEMORY_SIZE = 1L << 30;
@@ -45,6 +47,8 @@ public class DeviceOptions {
   private int restartLimit = DEFAULT_RESTART_LIMIT;
   private long restartWindow = DEFAULT_RESTART_WINDOW;
   private long registryRefresh = DEFAULT_REGISTRY_REFRESH;
+  private long registryMinInterval = DEFAULT_REGISTRY_MIN_INTERVAL;
+  private long ownerMemoryQuota;
   private long hostMemory = DEFAULT_HOST_MEMORY;
   private boolean faultInjection;
   private long openDelay;
@@ -111,6 +115,14 @@ public class DeviceOptions {
   public long getMemoryLimit() { return memoryLimit; }
   public DeviceOptions setMemoryLimit(long v) { this.memoryLimit = v; return this; }
 
+  /**
+   * Most bytes of buffers one node may hold on this device (buffers it allocated and has not freed
+   * or handed to the device with {@code keep}); 0 means no quota. Past it, OUT_OF_MEMORY naming the
+   * quota. The node is the one the event bus says sent the request.
+   */
+  public long getOwnerMemoryQuota() { return ownerMemoryQuota; }
+  public DeviceOptions setOwnerMemoryQuota(long v) { this.ownerMemoryQuota = v; return this; }
+
   /** Library verticles deployed with each context. */
   public List<Library> getLibraries() { return libraries; }
   public DeviceOptions setLibraries(List<Library> libraries) { this.libraries = libraries; return this; }
@@ -142,6 +154,13 @@ public class DeviceOptions {
   /** How often the device refreshes its registry entry, in ms (entries expire after 3 periods). */
   public long getRegistryRefresh() { return registryRefresh; }
   public DeviceOptions setRegistryRefresh(long v) { this.registryRefresh = v; return this; }
+
+  /**
+   * The shortest time between two registry publications, in ms: the device publishes its entry
+   * when its state, generation or load changes, at most this often, so placement sees load as it is.
+   */
+  public long getRegistryMinInterval() { return registryMinInterval; }
+  public DeviceOptions setRegistryMinInterval(long v) { this.registryMinInterval = v; return this; }
 
   /** Device memory the host backend pretends to have, in bytes. */
   public long getHostMemory() { return hostMemory; }

@@ -6,7 +6,9 @@ import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
+import com.vertxcuda.impl.ClusterWatch;
 import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.impl.Backends;
@@ -56,7 +58,7 @@ public class DeviceVerticle extends VerticleBase {
 
   // Volatile: a stats reply reads them on the thread that completes it.
   private volatile DeviceState state = DeviceState.STARTING;
-  private volatile long generation = 1;
+  private volatile long generation;
   private String lostReason;
   // Volatile: the transfer-buffer methods may be called from any thread.
   private volatile ContextTier context;
@@ -66,6 +68,14 @@ public class DeviceVerticle extends VerticleBase {
   private final ArrayDeque<Long> restarts = new ArrayDeque<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private long registryTimer = -1;
+  private long publishTimer = -1;
+  private long statsTimer = -1;
+  /** What the registry was told last: state, generation, load and free memory; and when. */
+  private String published;
+  private long publishedAt;
+  private volatile long freeMemory;
+  private String self;
+  private Runnable stopWatching = () -> { };
   private long heartbeatTimer = -1;
   private long expiryTimer = -1;
   private boolean heartbeatOutstanding;
@@ -84,9 +94,11 @@ public class DeviceVerticle extends VerticleBase {
       options = new DeviceOptions(config());
     }
     CudaCodecs.register(vertx.eventBus());
-    node = options.getNode() != null ? options.getNode() : Nodes.self(vertx);
+    self = Nodes.self(vertx);
+    node = options.getNode() != null ? options.getNode() : self;
     device = options.getDevice();
     address = Addresses.device(node, device);
+    generation = firstGeneration(address);
     eventLoop = vertx.getOrCreateContext();
     isolation = Backends.isolation(options);
     spare = new SpareTier(this::launch, address);
@@ -97,11 +109,16 @@ public class DeviceVerticle extends VerticleBase {
       consumers.add(vertx.eventBus().consumer(a, m -> accept(m, library)));
       LocalRoutes.register(vertx, a, route);
     }
-    return launch(generation)
+    ClusterWatch watch = ClusterWatch.of(vertx);
+    return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> launch(generation))
       .onSuccess(tier -> {
         ready(tier);
         publish(DeviceEvent.Type.READY, generation, generation, "started");
+        // What a node that left the cluster held here goes back.
+        stopWatching = watch.onLeft(gone -> eventLoop.runOnContext(x -> reclaim(gone)));
         registryTimer = vertx.setPeriodic(options.getRegistryRefresh(), id -> register());
+        publishTimer = vertx.setPeriodic(Math.max(10, options.getRegistryMinInterval()), id -> publishIfChanged());
+        statsTimer = vertx.setPeriodic(1_000, id -> refreshFreeMemory());
         heartbeatTimer = vertx.setPeriodic(options.getHeartbeatInterval(), id -> heartbeat());
         // Requests past their deadline are answered TIMEOUT even if their context never answers.
         expiryTimer = vertx.setPeriodic(Math.max(10, Math.min(250, options.getRequestTimeout() / 4)),
@@ -117,9 +134,16 @@ public class DeviceVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
+    boolean served = state != DeviceState.STOPPED;
     state = DeviceState.STOPPED;
     unregisterRoutes();
     failAll("the device was undeployed");
+    stopWatching.run();
+    if (served) {
+      publish(DeviceEvent.Type.REMOVED, generation, generation, "the device was undeployed");
+    }
+    vertx.cancelTimer(publishTimer);
+    vertx.cancelTimer(statsTimer);
     vertx.cancelTimer(registryTimer);
     vertx.cancelTimer(heartbeatTimer);
     vertx.cancelTimer(expiryTimer);
@@ -227,7 +251,9 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void accept(Message<Object> message, Library library) {
-    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message)));
+    // The owner of what the request allocates is the node the event bus says sent it.
+    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message),
+      Nodes.sender(vertx, message)));
   }
 
   /**
@@ -243,9 +269,11 @@ public class DeviceVerticle extends VerticleBase {
       Library library = libraryOf(target);
       io.vertx.core.Promise<Object> promise = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).promise();
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
-      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), library, deadline);
+      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), library, deadline, self);
       ContextTier tier = context;
-      if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.isControl(r)) {
+      if (refusedFromClients(r)) {
+        // answered
+      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.isControl(r)) {
         // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
         // hears it at once instead of behind the burst that filled the device.
         rejectFull(r);
@@ -271,7 +299,19 @@ public class DeviceVerticle extends VerticleBase {
     return Library.of(target.substring(target.lastIndexOf('.') + 1));
   }
 
+  // Requests only the device makes for itself are refused from clients (bus or local route).
+  private static boolean refusedFromClients(InFlight.Entry r) {
+    if (r.body() instanceof ReclaimRequest) {
+      r.fail(FailureCode.BAD_REQUEST, "the device does not serve ReclaimRequest: only the device sends it, when a node leaves");
+      return true;
+    }
+    return false;
+  }
+
   private void accept(InFlight.Entry r) {
+    if (refusedFromClients(r)) {
+      return;
+    }
     if (r.library() == null && r.body() instanceof DescribeRequest) {
       r.reply(info());
       return;
@@ -380,7 +420,7 @@ public class DeviceVerticle extends VerticleBase {
     }
     restarts.addLast(now);
     long oldGeneration = generation;
-    generation++;
+    generation = nextGeneration(address, generation);
     state = DeviceState.REBUILDING;
     register();
     spare.takeOrLaunch(generation).onComplete(ar -> {
@@ -432,19 +472,85 @@ public class DeviceVerticle extends VerticleBase {
     DeviceInfo info = context != null ? new DeviceInfo(context.info()) : new DeviceInfo();
     return info.setNode(node).setDevice(device).setAddress(address).setGeneration(generation).setState(state)
       .setIsolation(isolation == Isolation.PROCESS ? "process" : "in-process")
-      .setLoad(inFlight.size() + pending.size());
+      .setLoad(inFlight.size() + pending.size()).setFreeMemory(freeMemory);
   }
 
+  // On the device's events address and on the registry's, so one watcher sees the whole cluster.
   private void publish(DeviceEvent.Type type, long oldGeneration, long newGeneration, String reason) {
-    vertx.eventBus().publish(Addresses.events(node, device),
-      new DeviceEvent(type, node, device, oldGeneration, newGeneration, reason));
+    DeviceEvent event = new DeviceEvent(type, node, device, oldGeneration, newGeneration, reason);
+    vertx.eventBus().publish(Addresses.events(node, device), event);
+    vertx.eventBus().publish(Addresses.REGISTRY_EVENTS, event);
   }
 
   private void register() {
     if (state == DeviceState.STOPPED) {
       return;
     }
-    DeviceRegistry.put(vertx, info(), 3 * options.getRegistryRefresh())
+    DeviceInfo info = info().setUpdated(System.currentTimeMillis());
+    published = summary(info);
+    publishedAt = System.nanoTime();
+    DeviceRegistry.put(vertx, info, 3 * options.getRegistryRefresh())
       .onFailure(t -> LOG.log(System.Logger.Level.DEBUG, "registry update failed: " + t));
+  }
+
+  // The registry hears of a change in state, generation, load or free memory within registryMinInterval.
+  private void publishIfChanged() {
+    if (state != DeviceState.STOPPED && !summary(info()).equals(published)) {
+      register();
+    }
+  }
+
+  private static String summary(DeviceInfo d) {
+    return d.getState() + "/" + d.getGeneration() + "/" + d.getLoad() + "/" + (d.getFreeMemory() >> 20);
+  }
+
+  // Free memory comes from the context's own counters (the control lane answers at once).
+  private void refreshFreeMemory() {
+    if (state != DeviceState.READY) {
+      return;
+    }
+    own(new com.vertxcuda.message.StatsRequest()).onSuccess(body -> {
+      DeviceStats s = (DeviceStats) body;
+      long library = s.getLibraryBytes() == null ? 0 : s.getLibraryBytes().values().stream().mapToLong(Long::longValue).sum();
+      long limit = options.getMemoryLimit() > 0 ? options.getMemoryLimit() : s.getBackendTotalBytes();
+      long free = Math.max(0, limit - s.getBytesAllocated() - library);
+      if (s.getBackendFreeBytes() > 0) {
+        free = Math.min(free, s.getBackendFreeBytes());
+      }
+      freeMemory = free;
+    });
+  }
+
+  /** Frees on the current context what a node that left the cluster still holds here. */
+  private void reclaim(String gone) {
+    if (state == DeviceState.READY && !gone.equals(self)) {
+      own(new ReclaimRequest(gone)).onFailure(t -> LOG.log(System.Logger.Level.WARNING,
+        address + ": reclaiming what " + gone + " held failed: " + t.getMessage()));
+    }
+  }
+
+  // A request of the device's own, straight to the current context (never turned away).
+  private Future<Object> own(Object body) {
+    io.vertx.core.Promise<Object> promise = io.vertx.core.Promise.promise();
+    InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), null,
+      System.nanoTime() + options.getRequestTimeout() * 1_000_000, null);
+    ContextTier tier = context;
+    if (tier == null) {
+      r.fail(FailureCode.CONTEXT_LOST, "the device has no ready context");
+    } else {
+      tier.submit(r.track());
+    }
+    return promise.future();
+  }
+
+  /** Generations of one address never repeat in this JVM, and start from the clock (µs) so they do not across restarts. */
+  private static final java.util.Map<String, Long> LAST_GENERATION = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static long firstGeneration(String address) {
+    return LAST_GENERATION.merge(address, System.currentTimeMillis() * 1000, (last, now) -> Math.max(now, last + 1));
+  }
+
+  private static long nextGeneration(String address, long current) {
+    return LAST_GENERATION.merge(address, current + 1, Math::max);
   }
 }

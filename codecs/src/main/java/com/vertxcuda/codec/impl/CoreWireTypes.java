@@ -16,6 +16,8 @@ import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 
@@ -39,9 +41,17 @@ public final class CoreWireTypes {
       return h;
     });
 
-  public static final WireType<AllocRequest> ALLOC = WireType.of(AllocRequest.class, 1,
-    (r, out) -> out.writeEnum(r.getDtype()).writeLong(r.getCount()).writeString(r.getOwner()),
-    in -> new AllocRequest(in.readEnum(DType.class), in.readLong(), in.readString()));
+  public static final WireType<AllocRequest> ALLOC = WireType.of(AllocRequest.class, 2,
+    (r, out) -> out.writeEnum(r.getDtype()).writeLong(r.getCount()),
+    in -> new AllocRequest(in.readEnum(DType.class), in.readLong()));
+
+  public static final WireType<KeepRequest> KEEP = WireType.of(KeepRequest.class, 1,
+    (r, out) -> out.writeHandle(r.getHandle()),
+    in -> new KeepRequest(in.readHandle()));
+
+  public static final WireType<ReclaimRequest> RECLAIM = WireType.of(ReclaimRequest.class, 1,
+    (r, out) -> out.writeString(r.owner()),
+    in -> new ReclaimRequest(in.readString()));
 
   public static final WireType<FreeRequest> FREE = WireType.of(FreeRequest.class, 1,
     (r, out) -> out.writeHandle(r.getHandle()),
@@ -75,7 +85,7 @@ public final class CoreWireTypes {
     (r, out) -> { },
     in -> new DescribeRequest());
 
-  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 3,
+  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 4,
     (s, out) -> {
       out.writeLong(s.getGeneration()).writeEnum(s.getState()).writeLong(s.getBytesAllocated())
         .writeLong(s.getBuffersAllocated()).writeLong(s.getCachedBytes())
@@ -88,6 +98,9 @@ public final class CoreWireTypes {
       Map<String, Long> library = s.getLibraryBytes() == null ? Map.of() : s.getLibraryBytes();
       out.writeInt(library.size());
       library.forEach((k, v) -> out.writeString(k).writeLong(v));
+      Map<String, Long> owners = s.getOwnerBytes() == null ? Map.of() : s.getOwnerBytes();
+      out.writeInt(owners.size());
+      owners.forEach((k, v) -> out.writeString(k).writeLong(v));
     },
     in -> {
       DeviceStats s = new DeviceStats().setGeneration(in.readLong()).setState(in.readEnum(DeviceState.class))
@@ -108,20 +121,26 @@ public final class CoreWireTypes {
       for (int i = 0; i < libraries; i++) {
         library.put(in.readString(), in.readLong());
       }
-      return s.setLibraryBytes(library);
+      int owners = in.readCount(1 << 16, 12);
+      Map<String, Long> owner = new HashMap<>();
+      for (int i = 0; i < owners; i++) {
+        owner.put(in.readString(), in.readLong());
+      }
+      return s.setLibraryBytes(library).setOwnerBytes(owner);
     });
 
-  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 3,
+  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 4,
     (d, out) -> out.writeString(d.getNode()).writeInt(d.getDevice()).writeString(d.getAddress())
       .writeString(d.getName()).writeString(d.getBackend()).writeString(d.getIsolation())
       .writeString(d.getComputeCapability()).writeLong(d.getTotalMemory()).writeLong(d.getGeneration())
       .writeEnum(d.getState()).writeLong(d.getLoad()).writeLong(d.getPid()).writeString(
-        d.getLibraries() == null ? null : String.join(",", d.getLibraries())),
+        d.getLibraries() == null ? null : String.join(",", d.getLibraries()))
+      .writeLong(d.getFreeMemory()).writeLong(d.getUpdated()),
     in -> new DeviceInfo().setNode(in.readString()).setDevice(in.readInt()).setAddress(in.readString())
       .setName(in.readString()).setBackend(in.readString()).setIsolation(in.readString())
       .setComputeCapability(in.readString()).setTotalMemory(in.readLong()).setGeneration(in.readLong())
       .setState(in.readEnum(DeviceState.class)).setLoad(in.readLong()).setPid(in.readLong())
-      .setLibraries(libraries(in.readString())));
+      .setLibraries(libraries(in.readString())).setFreeMemory(in.readLong()).setUpdated(in.readLong()));
 
   private static List<String> libraries(String joined) {
     return joined == null ? null : joined.isEmpty() ? new java.util.ArrayList<>()
@@ -139,5 +158,5 @@ public final class CoreWireTypes {
     in -> new FaultRequest(in.readEnum(FaultRequest.Kind.class)));
 
   public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
-    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT);
+    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP, RECLAIM);
 }

@@ -16,7 +16,8 @@ public final class Allocation implements DeviceBuffer {
 
   private final BufferHandle handle;
   private final DeviceMemory memory;
-  private final String owner;
+  /** Null once the device holds it ({@code keep}); written under the table's lock. */
+  private volatile String owner;
   GpuEvent lastWrite;
   /** The call of {@link StreamOrdering} that last met this buffer, and whether that call writes it. */
   int seen;
@@ -39,9 +40,13 @@ public final class Allocation implements DeviceBuffer {
     return memory;
   }
 
-  /** The node that allocated it. */
+  /** The node that allocated it, or null when the device holds it. */
   public String owner() {
     return owner;
+  }
+
+  void disown() {
+    owner = null;
   }
 
   @Override

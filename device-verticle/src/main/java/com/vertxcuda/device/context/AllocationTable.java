@@ -5,7 +5,6 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.spi.DeviceMemory;
-import com.vertxcuda.message.AllocRequest;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +22,9 @@ public final class AllocationTable {
   private final int device;
   private final long generation;
   private final long memoryLimit;
+  private final long ownerQuota;
+  /** Bytes each owner holds in buffers and allocations under way; guarded by this. */
+  private final Map<String, Long> ownerBytes = new java.util.HashMap<>();
   private final Map<Long, Allocation> live = new ConcurrentHashMap<>();
   /** The allocation resolved last: a batch names the same inputs hundreds of times. */
   private volatile Allocation recent;
@@ -32,11 +34,12 @@ public final class AllocationTable {
   /** Bytes each library holds outside buffers (plans, work areas, modules), included in reservedBytes. */
   private final Map<String, Long> libraryBytes = new java.util.TreeMap<>();
 
-  public AllocationTable(String node, int device, long generation, long memoryLimit) {
+  public AllocationTable(String node, int device, long generation, long memoryLimit, long ownerQuota) {
     this.node = node;
     this.device = device;
     this.generation = generation;
     this.memoryLimit = memoryLimit;
+    this.ownerQuota = ownerQuota;
   }
 
   public long generation() {
@@ -44,10 +47,7 @@ public final class AllocationTable {
   }
 
   /** Checks an allocation request's fields and returns its size in bytes. */
-  public long checkAllocation(DType dtype, long count, String owner) {
-    if (owner != null && owner.length() > AllocRequest.MAX_OWNER_LENGTH) {
-      throw bad("owner has " + owner.length() + " characters; at most " + AllocRequest.MAX_OWNER_LENGTH);
-    }
+  public long checkAllocation(DType dtype, long count) {
     if (dtype == null) {
       throw bad("dtype is missing");
     }
@@ -61,18 +61,66 @@ public final class AllocationTable {
     }
   }
 
-  /** Reserves {@code bytes} against the memory limit; OUT_OF_MEMORY past it. */
-  public synchronized void reserve(long bytes) {
+  /**
+   * Reserves {@code bytes} for {@code owner} (null: the device) against the memory limit and the
+   * owner's quota; OUT_OF_MEMORY past either, naming it.
+   */
+  public synchronized void reserve(long bytes, String owner) {
     if (memoryLimit > 0 && reservedBytes + bytes > memoryLimit) {
       throw new CudaException(FailureCode.OUT_OF_MEMORY, bytes + " bytes do not fit: "
         + reservedBytes + " of the " + memoryLimit + "-byte memory limit are in use");
     }
+    if (owner != null && ownerQuota > 0) {
+      long held = ownerBytes.getOrDefault(owner, 0L);
+      if (held + bytes > ownerQuota) {
+        throw new CudaException(FailureCode.OUT_OF_MEMORY, bytes + " bytes do not fit node " + owner
+          + "'s quota: it holds " + held + " of its " + ownerQuota + "-byte quota (DeviceOptions.ownerMemoryQuota)");
+      }
+    }
     reservedBytes += bytes;
+    if (owner != null) {
+      ownerBytes.merge(owner, bytes, Long::sum);
+    }
   }
 
-  /** Returns a reservation once its memory is back. */
-  public synchronized void unreserve(long bytes) {
+  /** Returns a reservation of {@code owner}'s once its memory is back. */
+  public synchronized void unreserve(long bytes, String owner) {
     reservedBytes -= bytes;
+    if (owner != null) {
+      ownerBytes.computeIfPresent(owner, (o, held) -> held == bytes ? null : held - bytes);
+    }
+  }
+
+  /** Bytes each owner holds (buffers and allocations under way), by node id. */
+  public synchronized Map<String, Long> ownerBytes() {
+    return new java.util.HashMap<>(ownerBytes);
+  }
+
+  /** Hands {@code a} to the device: it stops counting against its owner's quota. */
+  public synchronized void disown(Allocation a) {
+    if (live.get(a.handle().id()) == a) {
+      dropOwner(a);
+    }
+    a.disown();
+  }
+
+  private void dropOwner(Allocation a) {
+    String owner = a.owner();
+    if (owner != null) {
+      long bytes = a.bytes();
+      ownerBytes.computeIfPresent(owner, (o, held) -> held == bytes ? null : held - bytes);
+    }
+  }
+
+  /** The live buffers {@code owner} holds. */
+  public List<Allocation> ownedBy(String owner) {
+    List<Allocation> owned = new ArrayList<>();
+    for (Allocation a : live.values()) {
+      if (owner.equals(a.owner())) {
+        owned.add(a);
+      }
+    }
+    return owned;
   }
 
   /**
@@ -177,6 +225,8 @@ public final class AllocationTable {
     if (live.remove(h.id(), a)) {
       synchronized (this) {
         liveBytes -= a.bytes();
+        // It stops counting against its owner now, like its bytes; its reservation goes with its memory.
+        dropOwner(a);
       }
       return a;
     }
@@ -190,6 +240,7 @@ public final class AllocationTable {
     live.clear();
     synchronized (this) {
       liveBytes = 0;
+      ownerBytes.clear();
     }
     return all;
   }

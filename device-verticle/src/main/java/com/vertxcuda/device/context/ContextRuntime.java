@@ -133,6 +133,25 @@ public final class ContextRuntime implements LibraryContext {
     }
   }
 
+  private final java.util.List<Consumer<String>> ownerGone = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  @Override
+  public void onOwnerGone(Consumer<String> reclaim) {
+    ownerGone.add(reclaim);
+  }
+
+  /** Tells every library that {@code owner} left: it frees what that node loaded. On the submission thread. */
+  void ownerGone(String owner) {
+    for (Consumer<String> c : ownerGone) {
+      try {
+        c.accept(owner);
+      } catch (RuntimeException e) {
+        System.getLogger(ContextRuntime.class.getName()).log(System.Logger.Level.WARNING,
+          "reclaiming what " + owner + " held failed: " + e);
+      }
+    }
+  }
+
   @Override
   public void onClose(Runnable closer) {
     closers.addFirst(closer);

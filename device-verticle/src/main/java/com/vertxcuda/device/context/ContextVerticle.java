@@ -69,7 +69,8 @@ public class ContextVerticle extends VerticleBase {
           Thread.sleep(options.getOpenDelay());
         }
         device = backend.open(options.getDevice());
-        AllocationTable table = new AllocationTable(node, options.getDevice(), generation, options.getMemoryLimit());
+        AllocationTable table = new AllocationTable(node, options.getDevice(), generation, options.getMemoryLimit(),
+          options.getOwnerMemoryQuota());
         runtime = new ContextRuntime(vertx, options, node, generation, backend.name(), device, table, loop,
           listener::poisoned);
         operations = new DeviceOperations(runtime, device.createStream("context"));

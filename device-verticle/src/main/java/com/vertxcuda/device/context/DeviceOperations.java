@@ -25,6 +25,8 @@ import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
@@ -70,7 +72,8 @@ final class DeviceOperations implements RequestHandler {
       return Footprint.builder().write(((FillRequest) body).getHandle()).build();
     } else if (body instanceof TransferRequest) {
       return footprint((TransferRequest) body);
-    } else if (body instanceof AllocRequest || body instanceof StatsRequest || body instanceof DescribeRequest) {
+    } else if (body instanceof AllocRequest || body instanceof StatsRequest || body instanceof DescribeRequest
+      || body instanceof KeepRequest) {
       return Footprint.NONE;
     }
     return Footprint.EVERYTHING;
@@ -100,6 +103,10 @@ final class DeviceOperations implements RequestHandler {
       return alloc(r, (AllocRequest) body, (PreparedMemory) prepared);
     } else if (body instanceof FreeRequest) {
       free(r, (FreeRequest) body);
+    } else if (body instanceof KeepRequest) {
+      keep(r, (KeepRequest) body);
+    } else if (body instanceof ReclaimRequest) {
+      reclaim(r, (ReclaimRequest) body);
     } else if (body instanceof TransferRequest) {
       transfer(r, (TransferRequest) body);
     } else if (body instanceof StatsRequest) {
@@ -125,18 +132,19 @@ final class DeviceOperations implements RequestHandler {
    */
   private Preparation alloc(Request r, AllocRequest a, PreparedMemory prepared) throws BackendException {
     AllocationTable table = runtime.allocations();
-    long bytes = table.checkAllocation(a.getDtype(), a.getCount(), a.getOwner());
+    long bytes = table.checkAllocation(a.getDtype(), a.getCount());
+    String owner = r.owner();
     DeviceMemory memory;
     if (prepared == null) {
-      table.reserve(bytes);
+      table.reserve(bytes, owner);
       if (bytes >= PREPARED_BYTES) {
-        return () -> new PreparedMemory(table, allocate(table, bytes), bytes);
+        return () -> new PreparedMemory(table, allocate(table, bytes, owner), bytes, owner);
       }
-      memory = allocate(table, bytes);
+      memory = allocate(table, bytes, owner);
     } else {
       memory = prepared.memory;
     }
-    r.reply(table.register(a.getDtype(), a.getCount(), a.getOwner(), memory).handle());
+    r.reply(table.register(a.getDtype(), a.getCount(), owner, memory).handle());
     return null;
   }
 
@@ -149,11 +157,13 @@ final class DeviceOperations implements RequestHandler {
     final AllocationTable table;
     final DeviceMemory memory;
     final long bytes;
+    final String owner;
 
-    PreparedMemory(AllocationTable table, DeviceMemory memory, long bytes) {
+    PreparedMemory(AllocationTable table, DeviceMemory memory, long bytes, String owner) {
       this.table = table;
       this.memory = memory;
       this.bytes = bytes;
+      this.owner = owner;
     }
 
     @Override
@@ -163,7 +173,7 @@ final class DeviceOperations implements RequestHandler {
           device.release(memory);
         }
       } finally {
-        table.unreserve(bytes);
+        table.unreserve(bytes, owner);
       }
     }
   }
@@ -171,18 +181,50 @@ final class DeviceOperations implements RequestHandler {
   /** Sizes from which allocations of device and host memory are prepared off the submission thread. */
   static final long PREPARED_BYTES = 1 << 20;
 
-  private DeviceMemory allocate(AllocationTable table, long bytes) throws BackendException {
+  private DeviceMemory allocate(AllocationTable table, long bytes, String owner) throws BackendException {
     try {
       return device.allocate(bytes);
     } catch (BackendException | RuntimeException e) {
-      table.unreserve(bytes);
+      table.unreserve(bytes, owner);
       throw e;
     }
   }
 
   private void free(Request r, FreeRequest f) {
+    Allocation a = runtime.allocations().remove(f.getHandle());
+    release(a);
+    r.reply(a.handle());
+  }
+
+  private void keep(Request r, KeepRequest k) {
     AllocationTable table = runtime.allocations();
-    Allocation a = table.remove(f.getHandle());
+    Allocation a = table.resolve(k.getHandle(), "handle");
+    table.disown(a);
+    r.reply(a.handle());
+  }
+
+  /** Frees what a departed node held: its buffers (each once its uses are done), then its library objects. */
+  private void reclaim(Request r, ReclaimRequest rr) {
+    AllocationTable table = runtime.allocations();
+    long freed = 0;
+    for (Allocation a : table.ownedBy(rr.owner())) {
+      try {
+        release(table.remove(a.handle()));
+        freed++;
+      } catch (CudaException gone) {
+        // freed meanwhile
+      }
+    }
+    runtime.ownerGone(rr.owner());
+    if (freed > 0) {
+      LOG.log(System.Logger.Level.INFO, "reclaimed " + freed + " buffers of departed node " + rr.owner());
+    }
+    r.reply(null);
+  }
+
+  // Memory returns after every recorded use of {@code a} has completed, on the submission thread.
+  private void release(Allocation a) {
+    AllocationTable table = runtime.allocations();
     List<GpuEvent> uses = runtime.ordering().pendingUses(a);
     runtime.ordering().forget(a);
     // Memory returns only after every recorded use has completed, on the submission thread.
@@ -194,9 +236,8 @@ final class DeviceOperations implements RequestHandler {
           LOG.log(System.Logger.Level.WARNING, "release failed: " + e.getMessage());
         }
       }
-      table.unreserve(a.bytes());
+      table.unreserve(a.bytes(), null); // its owner's share went when it was removed
     });
-    r.reply(a.handle());
   }
 
   /**
@@ -385,6 +426,7 @@ final class DeviceOperations implements RequestHandler {
       .setBytesAllocated(table.liveBytes())
       .setBuffersAllocated(table.liveBuffers())
       .setLibraryBytes(table.libraryBytes())
+      .setOwnerBytes(table.ownerBytes())
       .setCachedBytes(device.cachedBytes())
       .setBackendFreeBytes(mem[0])
       .setBackendTotalBytes(mem[1]);

@@ -76,19 +76,26 @@ public final class InFlight {
     private final Answer answer;
     private final Library library;
     private final long deadline;
+    private final String owner;
     private final AtomicBoolean answered = new AtomicBoolean();
     private volatile UnaryOperator<Object> finish;
 
-    private Entry(Object body, Answer answer, Library library, long deadline) {
+    private Entry(Object body, Answer answer, Library library, long deadline, String owner) {
       this.body = body;
       this.answer = answer;
       this.library = library;
       this.deadline = deadline;
+      this.owner = owner;
     }
 
     @Override
     public Library library() {
       return library;
+    }
+
+    @Override
+    public String owner() {
+      return owner;
     }
 
     @Override
@@ -137,9 +144,12 @@ public final class InFlight {
     }
   }
 
-  /** A new entry for {@code body}, not yet tracked; its deadline on the nanoTime clock. */
-  public Entry entry(Object body, Answer answer, Library library, long deadline) {
-    return new Entry(body, answer, library, deadline);
+  /**
+   * A new entry for {@code body}, not yet tracked; its deadline on the nanoTime clock, {@code owner}
+   * the node that sent it (null: the device's own).
+   */
+  public Entry entry(Object body, Answer answer, Library library, long deadline, String owner) {
+    return new Entry(body, answer, library, deadline, owner);
   }
 
   public int size() {

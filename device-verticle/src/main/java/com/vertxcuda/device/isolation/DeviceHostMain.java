@@ -205,6 +205,7 @@ public final class DeviceHostMain {
     private final Library library;
     private final Object body;
     private final long deadline;
+    private final String owner;
     private final AtomicBoolean answered = new AtomicBoolean();
 
     LinkRequest(Link link, LinkFrame frame, Object body) {
@@ -213,9 +214,11 @@ public final class DeviceHostMain {
       this.library = frame.library;
       this.body = body;
       this.deadline = System.nanoTime() + frame.code;
+      this.owner = frame.text;
     }
 
     @Override public Library library() { return library; }
+    @Override public String owner() { return owner; }
     @Override public Object body() { return body; }
     @Override public long deadline() { return deadline; }
 

@@ -23,7 +23,10 @@ final class LinkFrame {
 
   /** What a frame is. */
   enum Kind {
-    /** parent → child: queue {@code body} for {@code library} (null: the device); answer REPLY or FAILURE. */
+    /**
+     * parent → child: queue {@code body} for {@code library} (null: the device), sent by node
+     * {@code text} (its owner); answer REPLY or FAILURE.
+     */
     REQUEST,
     /** the successful answer to REQUEST {@code id}. */
     REPLY,
@@ -71,9 +74,9 @@ final class LinkFrame {
     this.text = text;
   }
 
-  /** A request; {@code timeLeft} (ns) carries its deadline across processes. */
-  static LinkFrame request(long id, Library library, Object body, long timeLeft) {
-    return new LinkFrame(Kind.REQUEST, id, library, body, timeLeft, null);
+  /** A request; {@code timeLeft} (ns) carries its deadline across processes, {@code owner} the node that sent it. */
+  static LinkFrame request(long id, Library library, Object body, long timeLeft, String owner) {
+    return new LinkFrame(Kind.REQUEST, id, library, body, timeLeft, owner);
   }
 
   static LinkFrame reply(long id, Object body) {
@@ -112,6 +115,7 @@ final class LinkFrame {
     switch (kind) {
       case REQUEST:
         b.appendByte((byte) (library == null ? -1 : library.ordinal()));
+        out.writeString(text);
         writeBody(b, out);
         break;
       case REPLY:
@@ -162,6 +166,7 @@ final class LinkFrame {
           throw new WireFormatException("malformed request frame: library " + l);
         }
         WireIn in = new WireIn(record, 18, record.length(), "link frame");
+        String owner = in.readString();
         Object body;
         try {
           body = readBody(record, in);
@@ -169,7 +174,7 @@ final class LinkFrame {
           // The frame itself is whole: only this request fails (BAD_REQUEST from its handler).
           body = new UnreadableRequest(e.getMessage());
         }
-        return new LinkFrame(kind, id, l < 0 ? null : Library.values()[l], body, code, null);
+        return new LinkFrame(kind, id, l < 0 ? null : Library.values()[l], body, code, owner);
       }
       case REPLY:
         return new LinkFrame(kind, id, null, readBody(record, new WireIn(record, 17, record.length(), "link frame")),

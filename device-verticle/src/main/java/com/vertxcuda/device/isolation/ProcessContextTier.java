@@ -168,7 +168,7 @@ public final class ProcessContextTier implements ContextTier {
   void send(Request r, Object body, Call call) {
     long id = ids.incrementAndGet();
     long timeLeft = Math.min(r.deadline() - System.nanoTime(), TimeUnit.DAYS.toNanos(1));
-    ByteBuffer frame = LinkFrame.request(id, r.library(), body, timeLeft).encode();
+    ByteBuffer frame = LinkFrame.request(id, r.library(), body, timeLeft, r.owner()).encode();
     calls.put(id, call);
     if (gone != null) {
       if (calls.remove(id) != null) {

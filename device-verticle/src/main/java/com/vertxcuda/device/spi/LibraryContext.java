@@ -100,6 +100,13 @@ public interface LibraryContext {
    */
   void onClose(Runnable closer);
 
+  /**
+   * Calls {@code reclaim} on the submission thread with the node id of each node that leaves the
+   * cluster: the library frees what that node loaded ({@link Request#owner()} of the request that
+   * loaded it), once the uses already queued are done.
+   */
+  void onOwnerGone(java.util.function.Consumer<String> reclaim);
+
   /** Runs {@code task} on the submission thread (a library opens its engine there). */
   <T> Future<T> onSubmissionThread(Callable<T> task);
 }

@@ -16,6 +16,14 @@ public interface Request {
 
   Object body();
 
+  /**
+   * The node that sent it, as the event bus says (this node for a request made in this JVM), or null
+   * for the device's own requests: what it allocates or loads belongs to that node.
+   */
+  default String owner() {
+    return null;
+  }
+
   /** When the caller stops waiting, on the {@link System#nanoTime()} clock. */
   long deadline();
 

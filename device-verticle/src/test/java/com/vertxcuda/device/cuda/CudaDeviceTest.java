@@ -79,7 +79,7 @@ class CudaDeviceTest {
       GpuStream reader = device.createStream("reader");
       long count = 256L << 20; // 1 GiB of I32
       DeviceMemory memory = device.allocate(count * 4);
-      AllocationTable table = new AllocationTable("local", 0, 1, 0);
+      AllocationTable table = new AllocationTable("local", 0, 1, 0, 0);
       Allocation a = table.register(DType.I32, count, "test", memory);
       StreamOrdering ordering = new StreamOrdering(device);
       // Twenty passes over 1 GiB keep the writer busy for milliseconds; only the last value may be seen.

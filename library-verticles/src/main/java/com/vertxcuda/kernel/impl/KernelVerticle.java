@@ -94,6 +94,17 @@ public final class KernelVerticle extends LibraryVerticle {
     cache = new PtxCache(options.getInteger("ptxCacheSize", 64), options.getString("ptxCacheDirectory"));
     maxModules = Math.max(0, options.getInteger("maxModules", DEFAULT_MAX_MODULES));
     engine = KernelEngine.open(runtime, stream);
+    // A departed node's modules go once the launches already queued on this stream are done.
+    runtime.onOwnerGone(owner -> {
+      List<Loaded> owned = modules.removeOwnedBy(owner);
+      if (!owned.isEmpty()) {
+        try {
+          runtime.afterUses(List.of(runtime.device().record(stream)), () -> owned.forEach(Loaded::close));
+        } catch (BackendException e) {
+          owned.forEach(Loaded::close);
+        }
+      }
+    });
   }
 
   /** The ordering key of a module: below zero, so it never meets a buffer id. */
@@ -152,7 +163,7 @@ public final class KernelVerticle extends LibraryVerticle {
           };
         }
         Loaded loaded = (Loaded) prepared;
-        KernelReply reply = new KernelReply().setModule(modules.add(loaded));
+        KernelReply reply = new KernelReply().setModule(modules.add(loaded, m.owner()));
         m.reply(r.getOp() == KernelOp.COMPILE ? reply.setLog(loaded.log).setCached(loaded.cached) : reply);
         break;
       }

@@ -25,10 +25,12 @@ final class ModuleTable<M> {
   private static final class Entry<M> {
     final ModuleHandle handle;
     final M module;
+    final String owner;
 
-    Entry(ModuleHandle handle, M module) {
+    Entry(ModuleHandle handle, M module, String owner) {
       this.handle = handle;
       this.module = module;
+      this.owner = owner;
     }
   }
 
@@ -38,10 +40,24 @@ final class ModuleTable<M> {
     this.generation = generation;
   }
 
-  ModuleHandle add(M module) {
+  /** Records a module loaded for {@code owner} (the node that asked; null: the device). */
+  ModuleHandle add(M module, String owner) {
     ModuleHandle h = ModuleHandle.issue(node, device, generation, nextId++);
-    modules.put(h.id(), new Entry<>(h, module));
+    modules.put(h.id(), new Entry<>(h, module, owner));
     return h;
+  }
+
+  /** Removes and returns every module {@code owner} loaded. */
+  List<M> removeOwnedBy(String owner) {
+    List<M> owned = new ArrayList<>();
+    modules.values().removeIf(e -> {
+      if (owner.equals(e.owner)) {
+        owned.add(e.module);
+        return true;
+      }
+      return false;
+    });
+    return owned;
   }
 
   M resolve(ModuleHandle h) {

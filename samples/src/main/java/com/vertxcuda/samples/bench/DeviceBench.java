@@ -404,7 +404,7 @@ public final class DeviceBench {
     try {
       DeviceOptions options = new DeviceOptions().setBackend(backend).setLibraries(List.of());
       ContextTier tier = await(InProcessContextTier.launch(vertx, options, "bench", 1, reason -> { }));
-      BufferHandle h = (BufferHandle) await(direct(tier, new AllocRequest(DType.U8, SMALL, "bench")));
+      BufferHandle h = (BufferHandle) await(direct(tier, new AllocRequest(DType.U8, SMALL)));
       long[] rt = new long[SMALL_ITERS];
       CompletableFuture<Void> done = new CompletableFuture<>();
       directRoundTrips(tier, h, rt, -SMALL_WARMUP, done);

@@ -1,0 +1,232 @@
+package com.vertxcuda.impl;
+
+import com.vertxcuda.Addresses;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.shareddata.AsyncMap;
+import io.vertx.core.spi.cluster.ClusterManager;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The one place that knows which nodes are in the cluster and what the cluster requires, as this
+ * node's cluster manager sees it. It polls the member list every {@link #POLL_MILLIS} ms (the
+ * cluster manager's own node listener belongs to Vert.x), and when a node leaves it fails every
+ * request still waiting for that node with CONTEXT_LOST and tells its listeners (the registry's
+ * watchers, device event subscribers, devices that reclaim what the node owned).
+ *
+ * <p>One per Vert.x instance; on an event bus that is not clustered every node but this one is
+ * absent and nothing is polled.
+ */
+public final class ClusterWatch {
+
+  /** How often the member list is read, in ms: a leave is acted on at most this long after the cluster manager sees it. */
+  public static final long POLL_MILLIS = 100;
+  /** How often the cluster's policy is read again, in ms. */
+  static final long POLICY_MILLIS = 1_000;
+  /** The policy key that says every node's event bus must use TLS. */
+  public static final String TLS_REQUIRED = "eventBusTls";
+
+  private static final System.Logger LOG = System.getLogger(ClusterWatch.class.getName());
+  private static final Map<Vertx, ClusterWatch> WATCHES = new ConcurrentHashMap<>();
+
+  private final Vertx vertx;
+  private final ClusterManager cluster;
+  private final String self;
+  private final boolean tls;
+  private volatile Set<String> members;
+  private volatile String refusal;
+  private final Map<String, Set<Promise<?>>> waiting = new ConcurrentHashMap<>();
+  private final List<Consumer<String>> leftListeners = new CopyOnWriteArrayList<>();
+
+  private ClusterWatch(Vertx vertx) {
+    this.vertx = vertx;
+    this.cluster = vertx.isClustered() && vertx instanceof VertxInternal ? ((VertxInternal) vertx).clusterManager() : null;
+    this.self = Nodes.self(vertx);
+    this.tls = Nodes.eventBusTls(vertx);
+    this.members = readMembers();
+  }
+
+  /** This Vert.x instance's watch (created, and for a clustered one started, on first use). */
+  public static ClusterWatch of(Vertx vertx) {
+    if (!vertx.isClustered()) {
+      return new ClusterWatch(vertx); // nothing to watch, nothing to keep
+    }
+    ClusterWatch w = WATCHES.get(vertx);
+    if (w != null) {
+      return w;
+    }
+    synchronized (WATCHES) {
+      w = WATCHES.get(vertx);
+      if (w == null) {
+        w = new ClusterWatch(vertx);
+        WATCHES.put(vertx, w);
+        w.start();
+      }
+    }
+    return w;
+  }
+
+  private void start() {
+    if (cluster == null) {
+      return;
+    }
+    long poll = vertx.setPeriodic(POLL_MILLIS, id -> poll());
+    long policy = vertx.setPeriodic(POLICY_MILLIS, id -> checkPolicy());
+    checkPolicy();
+    ((VertxInternal) vertx).addCloseHook(done -> {
+      vertx.cancelTimer(poll);
+      vertx.cancelTimer(policy);
+      WATCHES.remove(vertx);
+      done.succeed();
+    });
+  }
+
+  private Set<String> readMembers() {
+    if (cluster == null) {
+      return Set.of(self);
+    }
+    try {
+      return Set.copyOf(cluster.getNodes());
+    } catch (RuntimeException e) {
+      return members == null ? Set.of(self) : members;
+    }
+  }
+
+  private void poll() {
+    Set<String> before = members;
+    Set<String> now = readMembers();
+    members = now;
+    for (String node : before) {
+      if (!now.contains(node)) {
+        left(node);
+      }
+    }
+  }
+
+  private void left(String node) {
+    LOG.log(System.Logger.Level.INFO, "cluster node " + node + " left; failing what waits for it");
+    Set<Promise<?>> pending = waiting.remove(node);
+    if (pending != null) {
+      CudaException lost = nodeLost(node);
+      pending.forEach(p -> p.tryFail(lost));
+    }
+    for (Consumer<String> l : leftListeners) {
+      try {
+        l.accept(node);
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "a node-left listener failed: " + e);
+      }
+    }
+  }
+
+  private static CudaException nodeLost(String node) {
+    return new CudaException(FailureCode.CONTEXT_LOST, "node " + node + " left the cluster");
+  }
+
+  /** Whether {@code node} is in the cluster now (on an event bus that is not clustered: whether it is this node). */
+  public boolean isMember(String node) {
+    return members.contains(node);
+  }
+
+  /** The nodes in the cluster now. */
+  public Set<String> members() {
+    return members;
+  }
+
+  /**
+   * {@code request}, failed with CONTEXT_LOST as soon as {@code node} is seen to leave, or at once if
+   * it is not a member; completes on the caller's context.
+   */
+  public <T> Future<T> guard(String node, Future<T> request) {
+    if (cluster == null || node.equals(self)) {
+      return request;
+    }
+    Promise<T> promise = ((ContextInternal) vertx.getOrCreateContext()).promise();
+    Set<Promise<?>> set = waiting.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet());
+    set.add(promise);
+    if (!members.contains(node)) {
+      set.remove(promise);
+      promise.tryFail(nodeLost(node));
+    }
+    request.onComplete(ar -> {
+      set.remove(promise);
+      if (ar.succeeded()) {
+        promise.tryComplete(ar.result());
+      } else {
+        promise.tryFail(ar.cause());
+      }
+    });
+    return promise.future();
+  }
+
+  /** Calls {@code listener} with the node id of each node that leaves; returns what removes it. */
+  public Runnable onLeft(Consumer<String> listener) {
+    leftListeners.add(listener);
+    return () -> leftListeners.remove(listener);
+  }
+
+  /**
+   * Why this node may not use the cluster's devices, or null: a cluster whose nodes declared that
+   * its event bus uses TLS refuses a node whose event bus is plain (its messages would be dropped
+   * by every TLS node without a word).
+   */
+  public String refusal() {
+    return refusal;
+  }
+
+  /** Reads the cluster's policy again; fails with FORBIDDEN if it refuses this node. */
+  public Future<Void> checkPolicy() {
+    if (cluster == null) {
+      return Future.succeededFuture();
+    }
+    return policyMap().compose(m -> m.get(TLS_REQUIRED)).compose(v -> {
+      boolean required = v instanceof Boolean && (Boolean) v;
+      String was = refusal;
+      refusal = required && !tls ? "the cluster requires event-bus TLS (declared by its device nodes) but this node's "
+        + "event bus is plain: its messages would never be delivered; configure EventBusOptions.setSsl(true) with the "
+        + "cluster's key and trust stores" : null;
+      if (refusal != null && was == null) {
+        LOG.log(System.Logger.Level.ERROR, "vertx-cuda refuses this node: " + refusal);
+      }
+      return refusal == null ? Future.succeededFuture() : Future.failedFuture(refused());
+    });
+  }
+
+  /** The failure a refused node hears. */
+  public CudaException refused() {
+    return new CudaException(FailureCode.FORBIDDEN, refusal);
+  }
+
+  /**
+   * Declares the cluster's policy from this node: when its event bus uses TLS, every node must.
+   * A device node calls this before it registers.
+   */
+  public Future<Void> declarePolicy() {
+    if (cluster == null || !tls) {
+      return Future.succeededFuture();
+    }
+    return policyMap().compose(m -> m.put(TLS_REQUIRED, Boolean.TRUE));
+  }
+
+  private Future<AsyncMap<String, Object>> policyMap() {
+    return vertx.sharedData().getAsyncMap(Addresses.CLUSTER_MAP);
+  }
+
+  /** This node's policy as JSON (for a node's description). */
+  public JsonObject describe() {
+    return new JsonObject().put("node", self).put("clustered", cluster != null).put("eventBusTls", tls)
+      .put("members", members.size()).put("refused", refusal);
+  }
+}
