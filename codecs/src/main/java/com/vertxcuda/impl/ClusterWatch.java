@@ -47,6 +47,7 @@ public final class ClusterWatch {
   private final boolean tls;
   private volatile Set<String> members;
   private volatile String refusal;
+  private volatile Future<Void> firstCheck = Future.succeededFuture();
   private final Map<String, Set<Promise<?>>> waiting = new ConcurrentHashMap<>();
   private final List<Consumer<String>> leftListeners = new CopyOnWriteArrayList<>();
 
@@ -84,7 +85,7 @@ public final class ClusterWatch {
     }
     long poll = vertx.setPeriodic(POLL_MILLIS, id -> poll());
     long policy = vertx.setPeriodic(POLICY_MILLIS, id -> checkPolicy());
-    checkPolicy();
+    firstCheck = checkPolicy().otherwiseEmpty();
     ((VertxInternal) vertx).addCloseHook(done -> {
       vertx.cancelTimer(poll);
       vertx.cancelTimer(policy);
@@ -184,6 +185,11 @@ public final class ClusterWatch {
    */
   public String refusal() {
     return refusal;
+  }
+
+  /** Completes once the cluster's policy has been read the first time (whatever it says). */
+  public Future<Void> policyRead() {
+    return firstCheck;
   }
 
   /** Reads the cluster's policy again; fails with FORBIDDEN if it refuses this node. */

@@ -71,8 +71,8 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * To a device on another node, data larger than {@code maxMessageSize} goes as consecutive views
-   * of at most that size, all sent now, in order: the device takes them in that order, so anything
-   * sent after the upload still follows all of it.
+   * of at most that size ({@link Chunks}): the device takes them in that order, and anything sent
+   * later from the same context still follows all of them.
    */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
@@ -84,16 +84,16 @@ public final class DeviceClientImpl implements DeviceClient {
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
     long step = chunkElements(target);
-    List<Future<?>> parts = new ArrayList<>();
+    List<Object> parts = new ArrayList<>();
     for (long at = 0; at < target.length(); at += step) {
       BufferHandle view = target.view(at, Math.min(step, target.length() - at));
       int from = (int) target.dtype().bytes(at);
-      parts.add(sender.request(new UploadRequest(view, data.slice(from, from + (int) view.byteLength()))));
+      parts.add(new UploadRequest(view, data.slice(from, from + (int) view.byteLength())));
     }
-    return Future.all(parts).map(target);
+    return new Chunks(sender, parts).start().map(target);
   }
 
-  /** To a device on another node, a range larger than {@code maxMessageSize} comes back as consecutive views, asked for now, in order. */
+  /** To a device on another node, a range larger than {@code maxMessageSize} comes back as consecutive views ({@link Chunks}). */
   @Override
   public Future<Buffer> download(BufferHandle source) {
     if (!sender.remote() || source == null || source.byteLength() <= maxMessageSize) {
@@ -104,15 +104,14 @@ public final class DeviceClientImpl implements DeviceClient {
         + " bytes does not fit one Buffer; download views of it"));
     }
     long step = chunkElements(source);
-    List<Future<Buffer>> parts = new ArrayList<>();
+    List<Object> parts = new ArrayList<>();
     for (long at = 0; at < source.length(); at += step) {
-      BufferHandle view = source.view(at, Math.min(step, source.length() - at));
-      parts.add(sender.<DownloadReply>request(new DownloadRequest(view)).map(DownloadReply::getData));
+      parts.add(new DownloadRequest(source.view(at, Math.min(step, source.length() - at))));
     }
-    return Future.all(parts).map(all -> {
+    return new Chunks(sender, parts).start().map(replies -> {
       Buffer whole = Buffer.buffer((int) source.byteLength());
-      for (Future<Buffer> part : parts) {
-        whole.appendBuffer(part.result());
+      for (Object reply : replies) {
+        whole.appendBuffer(((DownloadReply) reply).getData());
       }
       return whole;
     });

@@ -79,17 +79,35 @@ public final class RequestSender {
    */
   public <R> Future<R> request(Object body) {
     sendHeld(null);
+    return dispatch(body);
+  }
+
+  /**
+   * Sends {@code body} as {@link #request} does but without first sending what holders on this
+   * context hold: for a holder sending what it holds, in its own order.
+   */
+  public <R> Future<R> dispatch(Object body) {
     LocalRoutes.Route route = local.get(address);
     if (route != null) {
       return route.request(address, body, timeoutMillis);
     }
-    if (watch != null && watch.refusal() != null) {
+    if (watch == null) {
+      return send(body);
+    }
+    if (!watch.policyRead().isComplete()) {
+      // Only a new node's first requests wait here, for the cluster's policy.
+      return watch.policyRead().compose(v -> this.<R>dispatch(body));
+    }
+    if (watch.refusal() != null) {
       return Future.failedFuture(watch.refused());
     }
-    Future<R> sent = vertx.eventBus().<R>request(address, body, options)
+    return watch.guard(node, send(body));
+  }
+
+  private <R> Future<R> send(Object body) {
+    return vertx.eventBus().<R>request(address, body, options)
       .map(Message::body)
       .recover(t -> Future.failedFuture(Failures.toCudaException(t)));
-    return watch == null ? sent : watch.guard(node, sent);
   }
 
   /**

@@ -134,7 +134,8 @@ public class DeviceVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    boolean served = state != DeviceState.STOPPED;
+    // Started (its READY published), whatever state its context's undeployment left it in.
+    boolean served = registryTimer != -1;
     state = DeviceState.STOPPED;
     unregisterRoutes();
     failAll("the device was undeployed");

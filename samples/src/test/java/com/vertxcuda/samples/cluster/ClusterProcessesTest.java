@@ -1,0 +1,314 @@
+package com.vertxcuda.samples.cluster;
+
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceRegistry;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.PlacementPolicy;
+import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.message.FaultRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * A GPU node and client nodes as separate JVMs on 127.0.0.1 (Hazelcast TCP/IP join on loopback,
+ * host backend): what happens when nodes die, how placement spreads, and the event bus over TLS.
+ */
+class ClusterProcessesTest {
+
+  private static final AtomicLong CLUSTERS = new AtomicLong();
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  private final List<Vertx> nodes = new ArrayList<>();
+  private final ClusterSettings settings = new ClusterSettings();
+
+  ClusterProcessesTest() {
+    settings.name = "vertx-cuda-it-" + ProcessHandle.current().pid() + "-" + CLUSTERS.incrementAndGet();
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (Vertx v : nodes) {
+      await(v.close());
+    }
+    for (AutoCloseable c : closing) {
+      c.close();
+    }
+  }
+
+  private NodeProcess gpuNode(String... extra) throws Exception {
+    List<String> args = new ArrayList<>(settings.arguments());
+    args.addAll(List.of("--backend", "host"));
+    args.addAll(List.of(extra));
+    NodeProcess p = NodeProcess.start(GpuNode.class, args, "READY ");
+    closing.add(p);
+    return p;
+  }
+
+  private Vertx join(ClusterSettings s) throws Exception {
+    Vertx v = await(s.start());
+    nodes.add(v);
+    return v;
+  }
+
+  private static List<DeviceInfo> devicesOf(Vertx v, String node, int count) throws Exception {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (true) {
+      List<DeviceInfo> ready = new ArrayList<>();
+      for (DeviceInfo d : await(DeviceRegistry.list(v))) {
+        if (d.getNode().equals(node)) {
+          ready.add(d);
+        }
+      }
+      if (ready.size() >= count) {
+        return ready;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        fail("node " + node + " registered " + ready.size() + " of " + count + " devices");
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void requestsInFlightToAKilledNodeFailWithinASecondOfTheLeave() throws Exception {
+    NodeProcess gpu = gpuNode("--device-option", "faultInjection=true", "--device-option", "heartbeatTimeout=120000");
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    DeviceInfo device = devicesOf(client, gpuId, 1).get(0);
+    DeviceClient c = DeviceClient.create(client, device);
+    BufferHandle h = await(c.alloc(DType.F32, 1024));
+
+    AtomicLong leftAt = new AtomicLong();
+    ((HazelcastClusterManager) ((VertxInternal) client).clusterManager()).getHazelcastInstance().getCluster()
+      .addMembershipListener(new MembershipListener() {
+        @Override public void memberAdded(MembershipEvent e) { }
+        @Override public void memberRemoved(MembershipEvent e) { leftAt.compareAndSet(0, System.nanoTime()); }
+      });
+    List<DeviceEvent> watched = new CopyOnWriteArrayList<>();
+    DeviceRegistry.watch(client, watched::add);
+    List<DeviceEvent> deviceEvents = new CopyOnWriteArrayList<>();
+    c.events(deviceEvents::add);
+
+    // The submission thread stalls; 32 requests wait behind it, in flight.
+    new RequestSender(client, c.address(), 60_000).request(new FaultRequest(FaultRequest.Kind.STALL));
+    List<Future<?>> inFlight = new ArrayList<>();
+    long[] failedAt = new long[32];
+    for (int i = 0; i < 32; i++) {
+      int k = i;
+      inFlight.add(c.fill(h, i).onFailure(t -> failedAt[k] = System.nanoTime()));
+    }
+    Thread.sleep(500);
+    assertTrue(inFlight.stream().noneMatch(Future::isComplete), "the requests are in flight");
+    gpu.kill();
+    await(Future.join(inFlight).otherwiseEmpty(), 20);
+
+    assertTrue(leftAt.get() != 0, "the cluster saw the node leave");
+    long worst = 0;
+    for (int i = 0; i < 32; i++) {
+      Future<?> f = inFlight.get(i);
+      assertTrue(f.failed(), "request " + i + " failed");
+      assertEquals(FailureCode.CONTEXT_LOST, ((CudaException) f.cause()).code(), f.cause().getMessage());
+      worst = Math.max(worst, failedAt[i] - leftAt.get());
+    }
+    assertTrue(worst <= TimeUnit.SECONDS.toNanos(1), "failed " + worst / 1_000_000 + " ms after the leave was seen");
+
+    // The departed device is never listed or chosen again, and watchers heard it was lost.
+    assertTrue(await(DeviceRegistry.list(client)).stream().noneMatch(d -> d.getNode().equals(gpuId)));
+    CudaException none = awaitFailure(DeviceRegistry.leastLoaded(client));
+    assertEquals(FailureCode.CONTEXT_LOST, none.code());
+    assertTrue(watched.stream().anyMatch(e -> e.getType() == DeviceEvent.Type.LOST && e.getNode().equals(gpuId)), watched.toString());
+    assertTrue(deviceEvents.stream().anyMatch(e -> e.getType() == DeviceEvent.Type.LOST), deviceEvents.toString());
+    // Later requests fail at once, not after a timeout.
+    long t0 = System.nanoTime();
+    assertEquals(FailureCode.CONTEXT_LOST, awaitFailure(c.stats()).code());
+    assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(1));
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aKilledClientsBuffersAreFreed() throws Exception {
+    NodeProcess gpu = gpuNode();
+    Vertx observer = join(settings);
+    String gpuId = gpu.ready(90);
+    DeviceInfo device = devicesOf(observer, gpuId, 1).get(0);
+    DeviceClient c = DeviceClient.create(observer, device);
+    BufferHandle mine = await(c.alloc(DType.U8, 4096));
+    DeviceStats baseline = await(c.stats());
+
+    List<String> args = new ArrayList<>(settings.arguments());
+    args.addAll(List.of("--hold", String.valueOf(64L << 20)));
+    NodeProcess client = NodeProcess.start(ClusterClient.class, args, "HELD ");
+    closing.add(client);
+    String clientId = client.ready(90);
+    DeviceStats held = await(c.stats());
+    assertEquals(64L << 20, held.getOwnerBytes().get(clientId), held.getOwnerBytes().toString());
+    assertEquals(baseline.getBytesAllocated() + (64L << 20), held.getBytesAllocated());
+
+    client.kill();
+    long t0 = System.nanoTime();
+    DeviceStats after = await(c.stats());
+    while (after.getBytesAllocated() != baseline.getBytesAllocated() && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(10)) {
+      Thread.sleep(50);
+      after = await(c.stats());
+    }
+    assertEquals(baseline.getBytesAllocated(), after.getBytesAllocated(), "the departed client's 64 MiB were freed");
+    assertEquals(baseline.getBuffersAllocated(), after.getBuffersAllocated());
+    assertFalse(after.getOwnerBytes().containsKey(clientId));
+    assertEquals(4096L, after.getOwnerBytes().get(Nodes.self(observer)), "this node's buffer stays");
+    System.out.printf("[figure] cluster: a killed client's 64 MiB freed %d ms after kill -9%n",
+      (System.nanoTime() - t0) / 1_000_000);
+    await(c.free(mine));
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aBurstOfChoosersSpreadsOverTwoDevices() throws Exception {
+    NodeProcess gpu = gpuNode("--devices", "2");
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    devicesOf(client, gpuId, 2);
+    List<Future<DeviceClient>> chosen = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      chosen.add(DeviceClient.create(client, PlacementPolicy.leastLoaded()));
+    }
+    await(Future.all(chosen));
+    Map<String, Integer> count = new HashMap<>();
+    chosen.forEach(f -> count.merge(f.result().address(), 1, Integer::sum));
+    assertEquals(2, count.size(), count.toString());
+    count.values().forEach(n -> assertTrue(n >= 40 && n <= 60, "spread " + count));
+    // Round robin alternates; every chosen client works.
+    List<Future<DeviceClient>> turns = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      turns.add(DeviceClient.create(client, PlacementPolicy.roundRobin()));
+    }
+    await(Future.all(turns));
+    Map<String, Integer> rr = new HashMap<>();
+    turns.forEach(f -> rr.merge(f.result().address(), 1, Integer::sum));
+    assertEquals(Map.of(turns.get(0).result().address(), 5, turns.get(1).result().address(), 5), rr);
+    for (Future<DeviceClient> f : turns.subList(0, 2)) {
+      DeviceClient d = f.result();
+      BufferHandle h = await(d.alloc(DType.F32, 4));
+      await(d.fill(h, 2.5));
+      assertEquals(2.5f, await(d.download(h)).getFloatLE(12));
+      await(d.free(h));
+    }
+  }
+
+  @Test
+  @Timeout(value = 240, unit = TimeUnit.SECONDS)
+  void aGibibyteFromARemoteNodeArrivesByteEqualInBoundedMessages() throws Exception {
+    NodeProcess gpu = gpuNode("--device-option", "hostMemory=" + (3L << 30));
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
+    int size = 1 << 30;
+    Buffer data = Buffer.buffer(size);
+    long seed = 0x9E3779B97F4A7C15L;
+    for (int i = 0; i < size; i += 8) {
+      seed ^= seed << 13;
+      seed ^= seed >>> 7;
+      seed ^= seed << 17;
+      data.appendLong(seed);
+    }
+    BufferHandle h = await(c.alloc(DType.U8, size), 120);
+    long t0 = System.nanoTime();
+    await(c.upload(h, data), 120);
+    // Ordered after the upload: a fill of the last 8 bytes sent right behind it lands last.
+    await(c.fill(h.view(size - 8, 8), 7));
+    Buffer back = await(c.download(h), 120);
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    assertEquals(size, back.length());
+    for (int i = size - 8; i < size; i++) {
+      data.setByte(i, (byte) 7);
+    }
+    assertTrue(data.equals(back), "1 GiB came back byte-equal");
+    System.out.printf("[figure] cluster: 1 GiB up and down through a remote node on loopback in %.1f s%n", seconds);
+    await(c.free(h));
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void withTlsTheCodecsWorkAndAPlainNodeIsRefusedLoudly(@TempDir Path dir) throws Exception {
+    Path store = dir.resolve("node.p12");
+    Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+      "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+      "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12",
+      "-keystore", store.toString(), "-storepass", "test-secret", "-keypass", "test-secret")
+      .redirectErrorStream(true).start();
+    assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes()));
+    settings.keyStore = store.toString();
+    settings.password = "test-secret";
+    NodeProcess gpu = gpuNode();
+    Vertx tlsClient = join(settings);
+    String gpuId = gpu.ready(90);
+    DeviceClient c = DeviceClient.create(tlsClient, devicesOf(tlsClient, gpuId, 1).get(0));
+    BufferHandle h = await(c.alloc(DType.F32, 3));
+    Buffer values = Buffer.buffer().appendFloatLE(1).appendFloatLE(-2).appendFloatLE(3.5f);
+    await(c.upload(h, values));
+    assertEquals(values, await(c.download(h)));
+
+    ClusterSettings plain = new ClusterSettings();
+    plain.name = settings.name;
+    Vertx plainNode = join(plain);
+    CudaException listed = awaitFailure(DeviceRegistry.list(plainNode));
+    assertEquals(FailureCode.FORBIDDEN, listed.code());
+    assertTrue(listed.getMessage().contains("TLS"), listed.getMessage());
+    long t0 = System.nanoTime();
+    CudaException refused = awaitFailure(DeviceClient.create(plainNode,
+      new com.vertxcuda.DeviceClientOptions().setNode(gpuId)).stats());
+    assertEquals(FailureCode.FORBIDDEN, refused.code(), refused.getMessage());
+    assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "refused at once, not after a timeout");
+    await(c.free(h));
+  }
+
+  static <T> T await(Future<T> f) throws Exception {
+    return await(f, 60);
+  }
+
+  static <T> T await(Future<T> f, long seconds) throws Exception {
+    try {
+      return f.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+    }
+  }
+
+  static CudaException awaitFailure(Future<?> f) throws Exception {
+    try {
+      f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      return (CudaException) e.getCause();
+    }
+    throw new AssertionError("expected a failure");
+  }
+}
