@@ -530,18 +530,24 @@ public class DeviceVerticle extends VerticleBase {
     }
   }
 
-  // A request of the device's own, straight to the current context (never turned away).
+  // A request of the device's own, straight to the current context: never turned away, and not
+  // counted with clients' requests (in flight, served, failures). A context lost meanwhile fails it.
   private Future<Object> own(Object body) {
     io.vertx.core.Promise<Object> promise = io.vertx.core.Promise.promise();
-    InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), null,
-      System.nanoTime() + options.getRequestTimeout() * 1_000_000, null);
+    long deadline = System.nanoTime() + options.getRequestTimeout() * 1_000_000;
     ContextTier tier = context;
     if (tier == null) {
-      r.fail(FailureCode.CONTEXT_LOST, "the device has no ready context");
-    } else {
-      tier.submit(r.track());
+      promise.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context"));
+      return promise.future();
     }
-    return promise.future();
+    tier.submit(new com.vertxcuda.device.spi.Request() {
+      @Override public Library library() { return null; }
+      @Override public Object body() { return body; }
+      @Override public long deadline() { return deadline; }
+      @Override public void reply(Object reply) { promise.tryComplete(reply); }
+      @Override public void fail(CudaException failure) { promise.tryFail(failure); }
+    });
+    return onEventLoop(promise.future()).timeout(options.getRequestTimeout(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
   /** Generations of one address never repeat in this JVM, and start from the clock (µs) so they do not across restarts. */
