@@ -43,6 +43,12 @@ public final class GpuNode implements Callable<Integer> {
   @Option(names = "--device-option", description = "any DeviceOptions field, e.g. ownerMemoryQuota=1048576")
   Map<String, String> deviceOptions = Map.of();
 
+  @Option(names = "--echo", description = "also answer plain Vert.x requests on " + ECHO + " with their body (a yardstick for benchmarks)")
+  boolean echo;
+
+  /** The echo address of {@code --echo}. */
+  public static final String ECHO = "vertx-cuda-bench.echo";
+
   private volatile Vertx vertx;
 
   public static void main(String[] args) {
@@ -63,6 +69,10 @@ public final class GpuNode implements Callable<Integer> {
       System.err.println("vertx-cuda node: the devices failed to start: " + e.getCause().getMessage());
       vertx.close();
       return 2;
+    }
+    if (echo) {
+      vertx.eventBus().<Object>consumer(ECHO, m -> m.reply(m.body())).completion()
+        .toCompletionStage().toCompletableFuture().get();
     }
     String node = Nodes.self(vertx);
     for (int i = 0; i < devices; i++) {
