@@ -105,6 +105,12 @@ final class RawJCuda implements AutoCloseable {
       JCublas2.cublasDestroy(blas);
     }
     JCudaDriver.cuStreamDestroy(stream);
+    JCudaDriver.cuCtxSetCurrent(new CUcontext());
     JCudaDriver.cuDevicePrimaryCtxRelease(device);
+    // The toolkit, measured next in this JVM, reads JCuda's status codes: exceptions off, as it has them.
+    JCudaDriver.setExceptionsEnabled(false);
+    JCublas2.setExceptionsEnabled(false);
+    JCufft.setExceptionsEnabled(false);
+    JCurand.setExceptionsEnabled(false);
   }
 }
