@@ -5,6 +5,8 @@ import com.vertxcuda.samples.bench.result.Series;
 import io.vertx.core.json.JsonObject;
 import org.HdrHistogram.Histogram;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Locale;
 
 /**
@@ -18,12 +20,23 @@ final class Bench {
   private final long start = System.nanoTime();
   private final long deadline;
   private final double budgetSeconds;
+  private final Path file;
 
-  Bench(BenchRecord record, SweepSizes sizes, double budgetSeconds) {
+  Bench(BenchRecord record, SweepSizes sizes, double budgetSeconds, Path file) {
     this.record = record;
     this.sizes = sizes;
     this.budgetSeconds = budgetSeconds;
     this.deadline = start + (long) (budgetSeconds * 1e9);
+    this.file = file;
+  }
+
+  /** Writes what the record holds so far. */
+  void save() {
+    try {
+      record.write(file);
+    } catch (IOException e) {
+      progress("could not write %s: %s", file, e);
+    }
   }
 
   void progress(String format, Object... args) {

@@ -31,8 +31,9 @@ import static com.vertxcuda.samples.bench.Await.await;
  */
 public final class BenchMain {
 
+  private static final HopsSection HOPS = new HopsSection();
   /** Every section, in the order they run. */
-  private static final List<Section> ALL = List.of(new HopsSection(), new PayloadSection(),
+  private static final List<Section> ALL = List.of(HOPS, new PayloadSection(),
     new ConcurrencySection(), new GemmSection(), new SmallGemmSection(), new CopySection(), new FftRngSection(),
     new RecoverySection());
   /** The names {@code --only} takes. */
@@ -65,9 +66,11 @@ public final class BenchMain {
     BackendKind backend = resolve(options.backend());
     SweepSizes sizes = options.size() != null ? SweepSizes.named(options.size())
       : backend == BackendKind.CUDA ? SweepSizes.FULL : SweepSizes.SMALL;
-    BenchRecord record = new BenchRecord("BenchMain", options.commit(), backend.name().toLowerCase(), sizes.name());
+    BenchRecord record = new BenchRecord("BenchMain", options.commit(), backend.name().toLowerCase(java.util.Locale.ROOT), sizes.name());
     record.run().put("isolation", options.modeName()).put("arguments", new JsonArray(List.of(args)));
-    Bench bench = new Bench(record, sizes, options.budgetSeconds() > 0 ? options.budgetSeconds() : sizes.budgetSeconds());
+    Path file = options.out().resolve("bench-" + options.modeName() + ".json");
+    Bench bench = new Bench(record, sizes, options.budgetSeconds() > 0 ? options.budgetSeconds() : sizes.budgetSeconds(),
+      file);
     bench.progress("backend %s, mode %s, sizes %s, output %s", backend, options.modeName(), sizes.name(), options.out());
     List<Section> sections = new ArrayList<>();
     ALL.stream().filter(s -> options.runs(s.name())).forEach(sections::add);
@@ -86,16 +89,15 @@ public final class BenchMain {
     } else if (!options.raw()) {
       record.skip("all", "raw-jcuda", "--no-raw");
     } else {
-      rawPhase(bench, sections);
+      guard(bench, "all", "raw-jcuda", () -> rawPhase(bench, sections));
     }
     if (inProcess && options.runs("hops")) {
-      guard(bench, "hops", "context", () -> ((HopsSection) ALL.get(0)).belowTheVerticle(bench, deviceOptions));
+      guard(bench, "hops", "context", () -> HOPS.belowTheVerticle(bench, deviceOptions));
     }
-    toolkitPhase(bench, sections, deviceOptions);
+    guard(bench, "all", "vertx." + options.modeName(), () -> toolkitPhase(bench, sections, deviceOptions));
     for (Section s : sections) {
       guard(bench, s.name(), "vertx." + options.modeName(), () -> s.alone(bench, deviceOptions));
     }
-    Path file = options.out().resolve("bench-" + options.modeName() + ".json");
     record.write(file);
     JsonObject json = record.toJson();
     bench.progress("wrote %s: %d series, %d skipped (%d failed), %.1f s", file, json.getJsonArray("series").size(),
@@ -144,7 +146,10 @@ public final class BenchMain {
     void run() throws Exception;
   }
 
-  /** Runs one section's part; a failure is noted in the record (and the run goes on with the next). */
+  /**
+   * Runs one section's part; a failure is noted in the record (and the run goes on with the next).
+   * The file is written after each, so a run stopped from outside still leaves what it measured.
+   */
   private static void guard(Bench bench, String section, String path, Step step) {
     try {
       step.run();
@@ -153,6 +158,7 @@ public final class BenchMain {
       bench.progress("%s %s failed: %s", section, path, e);
       e.printStackTrace(System.out);
     }
+    bench.save();
   }
 
   /**
