@@ -155,7 +155,7 @@ fi
 
 if [ "$what" != tests ] && [ "$what" != profile ] && [ "$what" != quick ]; then
   echo "== phase 2: benchmark"
-  benchmark 150 170 90
+  benchmark 150 160 75
   cat "$summary"
 fi
 
