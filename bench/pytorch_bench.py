@@ -1,175 +1,364 @@
 #!/usr/bin/env python3
-"""PyTorch on the same GPU, the yardstick users will apply: the same small and large operations the
-toolkit's benchmarks time, in one process. Prints a table and writes pytorch-bench.json.
+"""PyTorch on the same GPU, the yardstick users will apply: the sweeps BenchMain measures through
+raw JCuda and the toolkit, made with PyTorch in one process, written in the same JSON schema
+(bench/SCHEMA.md) as DIR/pytorch.json. BenchReport reads it beside BenchMain's files.
 
-usage: python3 pytorch_bench.py <output dir>   (skips with a note when torch or a GPU is missing)
+usage: python3 pytorch_bench.py --out DIR [--size small|full] [--device cuda|cpu] [--commit ID]
+                                [--budget SECONDS]
+
+Without torch, or without a CUDA device when --device is cuda, it writes a file with no series
+and a note saying why. --device cpu runs the same code on the CPU (to try the script without a GPU).
+The sizes follow samples/.../bench/SweepSizes.java.
 """
+import argparse
+import datetime
 import json
 import os
+import platform
+import socket
 import sys
 import time
 
+KIB = 1 << 10
+MIB = 1 << 20
+SIZES = {
+    "full": dict(payloads=[4, 64, KIB, 16 * KIB, 256 * KIB, 4 * MIB, 64 * MIB],
+                 gemm=[64, 128, 256, 512, 1024, 2048, 4096, 8192], coalesce=[1, 4, 16, 64, 256, 1024],
+                 small_gemms=100_000, copies=[4 * KIB, 64 * KIB, MIB, 16 * MIB, 256 * MIB, 1024 * MIB],
+                 fft=[1 << k for k in range(8, 25, 2)], rng=[1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 26, 1 << 28],
+                 fill_runs=20_000, seconds_per_point=0.25, min_runs=10, max_runs=20_000, budget=90),
+    "small": dict(payloads=[4, 64, KIB, 16 * KIB, 256 * KIB], gemm=[64, 128, 256], coalesce=[1, 16, 64],
+                  small_gemms=1_000, copies=[4 * KIB, 64 * KIB, MIB], fft=[1 << 8, 1 << 10, 1 << 12],
+                  rng=[1 << 10, 1 << 14, 1 << 18], fill_runs=2_000, seconds_per_point=0.01, min_runs=5,
+                  max_runs=300, budget=60),
+}
+CDF_FRACTIONS = [0, .1, .25, .5, .75, .9, .95, .99, .995, .999, .9995, 1]
 
-def pct(sorted_us, q):
-    return sorted_us[min(len(sorted_us) - 1, int(q * len(sorted_us)))]
+
+def four(v):
+    """Four significant digits: what a benchmark figure can claim."""
+    return float("%.4g" % v)
+
+
+class Record:
+    """One run's results in the benchmark schema (the same document BenchRecord.java writes)."""
+
+    def __init__(self, commit, backend, size, device):
+        self.started = time.perf_counter()
+        self.run = {"tool": "pytorch_bench.py", "commit": commit,
+                    "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "backend": backend, "size": size,
+                    "host": {"name": socket.gethostname(), "os": platform.system() + " " + platform.release(),
+                             "cores": os.cpu_count() or 1, "python": platform.python_version()},
+                    "arguments": sys.argv[1:]}
+        if device:
+            self.run["device"] = device
+        self.series = []
+        self.skipped = []
+
+    def new_series(self, sweep, variant, kind, unit, x_name, x_unit, note=None):
+        s = {"sweep": sweep, "path": "pytorch", "variant": variant, "kind": kind, "unit": unit,
+             "x": {"name": x_name, "unit": x_unit}, "points": []}
+        if note:
+            s["note"] = note
+        self.series.append(s)
+        return s
+
+    def skip(self, sweep, reason):
+        self.skipped.append({"sweep": sweep, "path": "pytorch", "reason": reason})
+
+    def write(self, out):
+        self.run["wallSeconds"] = round(time.perf_counter() - self.started, 2)
+        doc = {"schema": "vertx-cuda-bench/1", "run": self.run,
+               "series": [s for s in self.series if s["points"]], "skipped": self.skipped}
+        os.makedirs(out, exist_ok=True)
+        path = os.path.join(out, "pytorch.json")
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        return path
+
+
+def latency(ns_sorted, cdf):
+    """A point's latency object (microseconds) from sorted run times in nanoseconds."""
+    n = len(ns_sorted)
+
+    def at(q):
+        return ns_sorted[min(n - 1, int(q * n))] / 1e3
+
+    lat = {"unit": "us", "p50": four(at(.5)), "p90": four(at(.9)), "p99": four(at(.99)), "p999": four(at(.999)),
+           "mean": four(sum(ns_sorted) / n / 1e3), "min": four(ns_sorted[0] / 1e3), "max": four(ns_sorted[-1] / 1e3)}
+    if cdf:
+        lat["cdf"] = [[four(at(q) if q < 1 else ns_sorted[-1] / 1e3), q] for q in CDF_FRACTIONS]
+    return lat
+
+
+class Bench:
+    """The run's sizes, budget and progress lines, and the ways a point is timed."""
+
+    def __init__(self, torch, dev, sizes, budget, record):
+        self.torch = torch
+        self.dev = dev
+        self.sizes = sizes
+        self.record = record
+        self.start = time.perf_counter()
+        self.deadline = self.start + budget
+        self.budget = budget
+
+    def sync(self):
+        if self.dev.type == "cuda":
+            self.torch.cuda.synchronize()
+
+    def progress(self, text):
+        print("[pytorch %6.1f s] %s" % (time.perf_counter() - self.start, text), flush=True)
+
+    def in_budget(self, sweep, what):
+        if time.perf_counter() < self.deadline:
+            return True
+        self.record.skip(sweep, "time budget (%.0f s) spent before %s" % (self.budget, what))
+        self.progress("%s: budget spent, %s and after skipped" % (sweep, what))
+        return False
+
+    def plan(self, op):
+        """(warmup, runs) for a point, from the fastest of three probe runs of op (which end synchronized)."""
+        probe = []
+        for _ in range(3):
+            t0 = time.perf_counter_ns()
+            op()
+            probe.append(time.perf_counter_ns() - t0)
+        wanted = self.sizes["seconds_per_point"] * 1e9 / max(1, min(probe))
+        runs = int(max(self.sizes["min_runs"], min(self.sizes["max_runs"], wanted)))
+        return max(3, runs // 10), runs
+
+    def timed(self, op, warmup, runs):
+        for _ in range(warmup):
+            op()
+        ns = []
+        for _ in range(runs):
+            t0 = time.perf_counter_ns()
+            op()
+            ns.append(time.perf_counter_ns() - t0)
+        ns.sort()
+        return ns
+
+    def latency_point(self, series, x, op, cdf=False, plan=None):
+        warmup, runs = plan or self.plan(op)
+        ns = self.timed(op, warmup, runs)
+        lat = latency(ns, cdf)
+        series["points"].append({"x": x, "runs": runs, "warmup": warmup, "value": lat["p50"], "latency": lat})
+        self.progress("%-20s %-24s %10s: p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  (%d runs)" % (
+            series["sweep"], series["variant"], x, lat["p50"], lat["p99"], lat["p999"], runs))
+        return warmup + runs
+
+    def bandwidth_point(self, series, nbytes, op):
+        warmup, runs = self.plan(op)
+        ns = self.timed(op, warmup, runs)
+        median = ns[len(ns) // 2]
+        series["points"].append({"x": nbytes, "runs": runs, "warmup": warmup, "value": four(nbytes / median),
+                                 "latency": latency(ns, False), "extra": {"bestGBps": four(nbytes / ns[0])}})
+        self.progress("%-20s %-24s %10d: %8.2f GB/s median  (%d runs)" % (
+            series["sweep"], series["variant"], nbytes, nbytes / median, runs))
+
+    def burst_point(self, series, x, call, count, warmup):
+        """Time per call of count calls made back to back, one synchronize at the end."""
+        self.sync()
+        t0 = time.perf_counter_ns()
+        for _ in range(count):
+            call()
+        self.sync()
+        ns = time.perf_counter_ns() - t0
+        series["points"].append({"x": x, "runs": count, "warmup": warmup, "value": four(ns / 1e3 / count)})
+        self.progress("%-20s %-24s %10s: %9.1f us each  (%d back to back)" % (
+            series["sweep"], series["variant"], x, ns / 1e3 / count, count))
+
+
+def hops(b):
+    torch = b.torch
+    s = b.record.new_series("roundtrip.fill", "fill_ + synchronize", "latency", "us", "payload", "B")
+    x = torch.empty(256, dtype=torch.float32, device=b.dev)
+    runs = b.sizes["fill_runs"]
+
+    def fill():
+        x.fill_(1.0)
+        b.sync()
+    b.latency_point(s, 1024, fill, cdf=True, plan=(runs // 10, runs))
+
+
+def payload(b):
+    torch = b.torch
+    s = b.record.new_series("roundtrip.payload", "pinned, one synchronize", "latency", "us", "payload", "B")
+    largest = max(b.sizes["payloads"])
+    h = host_bytes(b, largest, pinned=True)
+    d = torch.empty(largest, dtype=torch.uint8, device=b.dev)
+    for n in b.sizes["payloads"]:
+        if not b.in_budget(s["sweep"], "%d B" % n):
+            return
+
+        def echo(n=n):
+            d[:n].copy_(h[:n], non_blocking=True)
+            h[:n].copy_(d[:n], non_blocking=True)
+            b.sync()
+        b.latency_point(s, n, echo, cdf=(n <= 4))
+
+
+def gemm(b):
+    torch = b.torch
+    for variant in ("FP32", "TF32", "F16"):
+        note = "F16 output (torch.mm keeps its inputs' dtype); the toolkit's F16 GEMM writes F32" \
+            if variant == "F16" else None
+        lat = b.record.new_series("gemm.latency", variant, "time", "us", "m = n = k", "", note)
+        pipe = b.record.new_series("gemm.pipelined", variant, "time", "us", "m = n = k", "", note)
+        if b.dev.type == "cuda":
+            torch.backends.cuda.matmul.allow_tf32 = variant == "TF32"
+        dtype = torch.float16 if variant == "F16" else torch.float32
+        if variant == "F16" and b.dev.type == "cpu":
+            b.record.skip("gemm.latency", "F16: half-precision mm is a GPU figure")
+            continue
+        for n in b.sizes["gemm"]:
+            if not b.in_budget(lat["sweep"], "%s %d" % (variant, n)):
+                break
+            a = torch.full((n, n), 1.0, dtype=dtype, device=b.dev)
+            bb = torch.full((n, n), 0.5, dtype=dtype, device=b.dev)
+            c = torch.empty((n, n), dtype=dtype, device=b.dev)
+
+            def mm():
+                torch.mm(a, bb, out=c)
+
+            def once():
+                mm()
+                b.sync()
+            warmup, runs = b.plan(once)
+            b.latency_point(lat, n, once, plan=(warmup, runs))
+            b.burst_point(pipe, n, mm, min(1024, runs), warmup + runs)
+            del a, bb, c
+    if b.dev.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+
+
+def small_gemms(b):
+    torch = b.torch
+    s = b.record.new_series("smallgemm.batch", "one thread", "rate", "1/s", "GEMMs per message", "",
+                            "1: torch.mm per GEMM; more: torch.bmm of that many")
+    most = max(b.sizes["coalesce"])
+    a = torch.randn(most, 64, 64, device=b.dev)
+    bb = torch.randn(most, 64, 64, device=b.dev)
+    c = torch.empty(most, 64, 64, device=b.dev)
+    for batch in b.sizes["coalesce"]:
+        if not b.in_budget(s["sweep"], "batch %d" % batch):
+            return
+        if batch == 1:
+            def call():
+                torch.mm(a[0], bb[0], out=c[0])
+        else:
+            def call(batch=batch):
+                torch.bmm(a[:batch], bb[:batch], out=c[:batch])
+        calls = max(1, b.sizes["small_gemms"] // batch)
+        for _ in range(max(1, calls // 10)):
+            call()
+        b.sync()
+        t0 = time.perf_counter_ns()
+        for _ in range(calls):
+            call()
+        b.sync()
+        rate = calls * batch / ((time.perf_counter_ns() - t0) / 1e9)
+        s["points"].append({"x": batch, "runs": calls * batch, "warmup": max(1, calls // 10), "value": four(rate)})
+        b.progress("%-20s %-24s %10d: %12.0f GEMMs/s" % (s["sweep"], s["variant"], batch, rate))
+
+
+def copies(b):
+    torch = b.torch
+    largest = max(b.sizes["copies"])
+    d = torch.empty(largest, dtype=torch.uint8, device=b.dev)
+    kinds = [("pageable", host_bytes(b, largest, pinned=False))]
+    if b.dev.type == "cuda":
+        kinds.append(("pinned", host_bytes(b, largest, pinned=True)))
+    for direction in ("h2d", "d2h"):
+        for kind, h in kinds:
+            s = b.record.new_series("copy." + direction, kind, "bandwidth", "GB/s", "copy size", "B")
+            for n in b.sizes["copies"]:
+                if not b.in_budget(s["sweep"], "%s %d B" % (kind, n)):
+                    return
+
+                def copy(n=n, h=h, direction=direction, kind=kind):
+                    if direction == "h2d":
+                        d[:n].copy_(h[:n], non_blocking=(kind == "pinned"))
+                    else:
+                        h[:n].copy_(d[:n], non_blocking=(kind == "pinned"))
+                    b.sync()
+                b.bandwidth_point(s, n, copy)
+
+
+def fft_rng(b):
+    torch = b.torch
+    s = b.record.new_series("fft.c2c", "C2C forward, in place", "time", "us", "complex elements", "",
+                            "out of place: torch.fft.fft allocates its output")
+    for n in b.sizes["fft"]:
+        if not b.in_budget(s["sweep"], "n %d" % n):
+            break
+        z = torch.full((n,), 0.25 + 0.25j, dtype=torch.complex64, device=b.dev)
+
+        def fft(z=z):
+            torch.fft.fft(z)
+            b.sync()
+        b.latency_point(s, n, fft)
+        del z
+    s = b.record.new_series("rng.uniform", "Philox, F32", "time", "us", "numbers", "",
+                            "Tensor.uniform_ (Philox on CUDA)")
+    for count in b.sizes["rng"]:
+        if not b.in_budget(s["sweep"], "count %d" % count):
+            return
+        r = torch.empty(count, dtype=torch.float32, device=b.dev)
+
+        def uniform(r=r):
+            r.uniform_()
+            b.sync()
+        b.latency_point(s, count, uniform)
+        del r
+
+
+def host_bytes(b, n, pinned):
+    t = b.torch.zeros(n, dtype=b.torch.uint8)
+    return t.pin_memory() if pinned and b.dev.type == "cuda" else t
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "."
-    os.makedirs(out, exist_ok=True)
-    result = {}
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default=".")
+    p.add_argument("--size", choices=["small", "full"], default=None)
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    p.add_argument("--commit", default="unknown")
+    p.add_argument("--budget", type=float, default=0)
+    a = p.parse_args()
+    size = a.size or ("full" if a.device == "cuda" else "small")
+    sizes = SIZES[size]
+    backend = "cuda" if a.device == "cuda" else "cpu"
     try:
         import torch
-    except Exception as e:  # noqa: BLE001
-        print("pytorch: not available (%s); skipped" % e)
-        json.dump({"skipped": str(e)}, open(os.path.join(out, "pytorch-bench.json"), "w"))
+    except Exception as e:  # noqa: BLE001 - any reason torch cannot load is a reason to skip
+        record = Record(a.commit, backend, size, None)
+        record.skip("all", "python3 cannot import torch: %s" % e)
+        print("pytorch: skipped, %s; wrote %s" % (e, record.write(a.out)))
         return
-    if not torch.cuda.is_available():
-        print("pytorch: no CUDA device; skipped")
-        json.dump({"skipped": "no CUDA device"}, open(os.path.join(out, "pytorch-bench.json"), "w"))
+    if a.device == "cuda" and not torch.cuda.is_available():
+        record = Record(a.commit, backend, size, None)
+        record.skip("all", "torch %s sees no CUDA device" % torch.__version__)
+        print("pytorch: skipped, no CUDA device; wrote %s" % record.write(a.out))
         return
-    dev = torch.device("cuda")
-    result["torch"] = torch.__version__
-    result["device"] = torch.cuda.get_device_name(0)
-    sync = torch.cuda.synchronize
-    lines = ["pytorch %s on %s" % (torch.__version__, result["device"])]
-
-    # Small request round trip: fill 1 KiB, wait until the GPU is done.
-    x = torch.empty(256, dtype=torch.float32, device=dev)
-    for _ in range(2000):
-        x.fill_(1.0)
-        sync()
-    samples = []
-    for i in range(20000):
-        t0 = time.perf_counter_ns()
-        x.fill_(float(i))
-        sync()
-        samples.append((time.perf_counter_ns() - t0) / 1000.0)
-    samples.sort()
-    result["fill_1KiB_sync_us"] = {"p50": pct(samples, .5), "p99": pct(samples, .99), "p999": pct(samples, .999),
-                                   "n": len(samples)}
-    lines.append("fill_ 1 KiB + synchronize: p50 %.1f us, p99 %.1f us, p99.9 %.1f us (n=%d)" % (
-        pct(samples, .5), pct(samples, .99), pct(samples, .999), len(samples)))
-
-    # 64x64 SGEMMs one call each, in a loop, then one synchronize (the rate users compare with).
-    a = torch.randn(64, 64, device=dev)
-    b = torch.randn(64, 64, device=dev)
-    c = torch.empty(64, 64, device=dev)
-    for _ in range(2000):
-        torch.mm(a, b, out=c)
-    sync()
-    n = 50000
-    t0 = time.perf_counter()
-    for _ in range(n):
-        torch.mm(a, b, out=c)
-    sync()
-    rate = n / (time.perf_counter() - t0)
-    result["mm64_loop_per_s"] = rate
-    lines.append("mm 64x64 loop: %.0f GEMMs/s" % rate)
-    # The same with a synchronize after each (a request that waits for its answer).
-    samples = []
-    for _ in range(5000):
-        t0 = time.perf_counter_ns()
-        torch.mm(a, b, out=c)
-        sync()
-        samples.append((time.perf_counter_ns() - t0) / 1000.0)
-    samples.sort()
-    result["mm64_sync_us"] = {"p50": pct(samples, .5), "p99": pct(samples, .99), "n": len(samples)}
-    lines.append("mm 64x64 + synchronize: p50 %.1f us, p99 %.1f us" % (pct(samples, .5), pct(samples, .99)))
-
-    # Batched small GEMMs.
-    for batch in (64, 1024, 20000):
-        ab = torch.randn(batch, 64, 64, device=dev)
-        bb = torch.randn(batch, 64, 64, device=dev)
-        cb = torch.empty(batch, 64, 64, device=dev)
-        for _ in range(20):
-            torch.bmm(ab, bb, out=cb)
-        sync()
-        reps = max(20, 200000 // batch)
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            torch.bmm(ab, bb, out=cb)
-        sync()
-        gps = reps * batch / (time.perf_counter() - t0)
-        result["bmm64_batch%d_gemms_per_s" % batch] = gps
-        lines.append("bmm 64x64, batch %d: %.0f GEMMs/s" % (batch, gps))
-        del ab, bb, cb
-
-    # Large SGEMM, FP32 and TF32.
-    m = 8192
-    A = torch.randn(m, m, device=dev)
-    B = torch.randn(m, m, device=dev)
-    C = torch.empty(m, m, device=dev)
-    for tf32 in (False, True):
-        torch.backends.cuda.matmul.allow_tf32 = tf32
-        for _ in range(3):
-            torch.mm(A, B, out=C)
-        sync()
-        reps = 10 if not tf32 else 40
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            torch.mm(A, B, out=C)
-        sync()
-        tflops = 2.0 * m ** 3 * reps / (time.perf_counter() - t0) / 1e12
-        key = "sgemm8192_%s_tflops" % ("tf32" if tf32 else "fp32")
-        result[key] = tflops
-        lines.append("SGEMM 8192 %s: %.1f TFLOP/s" % ("TF32" if tf32 else "FP32", tflops))
-    torch.backends.cuda.matmul.allow_tf32 = False
-    del A, B, C
-
-    # FFT C2C 2^20 x 64 (complex64).
-    z = torch.randn(64, 1 << 20, dtype=torch.complex64, device=dev)
-    for _ in range(5):
-        torch.fft.fft(z)
-    sync()
-    reps = 50
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        torch.fft.fft(z)
-    sync()
-    ms = (time.perf_counter() - t0) / reps * 1e3
-    result["fft_c2c_2p20x64_ms"] = ms
-    lines.append("FFT C2C 2^20 x 64: %.3f ms" % ms)
-    del z
-
-    # Uniform RNG 2^28 floats.
-    r = torch.empty(1 << 28, dtype=torch.float32, device=dev)
-    for _ in range(3):
-        r.uniform_()
-    sync()
-    reps = 20
-    t0 = time.perf_counter()
-    for _ in range(reps):
-        r.uniform_()
-    sync()
-    ms = (time.perf_counter() - t0) / reps * 1e3
-    result["uniform_2p28_ms"] = ms
-    lines.append("uniform RNG 2^28 floats: %.3f ms" % ms)
-    del r
-
-    # 256 MiB copies, pinned host memory, one at a time.
-    nbytes = 256 << 20
-    h = torch.empty(nbytes // 4, dtype=torch.float32).pin_memory()
-    d = torch.empty(nbytes // 4, dtype=torch.float32, device=dev)
-    for name, fn in (("h2d", lambda: d.copy_(h, non_blocking=True)), ("d2h", lambda: h.copy_(d, non_blocking=True))):
-        for _ in range(3):
-            fn()
-        sync()
-        reps = 20
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-            sync()
-        gbs = nbytes * reps / (time.perf_counter() - t0) / 1e9
-        result["copy256MiB_pinned_%s_GBps" % name] = gbs
-        lines.append("256 MiB pinned %s, one at a time: %.1f GB/s" % (name.upper(), gbs))
-
-    with open(os.path.join(out, "pytorch-bench.json"), "w") as f:
-        json.dump(result, f, indent=2)
-    text = "\n".join(lines)
-    with open(os.path.join(out, "pytorch-bench.txt"), "w") as f:
-        f.write(text + "\n")
-    print(text)
+    dev = torch.device(a.device)
+    name = torch.cuda.get_device_name(0) if a.device == "cuda" else platform.processor() or "cpu"
+    cc = "%d.%d" % torch.cuda.get_device_capability(0) if a.device == "cuda" else ""
+    record = Record(a.commit, backend, size, {"name": name, "computeCapability": cc})
+    record.run["host"]["torch"] = torch.__version__
+    b = Bench(torch, dev, sizes, a.budget or sizes["budget"], record)
+    b.progress("torch %s on %s, sizes %s" % (torch.__version__, name, size))
+    for section in (hops, payload, gemm, small_gemms, copies, fft_rng):
+        try:
+            section(b)
+        except Exception as e:  # noqa: BLE001 - one section's failure is noted and the run goes on
+            record.skip(section.__name__, "failed: %r" % e)
+            b.progress("%s failed: %r" % (section.__name__, e))
+    path = record.write(a.out)
+    b.progress("wrote %s" % path)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,11 @@ mkdir -p "$out/lib"
 
 # One reactor build: every module's jar and test jar, and every test-scope dependency beside them.
 # Hazelcast stays out (no cluster test runs on the GPU host); JUnit comes as the console launcher.
-mvn -B -q -DskipTests package dependency:copy-dependencies \
+# The JMH module (CPU-only, run by CI) and the JSON Schema validator of the samples' tests stay out.
+mvn -B -q -DskipTests -pl '!bench-jmh' package dependency:copy-dependencies \
   -DincludeScope=test -DoutputDirectory="$out/lib" \
-  -DexcludeArtifactIds=hazelcast,vertx-hazelcast \
-  -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian
+  -DexcludeArtifactIds=hazelcast,vertx-hazelcast,jackson-annotations \
+  -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j
 for m in codecs device-verticle library-verticles samples; do
   cp "$m"/target/*.jar "$out/lib/"
 done
@@ -33,12 +34,14 @@ done
 
 # java.xml and jdk.zipfs: the JUnit console launcher writes XML reports and scans the test jar with them.
 # jdk.jfr: profiles taken on the GPU host (JDK Flight Recorder, with bundle/sampling-1ms.jfc).
+# No java.desktop (10 MB): BenchReport draws its charts and writes PNGs with java.base alone.
 jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr \
   --strip-debug --compress=2 --no-header-files --no-man-pages --output "$out/runtime"
 
 cp "$root/bundle/run.sh" "$out/run.sh"
 cp "$root/bundle/sampling-1ms.jfc" "$out/sampling-1ms.jfc"
 cp "$root/bench/pytorch_bench.py" "$out/pytorch_bench.py"
+cp "$root/samples/src/main/resources/com/vertxcuda/samples/bench/bench-result.schema.json" "$out/"
 chmod +x "$out/run.sh"
 git -C "$root" rev-parse HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then echo "(with uncommitted changes)" >> "$out/COMMIT"; fi

@@ -4,12 +4,16 @@
 #   B  the library suite (BLAS, FFT, RAND, kernels), in-process and then in process isolation;
 #   C  the GPU-only tests (device tier, kernels and the fault drill in process isolation), the
 #      in-process fault drill in a JVM of its own, native loading, a deliberate sticky error.
-# Phase 2, benchmarks, one at a time (each wants the GPU to itself): DeviceBench, IsolationBench,
-# LibraryBench. Every log lands in a work folder; the output folder gets summary.txt (as it grows),
-# tests.tgz after phase 1, and at the end all.log and results.tgz (everything).
+# Phase 2, the benchmark, one JVM at a time (each wants the GPU to itself): BenchMain in-process (with
+# raw JCuda), BenchMain in process isolation, then PyTorch on the same GPU (pytorch_bench.py, when
+# python3 has torch and a GPU; otherwise it writes a note), each into one JSON file; BenchReport turns
+# them into report/ (report.md, report.html, a PNG per chart). Each run stops starting new points at
+# its time budget, so the phase ends within about 7 minutes. Every log lands in a work folder; the
+# output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
+# as they are made, and at the end all.log and results.tgz (everything).
 #
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick]
-#   profile: small GEMMs under JFR. PyTorch on the same GPU runs with the benchmarks when python3 has torch.
+#   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
@@ -66,16 +70,39 @@ suite() { # NAME SECONDS CLASSPATH ISOLATION SELECTORS...
     --reports-dir "$work/reports-$name"
 }
 
+commit="$(head -n 1 "$here/COMMIT")"
+# The full sweeps want a GPU; on the host backend the small ones run in seconds.
+if [ "$backend" = cuda ]; then size=full; else size=small; fi
+# benchmark IN_PROCESS_BUDGET PROCESS_BUDGET PYTORCH_BUDGET: the bench phase (seconds: when each run
+# stops starting new points; its stage limit is 45 s more).
+benchmark() {
+  local mode budget
+  for mode in in_process process; do
+    if [ "$mode" = in_process ]; then budget="$1"; else budget="$2"; fi
+    stage bench-$mode $((budget + 45)) "$cp" -Xmx8g com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
+      --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench"
+    cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
+  done
+  if command -v python3 > /dev/null; then
+    # It writes pytorch.json either way: the measurements, or a note why there are none (no torch, no GPU).
+    t0=$SECONDS
+    limit $(($3 + 30)) python3 "$here/pytorch_bench.py" --out "$work/bench" --size $size --budget "$3" \
+      --commit "$commit" > "$work/bench-pytorch.txt" 2>&1
+    echo "bench-pytorch rc=$? ($((SECONDS - t0)) s)" >> "$summary"
+    cp "$work/bench/pytorch.json" "$out/" 2>/dev/null
+  else
+    echo "bench-pytorch: skipped (no python3)" >> "$summary"
+  fi
+  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
+  grep -h "^\[bench\|^\[pytorch" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+  cp "$summary" "$out/summary.txt"
+}
+
 if [ "$what" = quick ]; then
-  # For little device time: the library benchmarks first, then the device benchmark and the suites
-  # that exercise the newest code, most valuable first; summary.txt grows as each stage ends.
+  # For little device time: a short benchmark, then the suites that exercise the newest code, most
+  # valuable first; summary.txt grows as each stage ends.
   echo "== quick"
-  stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
-  cp "$work/library-bench-in-process.txt" "$out/"
-  stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
-  cp "$work/library-bench-process.txt" "$out/"
-  stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
-  cp "$work"/bench/device-bench.txt "$out/" 2>/dev/null
+  benchmark 50 60 40
   libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
         --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
   suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
@@ -85,14 +112,15 @@ fi
 
 if [ "$what" = profile ]; then
   echo "== profile: small GEMMs through the coalescing clients, JFR sampling every 1 ms, both modes"
-  stage library-gemms-profile 120 "$cp" -Xmx6g -Dvertxcuda.bench.onlySmallGemms=true \
+  stage small-gemms-profile 120 "$cp" -Xmx6g \
     -XX:StartFlightRecording=filename="$out/small-gemms.jfr",settings="$here/sampling-1ms.jfc" \
-    com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
-  stage library-gemms-profile-process 120 "$cp" -Xmx6g -Dvertxcuda.bench.onlySmallGemms=true \
+    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode in_process --only smallgemm --no-raw \
+    --out "$work/profile"
+  stage small-gemms-profile-process 120 "$cp" -Xmx6g \
     -XX:StartFlightRecording=filename="$out/small-gemms-parent.jfr",settings="$here/sampling-1ms.jfc" \
     -Dvertxcuda.bench.deviceHostJvmOptions="-XX:StartFlightRecording=filename=$out/small-gemms-device-host.jfr,settings=$here/sampling-1ms.jfc" \
-    com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
-  cp "$work"/library-gemms-profile*.txt "$out/"
+    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only smallgemm --out "$work/profile"
+  cp "$work"/small-gemms-profile*.txt "$out/"
 fi
 
 if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ]; then
@@ -126,20 +154,8 @@ if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ]; then
 fi
 
 if [ "$what" != tests ] && [ "$what" != profile ] && [ "$what" != quick ]; then
-  echo "== phase 2: benchmarks"
-  # The yardstick users will apply: PyTorch on the same GPU, in the same command.
-  if python3 -c "import torch" 2>/dev/null; then
-    t0=$SECONDS
-    limit 150 python3 "$here/pytorch_bench.py" "$work/bench" > "$work/pytorch-bench.txt" 2>&1
-    echo "pytorch-bench rc=$? ($((SECONDS - t0)) s)" >> "$summary"
-  else
-    echo "pytorch-bench: skipped (python3 cannot import torch)" >> "$summary"
-  fi
-  cp "$work/pytorch-bench.txt" "$out/" 2>/dev/null
-  stage device-bench 100 "$cp" -Xmx6g com.vertxcuda.samples.bench.DeviceBench "$work/bench"
-  stage isolation-bench 80 "$cp" -Xmx6g com.vertxcuda.samples.bench.IsolationBench "$backend" "$work/bench/isolation-bench.txt"
-  stage library-bench-in-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto in_process
-  stage library-bench-process 110 "$cp" -Xmx6g com.vertxcuda.samples.bench.LibraryBench "$backend" auto process
+  echo "== phase 2: benchmark"
+  benchmark 150 160 75
   cat "$summary"
 fi
 

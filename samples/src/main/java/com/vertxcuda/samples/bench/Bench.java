@@ -1,0 +1,115 @@
+package com.vertxcuda.samples.bench;
+
+import com.vertxcuda.samples.bench.result.BenchRecord;
+import com.vertxcuda.samples.bench.result.Series;
+import io.vertx.core.json.JsonObject;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * What a sweep measures into: the record, the sizes, the time budget, and the progress lines a
+ * person watches while it runs.
+ */
+final class Bench {
+
+  final BenchRecord record;
+  final SweepSizes sizes;
+  private final long start = System.nanoTime();
+  private final long deadline;
+  private final double budgetSeconds;
+  private final Path file;
+
+  Bench(BenchRecord record, SweepSizes sizes, double budgetSeconds, Path file) {
+    this.record = record;
+    this.sizes = sizes;
+    this.budgetSeconds = budgetSeconds;
+    this.deadline = start + (long) (budgetSeconds * 1e9);
+    this.file = file;
+  }
+
+  /** Writes what the record holds so far. */
+  void save() {
+    try {
+      record.write(file);
+    } catch (IOException e) {
+      progress("could not write %s: %s", file, e);
+    }
+  }
+
+  void progress(String format, Object... args) {
+    System.out.printf(Locale.ROOT, "[bench %6.1f s] %s%n", (System.nanoTime() - start) / 1e9,
+      String.format(Locale.ROOT, format, args));
+  }
+
+  /**
+   * Whether a new point may start; when the budget is spent, notes in the record that {@code path}
+   * left {@code sweep} from {@code what} on unmeasured, and says no.
+   */
+  boolean inBudget(String sweep, String path, String what) {
+    if (System.nanoTime() < deadline) {
+      return true;
+    }
+    record.skip(sweep, path, String.format(Locale.ROOT, "time budget (%.0f s) spent before %s", budgetSeconds, what));
+    progress("%s %s: budget spent, %s and after skipped", sweep, path, what);
+    return false;
+  }
+
+  /** The plan for a point whose one run takes about {@code nanosPerRun}: its share of time, within the limits. */
+  Plan plan(double nanosPerRun) {
+    double wanted = sizes.secondsPerPoint() * 1e9 / Math.max(1, nanosPerRun);
+    int runs = (int) Math.max(sizes.minRuns(), Math.min(sizes.maxRuns(), wanted));
+    return new Plan(Math.max(3, runs / 10), runs);
+  }
+
+  /** A latency point: the median (us) as its value, the distribution beside it. */
+  JsonObject latency(Series series, double x, String what, Plan plan, Histogram h, boolean cdf) {
+    JsonObject p = series.add(x, h.getTotalCount(), plan.warmup(), Histograms.p50(h) / 1e3);
+    p.put("latency", Histograms.latency(h, "us", cdf));
+    progress("%-22s %-18s %-10s %12s: p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  (%d runs)", series.sweep(),
+      series.path(), series.variant(), what, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
+      h.getValueAtPercentile(99.9) / 1e3, h.getTotalCount());
+    return p;
+  }
+
+  /** A bandwidth point: {@code bytes} over the median time, in GB/s; the best run's beside it. */
+  JsonObject bandwidth(Series series, long bytes, Plan plan, Histogram h) {
+    JsonObject p = series.add(bytes, h.getTotalCount(), plan.warmup(), bytes / Histograms.p50(h));
+    p.put("latency", Histograms.latency(h, "us", false))
+      .put("extra", new JsonObject().put("bestGBps", Series.round(bytes / (double) h.getMinValue())));
+    progress("%-22s %-18s %-10s %12s: %8.2f GB/s median, %8.2f best  (%d runs)", series.sweep(), series.path(),
+      series.variant(), bytes(bytes), bytes / Histograms.p50(h), bytes / (double) h.getMinValue(), h.getTotalCount());
+    return p;
+  }
+
+  /** A rate point: {@code count} things done in {@code nanos}, per second. */
+  JsonObject rate(Series series, double x, String what, long count, long warmup, long nanos) {
+    JsonObject p = series.add(x, count, warmup, count / (nanos / 1e9));
+    progress("%-22s %-18s %-10s %12s: %,12.0f /s  (%d runs)", series.sweep(), series.path(), series.variant(),
+      what, count / (nanos / 1e9), count);
+    return p;
+  }
+
+  /** A time point from a burst: {@code nanos} for {@code count} requests in flight together, per request (us). */
+  JsonObject perRequest(Series series, double x, String what, long count, long warmup, long nanos) {
+    JsonObject p = series.add(x, count, warmup, nanos / 1e3 / count);
+    progress("%-22s %-18s %-10s %12s: %9.1f us each  (%d in flight)", series.sweep(), series.path(),
+      series.variant(), what, nanos / 1e3 / count, count);
+    return p;
+  }
+
+  static String bytes(long n) {
+    if (n >= 1 << 30 && n % (1 << 30) == 0) {
+      return (n >> 30) + " GiB";
+    }
+    if (n >= 1 << 20 && n % (1 << 20) == 0) {
+      return (n >> 20) + " MiB";
+    }
+    if (n >= 1 << 10 && n % (1 << 10) == 0) {
+      return (n >> 10) + " KiB";
+    }
+    return n + " B";
+  }
+}

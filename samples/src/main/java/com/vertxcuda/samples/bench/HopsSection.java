@@ -1,0 +1,173 @@
+package com.vertxcuda.samples.bench;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.Library;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.impl.Backends;
+import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.message.AllocRequest;
+import com.vertxcuda.message.FillRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.JCudaDriver;
+import org.HdrHistogram.Histogram;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import static com.vertxcuda.samples.bench.Await.await;
+
+/**
+ * Sweep {@code roundtrip.fill}: a 1 KiB fill answered when the device is done, one hop added at a
+ * time, each with its latency distribution. Raw memset + synchronize (and the same completed by a
+ * host function); fill + completion seen by the context's own completion path; fill submitted
+ * straight into the context tier's queue (no event bus, no device verticle); through the device
+ * verticle with a typed client. With {@code diagnostic.park}: what a 50 µs timed park really takes
+ * here (why the hand-off threads spin before they park).
+ */
+final class HopsSection implements Section {
+
+  static final String SWEEP = "roundtrip.fill";
+  private static final int BYTES = 1024;
+
+  @Override
+  public String name() {
+    return "hops";
+  }
+
+  private static Plan plan(Bench bench) {
+    return new Plan(bench.sizes.fillRuns() / 10, bench.sizes.fillRuns());
+  }
+
+  @Override
+  public void raw(Bench bench, RawJCuda raw) throws Exception {
+    CUdeviceptr p = raw.alloc(BYTES);
+    Plan plan = plan(bench);
+    Histogram h = Histograms.loop(plan, i -> {
+      JCudaDriver.cuMemsetD8Async(p, (byte) i, BYTES, raw.stream);
+      raw.sync();
+    });
+    bench.latency(series(bench, "raw-jcuda", "memset + synchronize"), BYTES, "1 KiB", plan, h, true);
+    Flag flag = new Flag();
+    h = Histograms.loop(plan, i -> {
+      flag.done = false;
+      JCudaDriver.cuMemsetD8Async(p, (byte) i, BYTES, raw.stream);
+      JCudaDriver.cuLaunchHostFunc(raw.stream, data -> ((Flag) data).done = true, flag);
+      while (!flag.done) {
+        Thread.onSpinWait();
+      }
+    });
+    bench.latency(series(bench, "raw-jcuda", "memset + host function"), BYTES, "1 KiB", plan, h, true);
+    raw.free(p);
+  }
+
+  private static final class Flag {
+    volatile boolean done;
+  }
+
+  /**
+   * The hops below the device verticle, in this JVM: the backend's context alone, then the context
+   * tier. For in-process runs only (neither depends on the isolation mode).
+   */
+  void belowTheVerticle(Bench bench, DeviceOptions options) throws Exception {
+    DeviceContext context = Backends.select(options).open(options.getDevice());
+    try {
+      GpuStream stream = context.createStream("bench");
+      DeviceMemory memory = context.allocate(BYTES);
+      Plan plan = plan(bench);
+      Histogram h = Histograms.loop(plan, i -> {
+        context.fill(stream, memory, 0, BYTES, 1, i & 0xFF);
+        GpuEvent e = context.record(stream);
+        CompletableFuture<Void> done = context.whenComplete(e);
+        while (!done.isDone()) {
+          Thread.onSpinWait();
+        }
+        e.release();
+      });
+      bench.latency(series(bench, "context", "fill + completion"), BYTES, "1 KiB", plan, h, true);
+      context.release(memory);
+    } finally {
+      context.close(false);
+    }
+    tier(bench, options);
+    Plan parks = new Plan(100, 2_000);
+    Histogram h = Histograms.loop(parks, i -> LockSupport.parkNanos(50_000));
+    bench.latency(bench.record.series("diagnostic.park", "diagnostic", "parkNanos", "latency", "us",
+      "requested park", "us"), 50, "50 us", parks, h, false);
+  }
+
+  /** Fills submitted straight into the context tier's queue, each answered by callback, which submits the next. */
+  private static void tier(Bench bench, DeviceOptions options) throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try {
+      ContextTier tier = await(InProcessContextTier.launch(vertx, new DeviceOptions(options).setLibraries(List.of()),
+        "bench", 1, reason -> { }));
+      BufferHandle h = (BufferHandle) await(direct(tier, new AllocRequest(DType.U8, BYTES)));
+      Plan plan = plan(bench);
+      Histogram hist = Histograms.create();
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      directRoundTrips(tier, h, plan, hist, 0, done);
+      done.get(10, TimeUnit.MINUTES);
+      bench.latency(series(bench, "vertx.tier", "fill"), BYTES, "1 KiB", plan, hist, true);
+      await(tier.stop());
+    } finally {
+      await(vertx.close());
+    }
+  }
+
+  private static void directRoundTrips(ContextTier tier, BufferHandle h, Plan plan, Histogram hist, int i,
+                                       CompletableFuture<Void> done) {
+    if (i == plan.total()) {
+      done.complete(null);
+      return;
+    }
+    long t0 = System.nanoTime();
+    tier.submit(new DirectRequest(FillRequest.ofInteger(h, i & 0x7F), reply -> {
+      if (i >= plan.warmup()) {
+        hist.recordValue(System.nanoTime() - t0);
+      }
+      directRoundTrips(tier, h, plan, hist, i + 1, done);
+    }, done::completeExceptionally));
+  }
+
+  private static Future<Object> direct(ContextTier tier, Object body) {
+    Promise<Object> p = Promise.promise();
+    tier.submit(new DirectRequest(body, p::tryComplete, p::tryFail));
+    return p.future();
+  }
+
+  /** A request made in this JVM, answered through callbacks. */
+  private record DirectRequest(Object body, Consumer<Object> onReply, Consumer<Throwable> onFailure)
+    implements Request {
+    @Override public Library library() { return null; }
+    @Override public long deadline() { return System.nanoTime() + TimeUnit.MINUTES.toNanos(1); }
+    @Override public void reply(Object b) { onReply.accept(b); }
+    @Override public void fail(CudaException e) { onFailure.accept(e); }
+  }
+
+  @Override
+  public void toolkit(Bench bench, DeployedDevice d) throws Exception {
+    BufferHandle h = await(d.device.alloc(DType.U8, BYTES));
+    Plan plan = plan(bench);
+    Histogram hist = Histograms.sequential(d.vertx, plan, i -> d.device.fillInteger(h, i & 0x7F));
+    bench.latency(series(bench, d.path, "fill"), BYTES, "1 KiB", plan, hist, true);
+    await(d.device.free(h));
+  }
+
+  private static com.vertxcuda.samples.bench.result.Series series(Bench bench, String path, String variant) {
+    return bench.record.series(SWEEP, path, variant, "latency", "us", "payload", "B");
+  }
+}

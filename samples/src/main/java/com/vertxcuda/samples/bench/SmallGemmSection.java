@@ -1,0 +1,184 @@
+package com.vertxcuda.samples.bench;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.blas.BlasClientOptions;
+import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasRequest;
+import com.vertxcuda.samples.bench.result.Series;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.jcublas.JCublas2;
+import jcuda.jcublas.cublasHandle;
+import jcuda.jcublas.cublasOperation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+import static com.vertxcuda.samples.bench.Await.await;
+
+/**
+ * Sweep {@code smallgemm.batch}: 64x64 SGEMMs per second against how many travel in one message —
+ * a coalescing BLAS client sending each handler's requests as one message of up to that many (1: a
+ * plain client, one message each), the device batching what it finds queued — from one event loop
+ * and from four. Raw JCuda: one {@code cublasSgemm} per GEMM at 1, {@code cublasSgemmStridedBatched}
+ * of that many otherwise, back to back with one synchronize.
+ */
+final class SmallGemmSection implements Section {
+
+  static final String SWEEP = "smallgemm.batch";
+  private static final int N = 64;
+
+  @Override
+  public String name() {
+    return "smallgemm";
+  }
+
+  @Override
+  public void raw(Bench bench, RawJCuda raw) {
+    int most = bench.sizes.coalesce().stream().mapToInt(Integer::intValue).max().orElse(1);
+    long stride = (long) N * N;
+    CUdeviceptr a = raw.alloc(most * stride * 4);
+    CUdeviceptr b = raw.alloc(most * stride * 4);
+    CUdeviceptr c = raw.alloc(most * stride * 4);
+    cublasHandle blas = raw.blas();
+    Pointer one = Pointer.to(new float[] {1f});
+    Pointer zero = Pointer.to(new float[] {0f});
+    Series s = series(bench, "raw-jcuda", "one thread");
+    int op = cublasOperation.CUBLAS_OP_N;
+    for (int batch : bench.sizes.coalesce()) {
+      if (!bench.inBudget(SWEEP, s.path(), "batch " + batch)) {
+        break;
+      }
+      Runnable call = batch == 1
+        ? () -> JCublas2.cublasSgemm(blas, op, op, N, N, N, one, a, N, b, N, zero, c, N)
+        : () -> JCublas2.cublasSgemmStridedBatched(blas, op, op, N, N, N, one, a, N, stride, b, N, stride, zero, c, N,
+          stride, batch);
+      int calls = Math.max(1, bench.sizes.smallGemms() / batch);
+      for (int i = 0; i < Math.max(1, calls / 10); i++) {
+        call.run();
+      }
+      raw.sync();
+      long t0 = System.nanoTime();
+      for (int i = 0; i < calls; i++) {
+        call.run();
+      }
+      raw.sync();
+      bench.rate(s, batch, "batch " + batch, (long) calls * batch, calls / 10, System.nanoTime() - t0);
+    }
+    raw.free(a);
+    raw.free(b);
+    raw.free(c);
+  }
+
+  @Override
+  public void toolkit(Bench bench, DeployedDevice d) throws Exception {
+    BufferHandle a = await(d.device.alloc(DType.F32, N * N));
+    BufferHandle b = await(d.device.alloc(DType.F32, N * N));
+    await(d.device.fill(a, 1.0));
+    await(d.device.fill(b, 1.0));
+    for (int loops : new int[] {1, 4}) {
+      Series s = series(bench, d.path, loops == 1 ? "1 event loop" : loops + " event loops");
+      for (int batch : bench.sizes.coalesce()) {
+        if (!bench.inBudget(SWEEP, s.path(), s.variant() + ", batch " + batch)) {
+          break;
+        }
+        BlasClientOptions coalescing = new BlasClientOptions().setCoalesce(batch > 1).setMaxCoalesced(Math.max(1, batch));
+        List<BlasClient> clients = new ArrayList<>();
+        for (int i = 0; i < loops; i++) {
+          clients.add(BlasClient.create(d.vertx, new DeviceClientOptions(), coalescing));
+        }
+        int inFlight = Math.max(256, 4 * batch);
+        List<BufferHandle> outputs = new ArrayList<>();
+        for (int i = 0; i < inFlight * loops; i++) {
+          outputs.add(await(d.device.alloc(DType.F32, N * N)));
+        }
+        int total = bench.sizes.smallGemms();
+        int warmup = Math.min(total, 20 * inFlight);
+        runGemms(d.vertx, clients, a, b, outputs, warmup, batch);
+        long t0 = System.nanoTime();
+        int largest = runGemms(d.vertx, clients, a, b, outputs, total, batch);
+        JsonObject p = bench.rate(s, batch, "batch " + batch, total, warmup, System.nanoTime() - t0);
+        p.put("extra", new JsonObject().put("largestBatch", largest).put("inFlight", inFlight * loops));
+        for (BufferHandle h : outputs) {
+          await(d.device.free(h));
+        }
+      }
+    }
+    await(d.device.free(a));
+    await(d.device.free(b));
+  }
+
+  private static Series series(Bench bench, String path, String variant) {
+    return bench.record.series(SWEEP, path, variant, "rate", "1/s", "GEMMs per message", "");
+  }
+
+  /**
+   * {@code total} GEMMs from {@code clients.size()} event loops (one client each), the outputs shared
+   * out among them, each on its own output: a request that completes frees its slot for the next one,
+   * made in the completion's task. The first ones are made {@code perTask} to a task (a coalescing
+   * client sends each task's requests as one message). Returns the largest batch a reply reported.
+   */
+  private static int runGemms(Vertx vertx, List<BlasClient> clients, BufferHandle a, BufferHandle b,
+                              List<BufferHandle> outputs, int total, int perTask) throws Exception {
+    int share = outputs.size() / clients.size();
+    List<Future<Integer>> all = new ArrayList<>();
+    for (int i = 0; i < clients.size(); i++) {
+      int requests = total / clients.size() + (i < total % clients.size() ? 1 : 0);
+      all.add(runGemms(vertx, clients.get(i), a, b, outputs.subList(i * share, (i + 1) * share), requests, perTask));
+    }
+    await(Future.all(all));
+    return all.stream().mapToInt(Future::result).max().orElse(0);
+  }
+
+  /** One client's part, on an event-loop context of its own. */
+  private static Future<Integer> runGemms(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b,
+                                          List<BufferHandle> outputs, int total, int perTask) {
+    Promise<Integer> done = Promise.promise();
+    int[] sent = {0};
+    int[] completed = {0};
+    int[] largest = {0};
+    // From a thread outside Vert.x, each new context is on the next event loop in turn.
+    Context context = vertx.getOrCreateContext();
+    IntConsumer[] issue = new IntConsumer[1];
+    issue[0] = slot -> {
+      if (sent[0] == total) {
+        return;
+      }
+      sent[0]++;
+      blas.execute(new BlasRequest(BlasOp.GEMM).setM(N).setN(N).setK(N).setA(a).setLda(N).setB(b).setLdb(N)
+        .setC(outputs.get(slot)).setLdc(N)).onComplete(ar -> {
+          if (ar.failed()) {
+            done.tryFail(ar.cause());
+            return;
+          }
+          largest[0] = Math.max(largest[0], ar.result().getBatchSize());
+          if (++completed[0] == total) {
+            done.tryComplete(largest[0]);
+          } else {
+            issue[0].accept(slot);
+          }
+        });
+    };
+    if (total == 0) {
+      done.tryComplete(0);
+    }
+    for (int from = 0; from < outputs.size(); from += perTask) {
+      int first = from;
+      context.runOnContext(x -> {
+        for (int slot = first; slot < Math.min(outputs.size(), first + perTask); slot++) {
+          issue[0].accept(slot);
+        }
+      });
+    }
+    return done.future();
+  }
+}

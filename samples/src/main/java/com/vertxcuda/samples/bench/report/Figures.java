@@ -1,0 +1,184 @@
+package com.vertxcuda.samples.bench.report;
+
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The figures the report's tables lead with: one measurement per path at one size for each headline
+ * (raw JCuda, the toolkit in both modes, PyTorch) with the toolkit's cost relative to the others,
+ * and for each GEMM precision the size from which the toolkit costs under 5 % more.
+ */
+final class Figures {
+
+  /** Where the toolkit's overhead counts as small. */
+  static final double CROSSOVER_RATIO = 1.05;
+  static final String[] TOOLKIT = {"vertx.in_process", "vertx.process"};
+  static final String[] REFERENCES = {"raw-jcuda", "pytorch"};
+
+  /** Which size of a sweep a headline takes. */
+  enum Pick { SMALLEST, LARGEST, FIXED }
+
+  /**
+   * A headline: {@code sweep} through raw JCuda ({@code rawVariant}), the toolkit ({@code toolkitVariant})
+   * and PyTorch ({@code pytorchVariant}) at one size; {@code label} may name the size with {x}.
+   */
+  record Headline(String label, String sweep, String toolkitVariant, String rawVariant, String pytorchVariant,
+                  Pick pick, double x, boolean higherIsBetter) {
+  }
+
+  /** A headline's values, by path, and the size they are at. */
+  record Row(String label, String unit, boolean higherIsBetter, Map<String, Double> values) {
+
+    /** The toolkit path's cost relative to {@code reference}'s (1: the same; above 1: slower), or null. */
+    Double ratio(String path, String reference) {
+      Double v = values.get(path);
+      Double r = values.get(reference);
+      if (v == null || r == null || v == 0 || r == 0) {
+        return null;
+      }
+      return higherIsBetter ? r / v : v / r;
+    }
+  }
+
+  /** For one precision, toolkit path and reference: from which size on the toolkit stays within 5 %. */
+  record Crossover(String precision, String path, String reference, Double from, double largest,
+                   double ratioAtLargest) {
+  }
+
+  static final List<Headline> HEADLINES = List.of(
+    new Headline("1 KiB fill round trip, p50", "roundtrip.fill", "fill", "memset + synchronize", "fill_ + synchronize",
+      Pick.FIXED, 1024, false),
+    new Headline("{x} round trip (there and back), p50", "roundtrip.payload", "transfer buffer",
+      "pinned, one synchronize", "pinned, one synchronize", Pick.SMALLEST, 0, false),
+    new Headline("{x} round trip (there and back), p50", "roundtrip.payload", "transfer buffer",
+      "pinned, one synchronize", "pinned, one synchronize", Pick.LARGEST, 0, false),
+    new Headline("GEMM {x} FP32, one at a time", "gemm.latency", "FP32", "FP32", "FP32", Pick.LARGEST, 0, false),
+    new Headline("GEMM {x} TF32, one at a time", "gemm.latency", "TF32", "TF32", "TF32", Pick.LARGEST, 0, false),
+    new Headline("GEMM {x} F16, one at a time", "gemm.latency", "F16", "F16", "F16", Pick.LARGEST, 0, false),
+    new Headline("GEMM {x} FP32, all in flight", "gemm.pipelined", "FP32", "FP32", "FP32", Pick.LARGEST, 0, false),
+    new Headline("GEMM {x} TF32, all in flight", "gemm.pipelined", "TF32", "TF32", "TF32", Pick.LARGEST, 0, false),
+    new Headline("64x64 GEMMs, one per message", "smallgemm.batch", "1 event loop", "one thread", "one thread",
+      Pick.FIXED, 1, true),
+    new Headline("64x64 GEMMs, {x} per message (batched)", "smallgemm.batch", "1 event loop", "one thread",
+      "one thread", Pick.LARGEST, 0, true),
+    new Headline("H2D {x}: transfer buffer / pinned", "copy.h2d", "transfer buffer", "pinned", "pinned", Pick.LARGEST,
+      0, true),
+    new Headline("D2H {x}: lent buffer / pinned", "copy.d2h", "lent buffer", "pinned", "pinned", Pick.LARGEST, 0, true),
+    new Headline("H2D {x}: heap / pageable", "copy.h2d", "heap", "pageable", "pageable", Pick.LARGEST, 0, true),
+    new Headline("FFT C2C {x}", "fft.c2c", "C2C forward, in place", "C2C forward, in place", "C2C forward, in place",
+      Pick.LARGEST, 0, false),
+    new Headline("uniform RNG {x}", "rng.uniform", "Philox, F32", "Philox, F32", "Philox, F32", Pick.LARGEST, 0, false));
+
+  private Figures() {
+  }
+
+  static List<Row> headlines(Results r) {
+    List<Row> rows = new ArrayList<>();
+    for (Headline h : HEADLINES) {
+      Map<String, Results.Entry> found = new LinkedHashMap<>();
+      r.find(h.sweep(), "raw-jcuda", h.rawVariant()).ifPresent(e -> found.put("raw-jcuda", e));
+      for (String path : TOOLKIT) {
+        r.find(h.sweep(), path, h.toolkitVariant()).ifPresent(e -> found.put(path, e));
+      }
+      r.find(h.sweep(), "pytorch", h.pytorchVariant()).ifPresent(e -> found.put("pytorch", e));
+      if (found.isEmpty()) {
+        continue;
+      }
+      Optional<Double> x = pick(h, found.values());
+      if (x.isEmpty()) {
+        continue;
+      }
+      Map<String, Double> values = new LinkedHashMap<>();
+      String unit = "";
+      for (Map.Entry<String, Results.Entry> e : found.entrySet()) {
+        Optional<JsonObject> p = e.getValue().at(x.get());
+        if (p.isPresent()) {
+          values.put(e.getKey(), p.get().getDouble("value"));
+          unit = e.getValue().json().getString("unit");
+        }
+      }
+      String size = h.sweep().startsWith("copy") || h.sweep().startsWith("roundtrip") ? Axis.bytes(x.get())
+        : h.sweep().startsWith("gemm") ? String.valueOf(Math.round(x.get())) : size(x.get());
+      rows.add(new Row(h.label().replace("{x}", size), unit, h.higherIsBetter(), values));
+    }
+    return rows;
+  }
+
+  /** The size a headline takes: fixed, or the smallest or largest that every path measured (else the toolkit's). */
+  private static Optional<Double> pick(Headline h, java.util.Collection<Results.Entry> series) {
+    if (h.pick() == Pick.FIXED) {
+      return Optional.of(h.x());
+    }
+    TreeSet<Double> common = null;
+    TreeSet<Double> any = new TreeSet<>();
+    for (Results.Entry e : series) {
+      TreeSet<Double> xs = new TreeSet<>();
+      e.points().forEach(p -> xs.add(p.getDouble("x")));
+      any.addAll(xs);
+      if (common == null) {
+        common = xs;
+      } else {
+        common.retainAll(xs);
+      }
+    }
+    TreeSet<Double> from = common != null && !common.isEmpty() ? common : any;
+    return from.isEmpty() ? Optional.empty() : Optional.of(h.pick() == Pick.SMALLEST ? from.first() : from.last());
+  }
+
+  static List<Crossover> crossovers(Results r) {
+    List<Crossover> all = new ArrayList<>();
+    for (String precision : new String[] {"FP32", "TF32", "F16"}) {
+      for (String path : TOOLKIT) {
+        for (String reference : REFERENCES) {
+          Optional<Results.Entry> t = r.find("gemm.latency", path, precision);
+          Optional<Results.Entry> ref = r.find("gemm.latency", reference, precision);
+          if (t.isEmpty() || ref.isEmpty()) {
+            continue;
+          }
+          List<double[]> ratios = ratios(t.get(), ref.get(), false);
+          if (ratios.isEmpty()) {
+            continue;
+          }
+          Double from = null;
+          for (int i = ratios.size() - 1; i >= 0 && ratios.get(i)[1] <= CROSSOVER_RATIO; i--) {
+            from = ratios.get(i)[0];
+          }
+          double[] last = ratios.get(ratios.size() - 1);
+          all.add(new Crossover(precision, path, reference, from, last[0], last[1]));
+        }
+      }
+    }
+    return all;
+  }
+
+  /** [x, cost of {@code t} relative to {@code ref}] at every size both measured, smallest first. */
+  static List<double[]> ratios(Results.Entry t, Results.Entry ref, boolean higherIsBetter) {
+    List<double[]> out = new ArrayList<>();
+    for (JsonObject p : t.points()) {
+      double x = p.getDouble("x");
+      ref.at(x).ifPresent(q -> {
+        double v = p.getDouble("value");
+        double w = q.getDouble("value");
+        if (v > 0 && w > 0) {
+          out.add(new double[] {x, higherIsBetter ? w / v : v / w});
+        }
+      });
+    }
+    return out;
+  }
+
+  /** A count as people say it: 2^k for large powers of two. */
+  static String size(double x) {
+    long v = Math.round(x);
+    if (v >= 1 << 14 && Long.bitCount(v) == 1) {
+      return "2^" + Long.numberOfTrailingZeros(v);
+    }
+    return String.valueOf(v);
+  }
+}

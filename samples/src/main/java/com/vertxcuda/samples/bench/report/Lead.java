@@ -1,0 +1,19 @@
+package com.vertxcuda.samples.bench.report;
+
+import java.util.List;
+import java.util.Objects;
+
+/** What both forms of the report lead with, in order: a table, and the chart that goes under it (or none). */
+record Lead(Tables.Table table, String chart) {
+
+  static List<Lead> of(Results r) {
+    return List.of(new Lead(Tables.runs(r), null), new Lead(Tables.headlines(r), "ratios"),
+      new Lead(Tables.crossovers(r), "gemm-overhead"), new Lead(Tables.hops(r), "latency-cdf"),
+      new Lead(Tables.recovery(r), "recovery"));
+  }
+
+  /** Whether a lead shows {@code chart} already. */
+  static boolean shows(List<Lead> leads, String chart) {
+    return leads.stream().anyMatch(l -> Objects.equals(l.chart(), chart));
+  }
+}

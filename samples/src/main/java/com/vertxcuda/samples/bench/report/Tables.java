@@ -1,0 +1,142 @@
+package com.vertxcuda.samples.bench.report;
+
+import io.vertx.core.json.JsonObject;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The report's tables, as rows of text, for the Markdown and the HTML alike. */
+final class Tables {
+
+  /** A table: a title, a line saying how to read it, a header and rows. */
+  record Table(String title, String note, List<String> header, List<List<String>> rows) {
+  }
+
+  private Tables() {
+  }
+
+  static Table runs(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Results.Run run : r.runs) {
+      JsonObject j = run.run();
+      JsonObject device = j.getJsonObject("device", new JsonObject());
+      rows.add(List.of(run.file().getFileName().toString(), j.getString("tool", ""), run.commit(),
+        j.getString("date", ""), j.getString("backend", ""), j.getString("isolation", "") == null ? ""
+          : j.getString("isolation", ""), device.getString("name", ""), j.getString("size", ""),
+        String.valueOf(j.getValue("wallSeconds", ""))));
+    }
+    return new Table("Runs", "the files this report was made from", List.of("file", "tool", "commit", "date",
+      "backend", "isolation", "device", "sizes", "wall s"), rows);
+  }
+
+  static Table headlines(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    String[] paths = {"raw-jcuda", "vertx.in_process", "vertx.process", "pytorch"};
+    for (Figures.Row row : Figures.headlines(r)) {
+      List<String> cells = new ArrayList<>();
+      cells.add(row.label());
+      for (String p : paths) {
+        Double v = row.values().get(p);
+        cells.add(v == null ? "" : value(v, row.unit()));
+      }
+      for (String reference : Figures.REFERENCES) {
+        for (String t : Figures.TOOLKIT) {
+          Double ratio = row.ratio(t, reference);
+          cells.add(ratio == null ? "" : String.format(Locale.ROOT, "%.3f", ratio));
+        }
+      }
+      rows.add(cells);
+    }
+    return new Table("Headline figures", "each at one size through every path; the ratios are the toolkit's cost over "
+      + "the other's (time over time; for rates and bandwidth, theirs over the toolkit's): 1 = the same, above 1 = "
+      + "slower", List.of("figure", "raw JCuda", "in-process", "process", "PyTorch", "in-process / raw",
+      "process / raw", "in-process / PyTorch", "process / PyTorch"), rows);
+  }
+
+  static Table crossovers(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Figures.Crossover c : Figures.crossovers(r)) {
+      rows.add(List.of(c.precision(), Results.pathName(c.path()), Results.pathName(c.reference()),
+        c.from() == null ? "not within 5 % up to " + Math.round(c.largest()) : String.valueOf(Math.round(c.from())),
+        String.format(Locale.ROOT, "%.3f at %d", c.ratioAtLargest(), Math.round(c.largest()))));
+    }
+    return new Table("GEMM: where the toolkit's overhead falls under 5 %", "the smallest m = n = k from which every "
+      + "larger size, one GEMM at a time (p50), costs at most 1.05 times the reference", List.of("precision", "toolkit",
+      "against", "within 5 % from", "ratio at the largest size"), rows);
+  }
+
+  static Table hops(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Results.Entry e : r.sweep("roundtrip.fill")) {
+      for (JsonObject p : e.points()) {
+        JsonObject l = p.getJsonObject("latency", new JsonObject());
+        rows.add(List.of(e.label(), e.variant(), value(l.getDouble("p50", 0.0), "us"), value(l.getDouble("p99", 0.0),
+          "us"), value(l.getDouble("p999", 0.0), "us"), String.valueOf(p.getValue("runs"))));
+      }
+    }
+    return new Table("1 KiB fill round trip, hop by hop", "each row adds hops to the one above it", List.of("path",
+      "what", "p50", "p99", "p99.9", "runs"), rows);
+  }
+
+  static Table recovery(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Results.Entry e : r.sweep("recovery")) {
+      for (JsonObject p : e.points()) {
+        JsonObject extra = p.getJsonObject("extra", new JsonObject());
+        JsonObject l = p.getJsonObject("latency", new JsonObject());
+        rows.add(List.of(e.label(), e.variant(), p.getString("label", ""), value(extra.getDouble("toEventMs", 0.0), "ms"),
+          value(p.getDouble("value"), "ms"), value(l.getDouble("max", 0.0), "ms"), String.valueOf(p.getValue("runs"))));
+      }
+    }
+    return new Table("Recovery", "from the fault to the generation-changed event and to the first request served "
+      + "(medians; max of the latter)", List.of("path", "device host", "fault", "generation changed",
+      "first request served", "max", "runs"), rows);
+  }
+
+  static Table skipped(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    for (JsonObject s : r.skipped) {
+      rows.add(List.of(s.getString("file"), s.getString("sweep"), s.getString("path"), s.getString("reason")));
+    }
+    return new Table("Not measured", "what a run left out, and why", List.of("file", "sweep", "path", "reason"), rows);
+  }
+
+  /** Every point of one sweep. */
+  static Table sweep(Results r, String sweep) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Results.Entry e : r.sweep(sweep)) {
+      String unit = e.json().getString("unit");
+      for (JsonObject p : e.points()) {
+        JsonObject l = p.getJsonObject("latency");
+        String lu = l == null ? "" : l.getString("unit");
+        rows.add(List.of(e.label(), e.variant(), p.containsKey("label") ? p.getString("label")
+            : Axis.number(p.getDouble("x")), value(p.getDouble("value"), unit),
+          l == null ? "" : value(l.getDouble("p50"), lu), l == null ? "" : value(l.getDouble("p99"), lu),
+          l == null ? "" : value(l.getDouble("p999"), lu), String.valueOf(p.getValue("runs")),
+          String.valueOf(p.getValue("warmup", ""))));
+      }
+    }
+    String x = r.sweep(sweep).isEmpty() ? "x" : r.sweep(sweep).get(0).json().getJsonObject("x").getString("name");
+    return new Table(sweep, null, List.of("path", "variant", x, "value", "p50", "p99", "p99.9", "runs", "warm-up"),
+      rows);
+  }
+
+  /** A value with its unit, as people read it (microseconds past a thousand in ms, rates in k or M per second). */
+  static String value(double v, String unit) {
+    switch (unit) {
+      case "us":
+        return v >= 1e3 ? String.format(Locale.ROOT, "%.2f ms", v / 1e3) : String.format(Locale.ROOT, "%.1f \u00b5s", v);
+      case "ms":
+        return String.format(Locale.ROOT, "%.0f ms", v);
+      case "ns":
+        return String.format(Locale.ROOT, "%.1f ns", v);
+      case "GB/s":
+        return String.format(Locale.ROOT, "%.2f GB/s", v);
+      case "1/s":
+        return v >= 1e6 ? String.format(Locale.ROOT, "%.2fM/s", v / 1e6) : String.format(Locale.ROOT, "%.1fk/s", v / 1e3);
+      default:
+        return Axis.number(v) + " " + unit;
+    }
+  }
+}
