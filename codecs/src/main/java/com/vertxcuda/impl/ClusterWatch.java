@@ -136,9 +136,12 @@ public final class ClusterWatch {
     return new CudaException(FailureCode.CONTEXT_LOST, "node " + node + " left the cluster");
   }
 
-  /** Whether {@code node} is in the cluster now (on an event bus that is not clustered: whether it is this node). */
+  /**
+   * Whether {@code node} is in the cluster now. On an event bus that is not clustered every node
+   * word is this JVM's (a device may be deployed under any word), so every one is.
+   */
   public boolean isMember(String node) {
-    return members.contains(node);
+    return cluster == null || members.contains(node);
   }
 
   /** The nodes in the cluster now. */
