@@ -48,6 +48,72 @@ public interface DeviceClient {
   /** Reads a buffer or view. */
   Future<Buffer> download(BufferHandle source);
 
+  /**
+   * Writes an F32 buffer or view from {@code data}, which must hold exactly its length. The Java
+   * type must match the dtype, here and in the other array and NIO overloads: {@code float} F32,
+   * {@code double} F64, {@code int} I32 or U32, {@code long} I64 or U64, {@code short} the bits of
+   * F16 or BF16. A mismatch of dtype or length fails with BAD_REQUEST naming it, and nothing is
+   * sent.
+   *
+   * <p>The values are copied in bulk, in views of 8 MiB with four in flight, so a large array is
+   * never copied whole into another buffer and its copy overlaps the device's work. Order holds as
+   * for one request: a request made on the same context (or thread) before the upload is done
+   * makes it send its remaining views at once. {@code data} may be read until the future
+   * completes: do not change it before. If the upload fails, the target's contents are undefined.
+   */
+  Future<BufferHandle> upload(BufferHandle target, float[] data);
+
+  /** Writes an F64 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  Future<BufferHandle> upload(BufferHandle target, double[] data);
+
+  /** Writes an I32 or U32 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  Future<BufferHandle> upload(BufferHandle target, int[] data);
+
+  /** Writes an I64 or U64 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  Future<BufferHandle> upload(BufferHandle target, long[] data);
+
+  /**
+   * Writes an F16 or BF16 buffer or view from {@code data}, the elements' bits; as
+   * {@link #upload(BufferHandle, float[])}.
+   */
+  Future<BufferHandle> upload(BufferHandle target, short[] data);
+
+  /**
+   * Writes a buffer or view from the remaining elements of an NIO buffer (position to limit; the
+   * buffer's position, limit and byte order are left as they are): a {@code FloatBuffer},
+   * {@code DoubleBuffer}, {@code IntBuffer}, {@code LongBuffer} or {@code ShortBuffer} under the
+   * dtype rules of {@link #upload(BufferHandle, float[])}, or a {@code ByteBuffer} holding any
+   * dtype's little-endian bytes (as many as the target's byte length). Heap or direct, any order.
+   */
+  Future<BufferHandle> upload(BufferHandle target, java.nio.Buffer data);
+
+  /**
+   * Reads an F32 buffer or view into a new array. A buffer of another dtype fails with BAD_REQUEST;
+   * so does one longer than a Java array (download views of it). Copied in bulk, in views.
+   */
+  Future<float[]> downloadFloats(BufferHandle source);
+
+  /** Reads an F64 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<double[]> downloadDoubles(BufferHandle source);
+
+  /** Reads an I32 or U32 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<int[]> downloadInts(BufferHandle source);
+
+  /** Reads an I64 or U64 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<long[]> downloadLongs(BufferHandle source);
+
+  /** Reads the bits of an F16 or BF16 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<short[]> downloadShorts(BufferHandle source);
+
+  /**
+   * Reads a buffer or view into the remaining elements of an NIO buffer, which must match its
+   * dtype and length as {@link #upload(BufferHandle, java.nio.Buffer)} says (a {@code ByteBuffer}
+   * takes any dtype's little-endian bytes). The values land from the target's position; its
+   * position and limit are left as they are. A read-only target fails with BAD_REQUEST. The target
+   * must not be used until the future completes; on failure its contents are undefined.
+   */
+  Future<Void> download(BufferHandle source, java.nio.Buffer target);
+
   /** Copies device to device; same dtype and length. */
   Future<BufferHandle> copy(BufferHandle source, BufferHandle target);
 

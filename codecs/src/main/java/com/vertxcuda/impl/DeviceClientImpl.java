@@ -2,6 +2,7 @@ package com.vertxcuda.impl;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
@@ -26,6 +27,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageConsumer;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 public final class DeviceClientImpl implements DeviceClient {
 
@@ -66,6 +68,88 @@ public final class DeviceClientImpl implements DeviceClient {
   @Override
   public Future<Buffer> download(BufferHandle source) {
     return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, float[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, double[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, int[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, long[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, short[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, java.nio.Buffer data) {
+    return upload(target, () -> HostElements.of(data, false));
+  }
+
+  @Override
+  public Future<float[]> downloadFloats(BufferHandle source) {
+    return downloadArray(source, float[].class);
+  }
+
+  @Override
+  public Future<double[]> downloadDoubles(BufferHandle source) {
+    return downloadArray(source, double[].class);
+  }
+
+  @Override
+  public Future<int[]> downloadInts(BufferHandle source) {
+    return downloadArray(source, int[].class);
+  }
+
+  @Override
+  public Future<long[]> downloadLongs(BufferHandle source) {
+    return downloadArray(source, long[].class);
+  }
+
+  @Override
+  public Future<short[]> downloadShorts(BufferHandle source) {
+    return downloadArray(source, short[].class);
+  }
+
+  @Override
+  public Future<Void> download(BufferHandle source, java.nio.Buffer target) {
+    try {
+      return ChunkedTransfer.download(sender, source, HostElements.of(target, true));
+    } catch (CudaException refused) {
+      return Future.failedFuture(refused);
+    }
+  }
+
+  // Refusals (a mismatched dtype or length) fail the future; nothing is sent.
+  private Future<BufferHandle> upload(BufferHandle target, Supplier<HostElements> data) {
+    try {
+      return ChunkedTransfer.upload(sender, target, data.get()).map(target);
+    } catch (CudaException refused) {
+      return Future.failedFuture(refused);
+    }
+  }
+
+  private <A> Future<A> downloadArray(BufferHandle source, Class<A> type) {
+    try {
+      HostElements into = HostElements.arrayFor(source, type);
+      return ChunkedTransfer.download(sender, source, into).map(x -> type.cast(into.array()));
+    } catch (CudaException refused) {
+      return Future.failedFuture(refused);
+    }
   }
 
   @Override

@@ -67,6 +67,19 @@ public final class RequestSender {
    */
   public <R> Future<R> request(Object body) {
     sendHeld(null);
+    return send(body);
+  }
+
+  /**
+   * Sends a part of what a {@link Held} holder holds, from that holder: nothing else held is sent
+   * first. A holder keeps its place by being held (whatever was made after it makes it send first),
+   * so its own parts must not make other holders send, or they would overtake it.
+   */
+  public <R> Future<R> requestHeldPart(Object body) {
+    return send(body);
+  }
+
+  private <R> Future<R> send(Object body) {
     LocalRoutes.Route route = local.get(address);
     if (route != null) {
       return route.request(address, body, timeoutMillis);
