@@ -10,6 +10,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageConsumer;
 
+import java.util.Objects;
+import java.util.function.Function;
+
 /**
  * A typed client for one device's memory, usable from any node of the event bus. Every method
  * returns a {@link Future} that fails with a {@link CudaException} carrying a {@link FailureCode}.
@@ -132,6 +135,29 @@ public interface DeviceClient {
    * a value outside the dtype's range (for U64: below 0) fails with BAD_REQUEST naming the range.
    */
   Future<BufferHandle> fillInteger(BufferHandle target, long value);
+
+  /**
+   * A new scope on this client: buffers allocated through it are freed when it closes. See
+   * {@link DeviceScope}.
+   */
+  DeviceScope scope();
+
+  /**
+   * Runs {@code work} in a new scope and closes the scope when the future it returns completes,
+   * whether it succeeds or fails (or when {@code work} throws): every buffer allocated through the
+   * scope and not detached from it is freed. The outcome is {@code work}'s, once the scope is
+   * closed. To keep a buffer, {@link DeviceScope#detach detach} it.
+   */
+  default <T> Future<T> withScope(Function<DeviceScope, Future<T>> work) {
+    DeviceScope scope = scope();
+    Future<T> outcome;
+    try {
+      outcome = Objects.requireNonNull(work.apply(scope), "the work returned no future");
+    } catch (RuntimeException e) {
+      outcome = Future.failedFuture(e);
+    }
+    return outcome.eventually(scope::close);
+  }
 
   /** The device's counters. */
   Future<DeviceStats> stats();

@@ -6,6 +6,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.DeviceScope;
 import com.vertxcuda.Failures;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.message.AllocRequest;
@@ -150,6 +151,11 @@ public final class DeviceClientImpl implements DeviceClient {
     } catch (CudaException refused) {
       return Future.failedFuture(refused);
     }
+  }
+
+  @Override
+  public DeviceScope scope() {
+    return new DeviceScopeImpl(this);
   }
 
   @Override
