@@ -113,9 +113,10 @@ public interface DeviceClient {
    * dtype and length as {@link #upload(BufferHandle, java.nio.Buffer)} says (a {@code ByteBuffer}
    * takes any dtype's little-endian bytes). The values land from the target's position; its
    * position and limit are left as they are. A read-only target fails with BAD_REQUEST. The target
-   * must not be used until the future completes; on failure its contents are undefined.
+   * must not be used until the future completes; on failure its contents are undefined. (Named
+   * apart from {@link #download(BufferHandle)} so that {@code client::download} stays one method.)
    */
-  Future<Void> download(BufferHandle source, java.nio.Buffer target);
+  Future<Void> downloadInto(BufferHandle source, java.nio.Buffer target);
 
   /** Copies device to device; same dtype and length. */
   Future<BufferHandle> copy(BufferHandle source, BufferHandle target);

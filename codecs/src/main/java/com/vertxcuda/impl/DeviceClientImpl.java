@@ -127,7 +127,7 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   @Override
-  public Future<Void> download(BufferHandle source, java.nio.Buffer target) {
+  public Future<Void> downloadInto(BufferHandle source, java.nio.Buffer target) {
     try {
       return ChunkedTransfer.download(sender, source, HostElements.of(target, true));
     } catch (CudaException refused) {

@@ -161,10 +161,10 @@ class ArrayTransferTest {
     byte[] u8 = {0, 1, (byte) 0x80, (byte) 0xFF};
     ByteBuffer u8Back = ByteBuffer.allocate(4);
     client.alloc(DType.F32, 5).compose(h -> client.upload(h, src)
-        .compose(x -> client.download(h, dst))
+        .compose(x -> client.downloadInto(h, dst))
         .compose(x -> client.alloc(DType.F32, 3)).compose(g -> client.upload(g, raw)).compose(client::downloadFloats)
         .compose(threes -> client.alloc(DType.U8, 4).compose(b -> client.upload(b, ByteBuffer.wrap(u8)))
-          .compose(b -> client.download(b, u8Back)).map(threes)))
+          .compose(b -> client.downloadInto(b, u8Back)).map(threes)))
       .onComplete(ctx.succeeding(threes -> ctx.verify(() -> {
         assertEquals(2, src.position(), "the source's position is left alone");
         assertEquals(7, src.limit());
@@ -194,9 +194,9 @@ class ArrayTransferTest {
           client.upload(floats, CharBuffer.allocate(4)),
           client.downloadInts(floats),
           client.downloadShorts(ints),
-          client.download(floats, FloatBuffer.allocate(5)),
-          client.download(floats, FloatBuffer.allocate(4).asReadOnlyBuffer()),
-          client.download(ints, IntBuffer.allocate(4).asReadOnlyBuffer()));
+          client.downloadInto(floats, FloatBuffer.allocate(5)),
+          client.downloadInto(floats, FloatBuffer.allocate(4).asReadOnlyBuffer()),
+          client.downloadInto(ints, IntBuffer.allocate(4).asReadOnlyBuffer()));
         return Future.join(refused).transform(x -> Future.succeededFuture(refused))
           .compose(f -> client.stats().map(after -> List.of(f, before, after)))
           .compose(r -> client.upload(floats, new float[] {1, 2, 3, 4}).compose(client::downloadFloats)
