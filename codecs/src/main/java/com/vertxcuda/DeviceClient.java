@@ -52,11 +52,11 @@ public interface DeviceClient {
   Future<Buffer> download(BufferHandle source);
 
   /**
-   * Writes an F32 buffer or view from {@code data}, which must hold exactly its length. The Java
-   * type must match the dtype, here and in the other array and NIO overloads: {@code float} F32,
-   * {@code double} F64, {@code int} I32 or U32, {@code long} I64 or U64, {@code short} the bits of
-   * F16 or BF16. A mismatch of dtype or length fails with BAD_REQUEST naming it, and nothing is
-   * sent.
+   * Writes an F32 or C64 buffer or view from {@code data}, which must hold exactly its length (two
+   * values per C64 element: real, imaginary). The Java type must match the dtype, here and in the
+   * other array and NIO overloads: {@code float} F32 or C64, {@code double} F64 or C128,
+   * {@code int} I32 or U32, {@code long} I64 or U64, {@code short} the bits of F16 or BF16. A
+   * mismatch of dtype or length fails with BAD_REQUEST naming it, and nothing is sent.
    *
    * <p>The values are copied in bulk, in views of 8 MiB with four in flight, so a large array is
    * never copied whole into another buffer and its copy overlaps the device's work. Order holds as
@@ -66,7 +66,7 @@ public interface DeviceClient {
    */
   Future<BufferHandle> upload(BufferHandle target, float[] data);
 
-  /** Writes an F64 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  /** Writes an F64 or C128 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
   Future<BufferHandle> upload(BufferHandle target, double[] data);
 
   /** Writes an I32 or U32 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
@@ -91,12 +91,13 @@ public interface DeviceClient {
   Future<BufferHandle> upload(BufferHandle target, java.nio.Buffer data);
 
   /**
-   * Reads an F32 buffer or view into a new array. A buffer of another dtype fails with BAD_REQUEST;
-   * so does one longer than a Java array (download views of it). Copied in bulk, in views.
+   * Reads an F32 or C64 buffer or view into a new array (a C64 element as two values: real,
+   * imaginary). A buffer of another dtype fails with BAD_REQUEST; so does one longer than a Java
+   * array (download views of it). Copied in bulk, in views.
    */
   Future<float[]> downloadFloats(BufferHandle source);
 
-  /** Reads an F64 buffer or view into a new array; as {@link #downloadFloats}. */
+  /** Reads an F64 or C128 buffer or view into a new array; as {@link #downloadFloats}. */
   Future<double[]> downloadDoubles(BufferHandle source);
 
   /** Reads an I32 or U32 buffer or view into a new array; as {@link #downloadFloats}. */
@@ -127,7 +128,8 @@ public interface DeviceClient {
    * the infinities and finite values that stay finite in the dtype; integer dtypes take only
    * integral values in their range, at most 2^53 in magnitude (larger 64-bit values: use
    * {@link #fillInteger}). Any other value fails with BAD_REQUEST naming the dtype's range, and
-   * nothing is sent.
+   * nothing is sent. Complex buffers (C64, C128) take no fill: one number does not make a complex
+   * element, so it fails with BAD_REQUEST; upload the values.
    */
   Future<BufferHandle> fill(BufferHandle target, double value);
 

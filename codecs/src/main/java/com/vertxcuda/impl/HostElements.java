@@ -22,9 +22,10 @@ import java.util.function.BiConsumer;
  * that decides which device buffers they fit and moves them to and from the device's little-endian
  * bytes, in bulk (NIO views, never a loop per element).
  *
- * <p>Which Java type fits which dtype: {@code float} F32, {@code double} F64, {@code int} I32 and
- * U32, {@code long} I64 and U64, {@code short} the bits of F16 and BF16; a {@code ByteBuffer} holds
- * any dtype's raw bytes. The values must fill the handle exactly.
+ * <p>Which Java type fits which dtype: {@code float} F32 and C64, {@code double} F64 and C128 (a
+ * complex element takes two values, real then imaginary), {@code int} I32 and U32, {@code long} I64
+ * and U64, {@code short} the bits of F16 and BF16; a {@code ByteBuffer} holds any dtype's raw bytes.
+ * The values must fill the handle exactly.
  */
 public final class HostElements {
 
@@ -41,9 +42,9 @@ public final class HostElements {
       (from, le) -> le.asIntBuffer().put((IntBuffer) from), (le, to) -> ((IntBuffer) to).put(le.asIntBuffer())),
     LONG("long", 8, EnumSet.of(DType.I64, DType.U64),
       (from, le) -> le.asLongBuffer().put((LongBuffer) from), (le, to) -> ((LongBuffer) to).put(le.asLongBuffer())),
-    FLOAT("float", 4, EnumSet.of(DType.F32),
+    FLOAT("float", 4, EnumSet.of(DType.F32, DType.C64),
       (from, le) -> le.asFloatBuffer().put((FloatBuffer) from), (le, to) -> ((FloatBuffer) to).put(le.asFloatBuffer())),
-    DOUBLE("double", 8, EnumSet.of(DType.F64),
+    DOUBLE("double", 8, EnumSet.of(DType.F64, DType.C128),
       (from, le) -> le.asDoubleBuffer().put((DoubleBuffer) from), (le, to) -> ((DoubleBuffer) to).put(le.asDoubleBuffer()));
 
     final String javaName;
@@ -134,15 +135,16 @@ public final class HostElements {
   /** A new array of {@code handle}'s length for a download, typed by {@code array}'s Java type. */
   static HostElements arrayFor(BufferHandle handle, Class<?> array) {
     checkHandle(handle);
-    if (handle.length() > MAX_ARRAY) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "the handle names " + handle.length() + " elements; a Java "
-        + "array holds at most " + MAX_ARRAY + ": download views of it");
+    int per = handle.dtype().components();
+    if (handle.length() > MAX_ARRAY / per) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the handle names " + handle.length() + " " + handle.dtype()
+        + " elements; a Java array holds at most " + MAX_ARRAY + " values: download views of it");
     }
     // The dtype is checked before a large array is made for nothing.
     HostElements empty = array == float[].class ? of(new float[0]) : array == double[].class ? of(new double[0])
       : array == int[].class ? of(new int[0]) : array == long[].class ? of(new long[0]) : of(new short[0]);
     empty.checkDtype(handle.dtype());
-    int n = (int) Math.max(0, handle.length());
+    int n = (int) Math.max(0, handle.length() * per);
     switch (empty.kind) {
       case FLOAT: return of(new float[n]);
       case DOUBLE: return of(new double[n]);
@@ -167,11 +169,12 @@ public final class HostElements {
     checkHandle(handle);
     DType dtype = handle.dtype();
     checkDtype(dtype);
-    long count = kind == Kind.BYTE ? dtype.bytes(handle.length()) : handle.length();
-    if (elements.remaining() != count) {
+    int per = perDeviceElement(dtype);
+    long count = Math.multiplyExact(Math.max(0, handle.length()), (long) per);
+    if (elements.remaining() != count || handle.length() < 0) {
       throw new CudaException(FailureCode.BAD_REQUEST, "the " + what + " has " + elements.remaining()
         + (kind == Kind.BYTE ? " bytes" : " elements") + "; the handle names " + handle.length() + " " + dtype
-        + " elements" + (kind == Kind.BYTE ? " (" + count + " bytes)" : ""));
+        + " elements" + (per == 1 ? "" : " (" + count + (kind == Kind.BYTE ? " bytes)" : " values: real, imaginary pairs)")));
     }
   }
 
@@ -182,9 +185,9 @@ public final class HostElements {
     }
   }
 
-  /** Host values (elements; bytes for a ByteBuffer) per device element of {@code dtype}. */
+  /** Host values per device element of {@code dtype}: its bytes for a ByteBuffer, two for a complex dtype. */
   int perDeviceElement(DType dtype) {
-    return kind == Kind.BYTE ? dtype.size() : 1;
+    return kind == Kind.BYTE ? dtype.size() : dtype.components();
   }
 
   /** Puts host values [{@code from}, {@code from + n}) into {@code le} at its position, in bulk. */

@@ -92,6 +92,34 @@ class ArrayTransferTest {
       new Case(DType.BF16, s, h -> client.upload(h, s), client::downloadShorts, sb));
   }
 
+  /** Complex elements are real, imaginary pairs of their component, in the arrays and on the device. */
+  @Test
+  void complexBuffersTakePairs(VertxTestContext ctx) {
+    float[] c64 = {1, -1, 2.5f, 0, Float.NaN, -0.0f};
+    double[] c128 = {0.5, 1e300, -2, Double.MIN_VALUE};
+    client.alloc(DType.C64, 3).compose(h -> client.upload(h, c64)).compose(h -> Future.all(client.download(h),
+        client.downloadFloats(h.view(1, 2)), client.alloc(DType.C128, 2).compose(z -> client.upload(z, c128))
+          .compose(client::downloadDoubles),
+        client.fill(h, 1.0).transform(Future::succeededFuture),
+        client.upload(h, new float[3]).transform(Future::succeededFuture),
+        client.downloadDoubles(h).transform(Future::succeededFuture)))
+      .onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+        Buffer raw = all.resultAt(0);
+        assertEquals(24, raw.length());
+        assertEquals(Float.floatToRawIntBits(2.5f), raw.getIntLE(8), "element 1's real part at byte 8");
+        assertBitsEqual(new float[] {2.5f, 0, Float.NaN, -0.0f}, all.resultAt(1), "a C64 view");
+        assertBitsEqual(c128, all.resultAt(2), "C128");
+        String[] named = {"complex", "real, imaginary pairs", "C64"};
+        for (int k = 0; k < named.length; k++) {
+          io.vertx.core.AsyncResult<?> refused = all.resultAt(3 + k);
+          CudaException e = (CudaException) refused.cause();
+          assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+          assertTrue(e.getMessage().contains(named[k]), "'" + e.getMessage() + "' names " + named[k]);
+        }
+        ctx.completeNow();
+      })));
+  }
+
   @Test
   void everyArrayTypeRoundTripsByteEqual(VertxTestContext ctx) {
     int n = 1001;
