@@ -1,11 +1,15 @@
 package com.vertxcuda;
 
 /**
- * Element types a device buffer can hold, with their sizes in bytes.
+ * Element types a device buffer can hold, with their sizes in bytes. C64 and C128 are complex
+ * numbers: an F32 (F64) real part followed by the imaginary part, as cuFFT's and cuBLAS's complex
+ * types lie in memory. They move (alloc, upload, download, copy) like any dtype; a single value
+ * cannot make one ({@link #encode(double)} refuses them, so they take no fill and no kernel scalar).
  */
 public enum DType {
   F32(4, true), F64(8, true), F16(2, true), BF16(2, true),
-  I8(1, false), U8(1, false), I32(4, false), U32(4, false), I64(8, false), U64(8, false);
+  I8(1, false), U8(1, false), I32(4, false), U32(4, false), I64(8, false), U64(8, false),
+  C64(8, true), C128(16, true);
 
   private final int size;
   private final boolean floatingPoint;
@@ -20,8 +24,24 @@ public enum DType {
     return size;
   }
 
+  /** Whether the elements are floating-point numbers, real or complex. */
   public boolean isFloatingPoint() {
     return floatingPoint;
+  }
+
+  /** Whether the elements are complex (C64, C128). */
+  public boolean isComplex() {
+    return this == C64 || this == C128;
+  }
+
+  /** The dtype of each part of an element: F32 for C64, F64 for C128, the dtype itself otherwise. */
+  public DType component() {
+    return this == C64 ? F32 : this == C128 ? F64 : this;
+  }
+
+  /** Parts per element: 2 for a complex dtype (real, imaginary), 1 otherwise. */
+  public int components() {
+    return isComplex() ? 2 : 1;
   }
 
   /** Bytes taken by {@code count} elements; throws on overflow. */
@@ -43,11 +63,15 @@ public enum DType {
    *   magnitude above 2^53 ({@link #MAX_EXACT_INTEGER}): past it a double cannot tell neighbouring
    *   integers apart, so it may not be the value meant; give such values as a {@code long}
    *   ({@link #encode(long)}).</li>
+   *   <li>C64, C128: nothing; one number does not make a complex element.</li>
    * </ul>
    *
    * @throws IllegalArgumentException naming the value and the dtype's range
    */
   public long encode(double value) {
+    if (isComplex()) {
+      throw notOneValue();
+    }
     if (floatingPoint) {
       long bits = round(value);
       if (!Double.isInfinite(value) && Double.isInfinite(decode(bits))) {
@@ -95,9 +119,12 @@ public enum DType {
    * Checks that {@code bits} is one element's bit pattern: nothing set above the low {@link #size()}
    * bytes. The device checks the bits a fill or a kernel scalar carries with this.
    *
-   * @throws IllegalArgumentException if higher bits are set
+   * @throws IllegalArgumentException if higher bits are set, or for a complex dtype
    */
   public long checkBits(long bits) {
+    if (isComplex()) {
+      throw notOneValue();
+    }
     if (size < 8 && (bits >>> (8 * size)) != 0) {
       throw new IllegalArgumentException("bits 0x" + Long.toHexString(bits) + " do not fit in one " + name()
         + " element (" + size + " bytes)");
@@ -114,6 +141,7 @@ public enum DType {
       case BF16: return "[-" + HalfFloats.fromBfloat16((short) 0x7F7F) + ", " + HalfFloats.fromBfloat16((short) 0x7F7F) + "]";
       case I64: return "[" + Long.MIN_VALUE + ", " + Long.MAX_VALUE + "]";
       case U64: return "[0, 18446744073709551615]";
+      case C64: case C128: return "real and imaginary parts each in " + component().range();
       default: return "[" + (long) minimum() + ", " + (long) maximum() + "]";
     }
   }
@@ -151,13 +179,18 @@ public enum DType {
       case F64: return Double.doubleToRawLongBits(value);
       case F16: return HalfFloats.toHalf((float) value) & 0xFFFFL;
       case BF16: return HalfFloats.toBfloat16((float) value) & 0xFFFFL;
-      default: throw new IllegalArgumentException(name() + " is not a floating-point dtype");
+      default: throw new IllegalArgumentException(name() + " is not a real floating-point dtype");
     }
   }
 
-  /** The value held by one element with bit pattern {@code bits}, as a double. */
+  /**
+   * The value held by one element with bit pattern {@code bits}, as a double.
+   *
+   * @throws IllegalArgumentException for a complex dtype
+   */
   public double decode(long bits) {
     switch (this) {
+      case C64: case C128: throw notOneValue();
       case F32: return Float.intBitsToFloat((int) bits);
       case F64: return Double.longBitsToDouble(bits);
       case F16: return HalfFloats.fromHalf((short) bits);
@@ -169,6 +202,11 @@ public enum DType {
       case U64: return bits >= 0 ? bits : (double) (bits >>> 1) * 2.0;
       default: return bits;
     }
+  }
+
+  private IllegalArgumentException notOneValue() {
+    return new IllegalArgumentException(name() + " elements are complex: one number does not make one (no fill, no "
+      + "scalar); upload the values as " + component() + " real, imaginary pairs");
   }
 
   private long checked(long value, long min, long max) {

@@ -10,6 +10,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageConsumer;
 
+import java.util.Objects;
+import java.util.function.Function;
+
 /**
  * A typed client for one device's memory, usable from any node of the event bus. Every method
  * returns a {@link Future} that fails with a {@link CudaException} carrying a {@link FailureCode}.
@@ -67,6 +70,74 @@ public interface DeviceClient {
   /** Reads a buffer or view. */
   Future<Buffer> download(BufferHandle source);
 
+  /**
+   * Writes an F32 or C64 buffer or view from {@code data}, which must hold exactly its length (two
+   * values per C64 element: real, imaginary). The Java type must match the dtype, here and in the
+   * other array and NIO overloads: {@code float} F32 or C64, {@code double} F64 or C128,
+   * {@code int} I32 or U32, {@code long} I64 or U64, {@code short} the bits of F16 or BF16. A
+   * mismatch of dtype or length fails with BAD_REQUEST naming it, and nothing is sent.
+   *
+   * <p>The values are copied in bulk, in views of 8 MiB with four in flight, so a large array is
+   * never copied whole into another buffer and its copy overlaps the device's work. Order holds as
+   * for one request: a request made on the same context (or thread) before the upload is done
+   * makes it send its remaining views at once. {@code data} may be read until the future
+   * completes: do not change it before. If the upload fails, the target's contents are undefined.
+   */
+  Future<BufferHandle> upload(BufferHandle target, float[] data);
+
+  /** Writes an F64 or C128 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  Future<BufferHandle> upload(BufferHandle target, double[] data);
+
+  /** Writes an I32 or U32 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  Future<BufferHandle> upload(BufferHandle target, int[] data);
+
+  /** Writes an I64 or U64 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  Future<BufferHandle> upload(BufferHandle target, long[] data);
+
+  /**
+   * Writes an F16 or BF16 buffer or view from {@code data}, the elements' bits; as
+   * {@link #upload(BufferHandle, float[])}.
+   */
+  Future<BufferHandle> upload(BufferHandle target, short[] data);
+
+  /**
+   * Writes a buffer or view from the remaining elements of an NIO buffer (position to limit; the
+   * buffer's position, limit and byte order are left as they are): a {@code FloatBuffer},
+   * {@code DoubleBuffer}, {@code IntBuffer}, {@code LongBuffer} or {@code ShortBuffer} under the
+   * dtype rules of {@link #upload(BufferHandle, float[])}, or a {@code ByteBuffer} holding any
+   * dtype's little-endian bytes (as many as the target's byte length). Heap or direct, any order.
+   */
+  Future<BufferHandle> upload(BufferHandle target, java.nio.Buffer data);
+
+  /**
+   * Reads an F32 or C64 buffer or view into a new array (a C64 element as two values: real,
+   * imaginary). A buffer of another dtype fails with BAD_REQUEST; so does one longer than a Java
+   * array (download views of it). Copied in bulk, in views.
+   */
+  Future<float[]> downloadFloats(BufferHandle source);
+
+  /** Reads an F64 or C128 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<double[]> downloadDoubles(BufferHandle source);
+
+  /** Reads an I32 or U32 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<int[]> downloadInts(BufferHandle source);
+
+  /** Reads an I64 or U64 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<long[]> downloadLongs(BufferHandle source);
+
+  /** Reads the bits of an F16 or BF16 buffer or view into a new array; as {@link #downloadFloats}. */
+  Future<short[]> downloadShorts(BufferHandle source);
+
+  /**
+   * Reads a buffer or view into the remaining elements of an NIO buffer, which must match its
+   * dtype and length as {@link #upload(BufferHandle, java.nio.Buffer)} says (a {@code ByteBuffer}
+   * takes any dtype's little-endian bytes). The values land from the target's position; its
+   * position and limit are left as they are. A read-only target fails with BAD_REQUEST. The target
+   * must not be used until the future completes; on failure its contents are undefined. (Named
+   * apart from {@link #download(BufferHandle)} so that {@code client::download} stays one method.)
+   */
+  Future<Void> downloadInto(BufferHandle source, java.nio.Buffer target);
+
   /** Copies device to device; same dtype and length. */
   Future<BufferHandle> copy(BufferHandle source, BufferHandle target);
 
@@ -76,7 +147,8 @@ public interface DeviceClient {
    * the infinities and finite values that stay finite in the dtype; integer dtypes take only
    * integral values in their range, at most 2^53 in magnitude (larger 64-bit values: use
    * {@link #fillInteger}). Any other value fails with BAD_REQUEST naming the dtype's range, and
-   * nothing is sent.
+   * nothing is sent. Complex buffers (C64, C128) take no fill: one number does not make a complex
+   * element, so it fails with BAD_REQUEST; upload the values.
    */
   Future<BufferHandle> fill(BufferHandle target, double value);
 
@@ -85,6 +157,29 @@ public interface DeviceClient {
    * a value outside the dtype's range (for U64: below 0) fails with BAD_REQUEST naming the range.
    */
   Future<BufferHandle> fillInteger(BufferHandle target, long value);
+
+  /**
+   * A new scope on this client: buffers allocated through it are freed when it closes. See
+   * {@link DeviceScope}.
+   */
+  DeviceScope scope();
+
+  /**
+   * Runs {@code work} in a new scope and closes the scope when the future it returns completes,
+   * whether it succeeds or fails (or when {@code work} throws): every buffer allocated through the
+   * scope and not detached from it is freed. The outcome is {@code work}'s, once the scope is
+   * closed. To keep a buffer, {@link DeviceScope#detach detach} it.
+   */
+  default <T> Future<T> withScope(Function<DeviceScope, Future<T>> work) {
+    DeviceScope scope = scope();
+    Future<T> outcome;
+    try {
+      outcome = Objects.requireNonNull(work.apply(scope), "the work returned no future");
+    } catch (RuntimeException e) {
+      outcome = Future.failedFuture(e);
+    }
+    return outcome.eventually(scope::close);
+  }
 
   /** The device's counters. */
   Future<DeviceStats> stats();

@@ -20,6 +20,25 @@ class DTypeTest {
   }
 
   @Test
+  void complexDtypesArePairsOfTheirComponentAndTakeNoSingleValue() {
+    assertEquals(8, DType.C64.size());
+    assertEquals(16, DType.C128.size());
+    assertEquals(DType.F32, DType.C64.component());
+    assertEquals(DType.F64, DType.C128.component());
+    assertEquals(2, DType.C128.components());
+    assertEquals(1, DType.F64.components());
+    assertTrue(DType.C64.isComplex() && DType.C64.isFloatingPoint());
+    for (DType t : new DType[] {DType.C64, DType.C128}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.encode(1.0));
+      assertTrue(e.getMessage().contains("complex"), e.getMessage());
+      assertThrows(IllegalArgumentException.class, () -> t.encode(1L));
+      assertThrows(IllegalArgumentException.class, () -> t.checkBits(0));
+      assertThrows(IllegalArgumentException.class, () -> t.decode(0));
+      assertTrue(t.range().contains(t.component().range()), t.range());
+    }
+  }
+
+  @Test
   void encodeAndDecodeValues() {
     assertEquals(0x3FC00000L, DType.F32.encode(1.5));
     assertEquals(0x3E00L, DType.F16.encode(1.5));

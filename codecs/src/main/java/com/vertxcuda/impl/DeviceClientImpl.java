@@ -2,9 +2,11 @@ package com.vertxcuda.impl;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.DeviceScope;
 import com.vertxcuda.Failures;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.message.AllocRequest;
@@ -27,11 +29,14 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.eventbus.MessageConsumer;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 public final class DeviceClientImpl implements DeviceClient {
 
@@ -71,8 +76,8 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * To a device on another node, data larger than {@code maxMessageSize} goes as consecutive views
-   * of at most that size ({@link Chunks}): the device takes them in that order, and anything sent
-   * later from the same context still follows all of them.
+   * of at most that size ({@link ChunkedTransfer}): the device takes them in that order, and
+   * anything sent later from the same context still follows all of them.
    */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
@@ -83,17 +88,11 @@ public final class DeviceClientImpl implements DeviceClient {
       return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
-    long step = chunkElements(target);
-    List<Object> parts = new ArrayList<>();
-    for (long at = 0; at < target.length(); at += step) {
-      BufferHandle view = target.view(at, Math.min(step, target.length() - at));
-      int from = (int) target.dtype().bytes(at);
-      parts.add(new UploadRequest(view, data.slice(from, from + (int) view.byteLength())));
-    }
-    return new Chunks(sender, parts).start().map(target);
+    ByteBuffer bytes = ((BufferInternal) data).getByteBuf().nioBuffer(0, data.length());
+    return upload(target, () -> HostElements.of(bytes, false));
   }
 
-  /** To a device on another node, a range larger than {@code maxMessageSize} comes back as consecutive views ({@link Chunks}). */
+  /** To a device on another node, a range larger than {@code maxMessageSize} comes back as consecutive views ({@link ChunkedTransfer}). */
   @Override
   public Future<Buffer> download(BufferHandle source) {
     if (!sender.remote() || source == null || source.byteLength() <= maxMessageSize) {
@@ -103,22 +102,97 @@ public final class DeviceClientImpl implements DeviceClient {
       return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "a download of " + source.byteLength()
         + " bytes does not fit one Buffer; download views of it"));
     }
-    long step = chunkElements(source);
-    List<Object> parts = new ArrayList<>();
-    for (long at = 0; at < source.length(); at += step) {
-      parts.add(new DownloadRequest(source.view(at, Math.min(step, source.length() - at))));
-    }
-    return new Chunks(sender, parts).start().map(replies -> {
-      Buffer whole = Buffer.buffer((int) source.byteLength());
-      for (Object reply : replies) {
-        whole.appendBuffer(((DownloadReply) reply).getData());
-      }
-      return whole;
-    });
+    int n = (int) source.byteLength();
+    Buffer whole = Buffer.buffer(new byte[n]);
+    ByteBuffer into = ((BufferInternal) whole).getByteBuf().nioBuffer(0, n);
+    return downloadInto(source, into).map(whole);
   }
 
-  private long chunkElements(BufferHandle h) {
-    return Math.max(1, maxMessageSize / h.dtype().bytes(1));
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, float[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, double[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, int[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, long[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, short[] data) {
+    return upload(target, () -> HostElements.of(data));
+  }
+
+  @Override
+  public Future<BufferHandle> upload(BufferHandle target, java.nio.Buffer data) {
+    return upload(target, () -> HostElements.of(data, false));
+  }
+
+  @Override
+  public Future<float[]> downloadFloats(BufferHandle source) {
+    return downloadArray(source, float[].class);
+  }
+
+  @Override
+  public Future<double[]> downloadDoubles(BufferHandle source) {
+    return downloadArray(source, double[].class);
+  }
+
+  @Override
+  public Future<int[]> downloadInts(BufferHandle source) {
+    return downloadArray(source, int[].class);
+  }
+
+  @Override
+  public Future<long[]> downloadLongs(BufferHandle source) {
+    return downloadArray(source, long[].class);
+  }
+
+  @Override
+  public Future<short[]> downloadShorts(BufferHandle source) {
+    return downloadArray(source, short[].class);
+  }
+
+  @Override
+  public Future<Void> downloadInto(BufferHandle source, java.nio.Buffer target) {
+    try {
+      return ChunkedTransfer.download(sender, source, HostElements.of(target, true), maxMessageSize);
+    } catch (CudaException refused) {
+      return Future.failedFuture(refused);
+    }
+  }
+
+  // Refusals (a mismatched dtype or length) fail the future; nothing is sent.
+  private Future<BufferHandle> upload(BufferHandle target, Supplier<HostElements> data) {
+    try {
+      return ChunkedTransfer.upload(sender, target, data.get(), maxMessageSize).map(target);
+    } catch (CudaException refused) {
+      return Future.failedFuture(refused);
+    }
+  }
+
+  private <A> Future<A> downloadArray(BufferHandle source, Class<A> type) {
+    try {
+      HostElements into = HostElements.arrayFor(source, type);
+      return ChunkedTransfer.download(sender, source, into, maxMessageSize).map(x -> type.cast(into.array()));
+    } catch (CudaException refused) {
+      return Future.failedFuture(refused);
+    }
+  }
+
+  @Override
+  public DeviceScope scope() {
+    return new DeviceScopeImpl(this);
   }
 
   @Override

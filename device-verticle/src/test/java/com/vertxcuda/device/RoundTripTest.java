@@ -60,13 +60,15 @@ class RoundTripTest {
 
   @Test
   void fillEveryDtype(VertxTestContext ctx) {
+    // Complex dtypes take no fill (ArrayTransferTest checks the refusal).
+    List<DType> real = java.util.Arrays.stream(DType.values()).filter(t -> !t.isComplex()).toList();
     List<Future<Buffer>> reads = new ArrayList<>();
-    for (DType t : DType.values()) {
+    for (DType t : real) {
       reads.add(client.alloc(t, 33).compose(h -> client.fill(h, 3)).compose(h -> client.download(h)));
     }
     Future.all(reads).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
-      for (int i = 0; i < DType.values().length; i++) {
-        DType t = DType.values()[i];
+      for (int i = 0; i < real.size(); i++) {
+        DType t = real.get(i);
         Buffer b = all.resultAt(i);
         assertEquals(33 * t.size(), b.length(), t.name());
         for (int e = 0; e < 33; e++) {

@@ -5,6 +5,10 @@ import com.vertxcuda.DType;
 /**
  * The transform kinds of cuFFT: single precision C2C, R2C, C2R and double Z2Z, D2Z, Z2D. C2R and
  * Z2D may overwrite their input (cuFFT does, out of place too): keep a copy if you need it after.
+ *
+ * <p>A complex side takes either a complex buffer ({@link #complexDtype()}: C64, C128), counted in
+ * complex elements, or a real one ({@link #dtype()}) holding interleaved real, imaginary pairs, whose
+ * view must start on a whole pair. Sizes, strides and distances are in complex elements either way.
  */
 public enum FftType {
   C2C(false, true, true), R2C(false, false, true), C2R(false, true, false),
@@ -20,9 +24,14 @@ public enum FftType {
     this.complexOutput = complexOutput;
   }
 
-  /** The buffers' dtype: F64 for Z2Z, D2Z, Z2D, F32 otherwise. */
+  /** The real buffers' dtype: F64 for Z2Z, D2Z, Z2D, F32 otherwise. */
   public DType dtype() {
     return doublePrecision ? DType.F64 : DType.F32;
+  }
+
+  /** The dtype a complex side may also have: C128 for Z2Z, D2Z, Z2D, C64 otherwise. */
+  public DType complexDtype() {
+    return doublePrecision ? DType.C128 : DType.C64;
   }
 
   public boolean isDoublePrecision() { return doublePrecision; }

@@ -95,6 +95,35 @@ class FftVerticleTest extends HostDeviceTest {
     assertClose(scaled, widen(readF32(back)), 1e-4, "C2C inverse is unnormalised");
   }
 
+  /** A complex buffer (C64, C128) serves a complex side as interleaved pairs would, views included. */
+  @Test
+  void complexDtypesServeTheComplexSides() {
+    double[] z = widen(floats(values(16, 11)));
+    BufferHandle in = await(device.alloc(com.vertxcuda.DType.C64, 8).compose(h -> device.upload(h, floats(z))));
+    BufferHandle out = await(device.alloc(com.vertxcuda.DType.C64, 8));
+    await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(8), 1, in, out));
+    assertClose(dft(z, new int[] {8}, true), widen(await(device.downloadFloats(out))), 1e-4, "C2C on C64");
+
+    double[] x = widen(floats(values(8, 12)));
+    BufferHandle spectrum = await(device.alloc(com.vertxcuda.DType.C64, 5));
+    await(fft.transform(FftType.R2C, FftDirection.FORWARD, List.of(8), 1, f32(floats(x)), spectrum));
+    assertClose(half(dft(complexOf(x), new int[] {8}, true), new int[] {8}), widen(await(device.downloadFloats(spectrum))),
+      1e-4, "R2C into C64");
+
+    double[] w = values(2 * 10, 13);
+    BufferHandle zz = await(device.alloc(com.vertxcuda.DType.C128, 10).compose(h -> device.upload(h, w)));
+    BufferHandle view = zz.view(3, 4); // an odd complex offset: whole elements, so no pair to split
+    await(fft.transform(FftType.Z2Z, FftDirection.FORWARD, List.of(4), 1, view, view));
+    double[] expected = w.clone();
+    System.arraycopy(dft(java.util.Arrays.copyOfRange(w, 6, 14), new int[] {4}, true), 0, expected, 6, 8);
+    assertClose(expected, await(device.downloadDoubles(zz)), 1e-10, "Z2Z in place on a C128 view");
+
+    assertBadRequest(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(8), 1, in,
+      await(device.alloc(com.vertxcuda.DType.C64, 7))), "output");
+    assertBadRequest(fft.transform(FftType.Z2Z, FftDirection.FORWARD, List.of(4), 1, in, zz), "input");
+    assertBadRequest(fft.transform(FftType.R2C, FftDirection.FORWARD, List.of(8), 1, in, spectrum), "input");
+  }
+
   @Test
   void realTransforms1dSingle() {
     double[] x = widen(floats(values(8, 2)));

@@ -80,9 +80,8 @@ public final class FftCall {
     int[] outDims = type.isRealToComplex() ? half : dims;
     FftLayout in = layout(r.getInembed(), r.getIstride(), r.getIdist(), inDims, "inembed", "istride", "idist");
     FftLayout out = layout(r.getOnembed(), r.getOstride(), r.getOdist(), outDims, "onembed", "ostride", "odist");
-    DType dtype = type.dtype();
-    DeviceBuffer ia = table.resolve(r.getInput(), "input", dtype);
-    DeviceBuffer oa = table.resolve(r.getOutput(), "output", dtype);
+    DeviceBuffer ia = table.resolve(r.getInput(), "input", dtypes(type, type.isComplexInput()));
+    DeviceBuffer oa = table.resolve(r.getOutput(), "output", dtypes(type, type.isComplexOutput()));
     Operand input = operand(ia, r.getInput(), "input", type.isComplexInput(), in.extent(inDims, r.getBatch()));
     Operand output = operand(oa, r.getOutput(), "output", type.isComplexOutput(), out.extent(outDims, r.getBatch()));
     require(out.touchesEachElementOnce(outDims, r.getBatch()),
@@ -149,7 +148,19 @@ public final class FftCall {
     return new FftLayout(List.copyOf(sizes), stride, dist);
   }
 
+  private static DType[] dtypes(FftType type, boolean complex) {
+    return complex ? new DType[] {type.dtype(), type.complexDtype()} : new DType[] {type.dtype()};
+  }
+
   private static Operand operand(DeviceBuffer a, BufferHandle h, String field, boolean complex, long extent) {
+    if (h.dtype().isComplex()) {
+      fits(h, field, extent, () -> extent + " complex elements of the layout");
+      // The engines count every side in reals: a complex buffer is seen as its interleaved parts.
+      BufferHandle parts = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype().component(),
+        Math.multiplyExact(h.count(), 2L), h.tokenHigh(), h.tokenLow(), Math.multiplyExact(h.offset(), 2L),
+        Math.multiplyExact(h.length(), 2L));
+      return new Operand(a, parts, Math.multiplyExact(extent, 2L));
+    }
     if (complex) {
       require(h.offset() % 2 == 0, () -> field + " must start on a whole complex element (an even offset), got "
         + h.offset());

@@ -1,0 +1,221 @@
+package com.vertxcuda.impl;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.FailureCode;
+
+import java.nio.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+import java.nio.ShortBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.function.BiConsumer;
+
+/**
+ * Java values on the host — an array, or the remaining elements of an NIO buffer — and the one place
+ * that decides which device buffers they fit and moves them to and from the device's little-endian
+ * bytes, in bulk (NIO views, never a loop per element).
+ *
+ * <p>Which Java type fits which dtype: {@code float} F32 and C64, {@code double} F64 and C128 (a
+ * complex element takes two values, real then imaginary), {@code int} I32 and U32, {@code long} I64
+ * and U64, {@code short} the bits of F16 and BF16; a {@code ByteBuffer} holds any dtype's raw bytes.
+ * The values must fill the handle exactly.
+ */
+public final class HostElements {
+
+  /** The most elements a Java array holds (what the JDK allocates safely). */
+  static final long MAX_ARRAY = Integer.MAX_VALUE - 8;
+
+  /** An element type of Java's, with the dtypes it fits and its bulk copies to and from device bytes. */
+  private enum Kind {
+    BYTE("byte", 1, EnumSet.allOf(DType.class),
+      (from, le) -> le.put((ByteBuffer) from), (le, to) -> ((ByteBuffer) to).put(le)),
+    SHORT("short", 2, EnumSet.of(DType.F16, DType.BF16),
+      (from, le) -> le.asShortBuffer().put((ShortBuffer) from), (le, to) -> ((ShortBuffer) to).put(le.asShortBuffer())),
+    INT("int", 4, EnumSet.of(DType.I32, DType.U32),
+      (from, le) -> le.asIntBuffer().put((IntBuffer) from), (le, to) -> ((IntBuffer) to).put(le.asIntBuffer())),
+    LONG("long", 8, EnumSet.of(DType.I64, DType.U64),
+      (from, le) -> le.asLongBuffer().put((LongBuffer) from), (le, to) -> ((LongBuffer) to).put(le.asLongBuffer())),
+    FLOAT("float", 4, EnumSet.of(DType.F32, DType.C64),
+      (from, le) -> le.asFloatBuffer().put((FloatBuffer) from), (le, to) -> ((FloatBuffer) to).put(le.asFloatBuffer())),
+    DOUBLE("double", 8, EnumSet.of(DType.F64, DType.C128),
+      (from, le) -> le.asDoubleBuffer().put((DoubleBuffer) from), (le, to) -> ((DoubleBuffer) to).put(le.asDoubleBuffer()));
+
+    final String javaName;
+    final int size;
+    final Set<DType> dtypes;
+    final BiConsumer<Buffer, ByteBuffer> toDevice;
+    final BiConsumer<ByteBuffer, Buffer> fromDevice;
+
+    Kind(String javaName, int size, Set<DType> dtypes, BiConsumer<Buffer, ByteBuffer> toDevice,
+         BiConsumer<ByteBuffer, Buffer> fromDevice) {
+      this.javaName = javaName;
+      this.size = size;
+      this.dtypes = dtypes;
+      this.toDevice = toDevice;
+      this.fromDevice = fromDevice;
+    }
+
+    static Kind of(Buffer b) {
+      if (b instanceof FloatBuffer) return FLOAT;
+      if (b instanceof DoubleBuffer) return DOUBLE;
+      if (b instanceof IntBuffer) return INT;
+      if (b instanceof LongBuffer) return LONG;
+      if (b instanceof ShortBuffer) return SHORT;
+      if (b instanceof ByteBuffer) return BYTE;
+      return null;
+    }
+  }
+
+  private final Kind kind;
+  /** The elements: a duplicate, so the caller's position and limit are never moved. */
+  private final Buffer elements;
+  private final String what;
+
+  private HostElements(Kind kind, Buffer elements, String what) {
+    this.kind = kind;
+    this.elements = elements;
+    this.what = what;
+  }
+
+  public static HostElements of(float[] a) {
+    return array(a == null ? null : FloatBuffer.wrap(a), "float[]");
+  }
+
+  public static HostElements of(double[] a) {
+    return array(a == null ? null : DoubleBuffer.wrap(a), "double[]");
+  }
+
+  public static HostElements of(int[] a) {
+    return array(a == null ? null : IntBuffer.wrap(a), "int[]");
+  }
+
+  public static HostElements of(long[] a) {
+    return array(a == null ? null : LongBuffer.wrap(a), "long[]");
+  }
+
+  public static HostElements of(short[] a) {
+    return array(a == null ? null : ShortBuffer.wrap(a), "short[]");
+  }
+
+  /**
+   * The remaining elements of {@code b} (position to limit); {@code forWriting} when downloads land
+   * there (a read-only buffer is refused).
+   *
+   * @throws CudaException BAD_REQUEST for a missing, read-only (to write) or unsupported buffer
+   */
+  public static HostElements of(Buffer b, boolean forWriting) {
+    if (b == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the host buffer is null");
+    }
+    Kind kind = Kind.of(b);
+    if (kind == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "a " + b.getClass().getSimpleName() + " holds no dtype's "
+        + "elements: use a ByteBuffer, ShortBuffer, IntBuffer, LongBuffer, FloatBuffer or DoubleBuffer");
+    }
+    if (forWriting && b.isReadOnly()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the target " + kind.javaName + " buffer is read-only");
+    }
+    return new HostElements(kind, b.duplicate(), kind.javaName + " buffer");
+  }
+
+  private static HostElements array(Buffer wrapped, String what) {
+    if (wrapped == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the " + what + " is null");
+    }
+    return new HostElements(Kind.of(wrapped), wrapped, what);
+  }
+
+  /** A new array of {@code handle}'s length for a download, typed by {@code array}'s Java type. */
+  static HostElements arrayFor(BufferHandle handle, Class<?> array) {
+    checkHandle(handle);
+    int per = handle.dtype().components();
+    if (handle.length() > MAX_ARRAY / per) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the handle names " + handle.length() + " " + handle.dtype()
+        + " elements; a Java array holds at most " + MAX_ARRAY + " values: download views of it");
+    }
+    // The dtype is checked before a large array is made for nothing.
+    HostElements empty = array == float[].class ? of(new float[0]) : array == double[].class ? of(new double[0])
+      : array == int[].class ? of(new int[0]) : array == long[].class ? of(new long[0]) : of(new short[0]);
+    empty.checkDtype(handle.dtype());
+    int n = (int) Math.max(0, handle.length() * per);
+    switch (empty.kind) {
+      case FLOAT: return of(new float[n]);
+      case DOUBLE: return of(new double[n]);
+      case INT: return of(new int[n]);
+      case LONG: return of(new long[n]);
+      default: return of(new short[n]);
+    }
+  }
+
+  /** The array these elements are (for one made by {@link #arrayFor}). */
+  Object array() {
+    return elements.array();
+  }
+
+  /**
+   * Checks that these elements fill {@code handle} exactly: a dtype they hold and as many elements
+   * as it names.
+   *
+   * @throws CudaException BAD_REQUEST naming the mismatch
+   */
+  void checkFits(BufferHandle handle) {
+    checkHandle(handle);
+    DType dtype = handle.dtype();
+    checkDtype(dtype);
+    int per = perDeviceElement(dtype);
+    long count = Math.multiplyExact(Math.max(0, handle.length()), (long) per);
+    if (elements.remaining() != count || handle.length() < 0) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the " + what + " has " + elements.remaining()
+        + (kind == Kind.BYTE ? " bytes" : " elements") + "; the handle names " + handle.length() + " " + dtype
+        + " elements" + (per == 1 ? "" : " (" + count + (kind == Kind.BYTE ? " bytes)" : " values: real, imaginary pairs)")));
+    }
+  }
+
+  private void checkDtype(DType dtype) {
+    if (!kind.dtypes.contains(dtype)) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "a " + what + " holds " + names(kind.dtypes)
+        + " elements; the handle's dtype is " + dtype);
+    }
+  }
+
+  /** Host values per device element of {@code dtype}: its bytes for a ByteBuffer, two for a complex dtype. */
+  int perDeviceElement(DType dtype) {
+    return kind == Kind.BYTE ? dtype.size() : dtype.components();
+  }
+
+  /** Puts host values [{@code from}, {@code from + n}) into {@code le} at its position, in bulk. */
+  void write(long from, int n, ByteBuffer le) {
+    kind.toDevice.accept(slice(from, n), le.order(ByteOrder.LITTLE_ENDIAN));
+  }
+
+  /** Takes host values [{@code from}, {@code from + n}) from {@code le} at its position, in bulk. */
+  void read(ByteBuffer le, long from, int n) {
+    if (le.remaining() != (long) n * kind.size) {
+      throw new IllegalStateException("the device sent " + le.remaining() + " bytes for " + n + " " + kind.javaName
+        + " values");
+    }
+    kind.fromDevice.accept(le.order(ByteOrder.LITTLE_ENDIAN), slice(from, n));
+  }
+
+  private Buffer slice(long from, int n) {
+    return elements.slice(elements.position() + Math.toIntExact(from), n);
+  }
+
+  private static void checkHandle(BufferHandle handle) {
+    if (handle == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "handle is null");
+    }
+  }
+
+  private static String names(Set<DType> dtypes) {
+    return dtypes.size() == DType.values().length ? "any dtype's" : String.join(" or ",
+      dtypes.stream().map(Enum::name).toArray(String[]::new));
+  }
+}
