@@ -68,6 +68,8 @@ final class CopySection implements Section {
     Series h2dHeap = series(bench, "copy.h2d", d.path, "heap");
     Series h2dTransfer = series(bench, "copy.h2d", d.path, "transfer buffer");
     Series d2h = series(bench, "copy.d2h", d.path, "lent buffer");
+    Series h2dFloats = series(bench, "copy.h2d", d.path, "float[]");
+    Series d2hFloats = series(bench, "copy.d2h", d.path, "float[]");
     for (long size : bench.sizes.copySizes()) {
       if (!bench.inBudget("copy.h2d", d.path, Bench.bytes(size))) {
         break;
@@ -90,6 +92,12 @@ final class CopySection implements Section {
         d.verticle.releaseTransferBuffer(data);
       }
       copies(bench, d, d2h, n, i -> d.device.download(h).map(d.verticle::releaseTransferBuffer));
+      // Java arrays in one call each (staged in views; no per-element loop), into an F32 buffer.
+      BufferHandle asFloats = await(d.device.alloc(DType.F32, n / 4));
+      float[] array = new float[n / 4];
+      copies(bench, d, h2dFloats, (long) n / 4 * 4, i -> d.device.upload(asFloats, array));
+      copies(bench, d, d2hFloats, (long) n / 4 * 4, i -> d.device.downloadFloats(asFloats));
+      await(d.device.free(asFloats));
     }
     await(d.device.free(whole));
   }
