@@ -23,7 +23,7 @@ for m in codecs device-verticle library-verticles samples; do
   cp "$m"/target/*.jar "$out/lib/"
 done
 # Reactor jars copied as dependencies come from target/ already; drop any duplicates of ours.
-rm -f "$out"/lib/vertx-cuda-*-SNAPSHOT-sources.jar
+rm -f "$out"/lib/vertx-cuda-*-SNAPSHOT-sources.jar "$out"/lib/vertx-cuda-*-SNAPSHOT-javadoc.jar
 mvn -B -q dependency:copy -Dartifact=org.junit.platform:junit-platform-console-standalone:$junit_console \
   -DoutputDirectory="$out/lib"
 
