@@ -13,11 +13,12 @@ rm -rf "$out"
 mkdir -p "$out/lib"
 
 # One reactor build: every module's jar and test jar, and every test-scope dependency beside them.
-# Hazelcast stays out (no cluster test runs on the GPU host); JUnit comes as the console launcher.
+# Hazelcast comes along for the cluster benchmark (ClusterBench: a client JVM and a GPU-node JVM);
+# JUnit comes as the console launcher.
 # The JMH module (CPU-only, run by CI) and the JSON Schema validator of the samples' tests stay out.
 mvn -B -q -DskipTests -pl '!bench-jmh' package dependency:copy-dependencies \
   -DincludeScope=test -DoutputDirectory="$out/lib" \
-  -DexcludeArtifactIds=hazelcast,vertx-hazelcast,jackson-annotations \
+  -DexcludeArtifactIds=jackson-annotations \
   -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j
 for m in codecs device-verticle library-verticles samples; do
   cp "$m"/target/*.jar "$out/lib/"
@@ -46,3 +47,7 @@ chmod +x "$out/run.sh"
 git -C "$root" rev-parse HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then echo "(with uncommitted changes)" >> "$out/COMMIT"; fi
 du -sh "$out" "$out/runtime" "$out/lib"
+# What travels to the GPU host: the bundle as one xz archive (the JVM's own library shrinks to a
+# third), unpacked there with: tar xJf target/gpu-bundle.tar.xz -C target
+tar -C "$root/target" -cf - gpu-bundle | xz -T2 -6 > "$root/target/gpu-bundle.tar.xz"
+du -sh "$root/target/gpu-bundle.tar.xz"
