@@ -11,7 +11,8 @@ import java.util.logging.LogManager;
 
 /**
  * Logging for a command a person reads: warnings and errors only, and none of netlib's notes that
- * it fell back to its Java BLAS (they are expected on every host without a native one). Everything
+ * it fell back to its Java BLAS (they are expected on every host without a native one), nor
+ * Hazelcast's start-up warnings. Everything
  * logs through java.util.logging here (Vert.x, Netty, Hazelcast with {@code hazelcast.logging.type=jdk},
  * the device verticle, netlib), so one configuration covers them; a device host, a JVM of its own,
  * gets the same configuration through {@link #deviceHostJvmOptions()}.
@@ -25,6 +26,8 @@ public final class QuietLogging {
     "java.util.logging.ConsoleHandler.level=ALL",
     "dev.ludovic.netlib.level=OFF",
     "com.github.fommil.level=OFF",
+    // Hazelcast warns of its modular-access and CP-subsystem defaults on every start: chatter here.
+    "com.hazelcast.level=SEVERE",
     "");
 
   private static Path file;
