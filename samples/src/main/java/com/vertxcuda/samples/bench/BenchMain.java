@@ -56,7 +56,7 @@ public final class BenchMain {
   }
 
   /** Sections whose measuring failed (each noted in the record's skipped list). */
-  static long failures(JsonObject result) {
+  public static long failures(JsonObject result) {
     return result.getJsonArray("skipped").stream().map(JsonObject.class::cast)
       .filter(s -> s.getString("reason").startsWith("failed")).count();
   }

@@ -21,16 +21,16 @@ import java.util.Set;
  * @param budgetSeconds stop starting new points after this long; 0: the size's own budget
  * @param commit the commit the run is of, for the record
  */
-record BenchOptions(BackendKind backend, Isolation mode, String size, Path out, Set<String> only, boolean raw,
+public record BenchOptions(BackendKind backend, Isolation mode, String size, Path out, Set<String> only, boolean raw,
                     double budgetSeconds, String commit) {
 
-  static final String USAGE = String.join("\n",
+  public static final String USAGE = String.join("\n",
     "usage: BenchMain [--backend host|cuda|auto] [--mode in_process|process] [--size small|full]",
     "                 [--out DIR] [--only SWEEP,...] [--no-raw] [--budget SECONDS] [--commit ID]",
     "  sweeps: " + String.join(", ", BenchMain.SECTIONS),
     "  writes DIR/bench-<mode>.json (bench/SCHEMA.md); BenchReport turns it into Markdown, HTML and PNGs");
 
-  static BenchOptions parse(String... args) {
+  public static BenchOptions parse(String... args) {
     BackendKind backend = BackendKind.AUTO;
     Isolation mode = Isolation.IN_PROCESS;
     String size = null;
@@ -94,7 +94,7 @@ record BenchOptions(BackendKind backend, Isolation mode, String size, Path out, 
   }
 
   /** The mode as the record and the file name spell it. */
-  String modeName() {
+  public String modeName() {
     return mode.name().toLowerCase(Locale.ROOT);
   }
 }

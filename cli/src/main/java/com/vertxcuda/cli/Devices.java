@@ -1,0 +1,95 @@
+package com.vertxcuda.cli;
+
+import com.vertxcuda.DeviceRegistry;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.cuda.CudaUnavailableException;
+import com.vertxcuda.device.impl.Backends;
+import com.vertxcuda.device.spi.Backend;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.samples.cluster.ClusterSettings;
+import io.vertx.core.Vertx;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * This machine's devices as the toolkit's backend selection sees them (nothing deployed), or, with
+ * any cluster option, the devices the cluster's registry lists with their state and load.
+ */
+@Command(name = "devices", mixinStandardHelpOptions = true,
+  description = "List this machine's devices, or with any cluster option the cluster's.")
+final class Devices implements Callable<Integer> {
+
+  @Mixin
+  ClusterSettings cluster = new ClusterSettings();
+
+  @Option(names = "--wait", description = "seconds to wait for the cluster's registry to list a device (default ${DEFAULT-VALUE})")
+  int waitSeconds = 5;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() throws Exception {
+    boolean clustered = spec.mixins().get("cluster").options().stream().map(OptionSpec::longestName)
+      .anyMatch(spec.commandLine().getParseResult()::hasMatchedOption);
+    return clustered ? cluster() : local();
+  }
+
+  private int local() throws Exception {
+    DeviceOptions options = new DeviceOptions();
+    Backend backend = Backends.select(options);
+    for (int device = 0; ; device++) {
+      if (device > 0) {
+        if (!backend.name().equals("cuda")) {
+          break; // the host backend is one device per verticle: nothing more to list
+        }
+        try {
+          Backends.select(new DeviceOptions().setDevice(device));
+        } catch (CudaUnavailableException e) {
+          break; // past the last device
+        }
+      }
+      DeviceContext context = backend.open(device);
+      try {
+        long[] memory = context.memoryInfo();
+        System.out.printf("device %d  %s%s  %s backend  %d MiB free of %d MiB%n", device, context.deviceName(),
+          context.computeCapability().isEmpty() ? "" : " (" + context.computeCapability() + ")", backend.name(),
+          memory[0] >> 20, memory[1] >> 20);
+      } finally {
+        context.close(false);
+      }
+    }
+    return 0;
+  }
+
+  private int cluster() throws Exception {
+    Vertx vertx = cluster.start().await();
+    try {
+      long deadline = System.currentTimeMillis() + waitSeconds * 1000L;
+      List<DeviceInfo> devices = DeviceRegistry.list(vertx).await();
+      while (devices.isEmpty() && System.currentTimeMillis() < deadline) {
+        Thread.sleep(250); // the registry is a shared map: polled, there is nothing to wait on
+        devices = DeviceRegistry.list(vertx).await();
+      }
+      if (devices.isEmpty()) {
+        System.out.println("no devices in the cluster's registry after " + waitSeconds + " s");
+        return 1;
+      }
+      for (DeviceInfo d : devices) {
+        System.out.printf("%s  %s  %s, %s  %s  load %d  %d MiB free of %d MiB%n", d.getAddress(), d.getName(),
+          d.getBackend(), d.getIsolation(), d.getState(), d.getLoad(), d.getFreeMemory() >> 20, d.getTotalMemory() >> 20);
+      }
+      return 0;
+    } finally {
+      vertx.close().await();
+    }
+  }
+}
