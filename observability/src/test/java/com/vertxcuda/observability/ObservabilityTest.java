@@ -77,7 +77,7 @@ class ObservabilityTest {
         double served = value(body, "vertxcuda_device_requests_served_total", device);
         assertTrue(served >= 4, body);
         assertEquals(served, value(body, "vertxcuda_device_request_seconds_count", "code=\"OK\"", device, "library=\"memory\""));
-        assertEquals(1, value(body, "vertxcuda_device_request_seconds_count", "code=\"STALE_HANDLE\"", device));
+        assertEquals(1, value(body, "vertxcuda_device_request_seconds_count", "code=\"NOT_FOUND\"", device));
         assertEquals(1, value(body, "vertxcuda_device_requests_failed_total", device));
         assertEquals(0, value(body, "vertxcuda_device_memory_used_bytes", device));
         assertEquals(1, value(body, "vertxcuda_device_ready", device));
