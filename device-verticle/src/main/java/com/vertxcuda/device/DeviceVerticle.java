@@ -79,6 +79,7 @@ public class DeviceVerticle extends VerticleBase {
   private long heartbeatTimer = -1;
   private long expiryTimer = -1;
   private boolean heartbeatOutstanding;
+  private RequestListener requestListener;
 
   /** A device configured by the deployment's config (DeviceOptions JSON). */
   public DeviceVerticle() {
@@ -86,6 +87,15 @@ public class DeviceVerticle extends VerticleBase {
 
   public DeviceVerticle(DeviceOptions options) {
     this.options = new DeviceOptions(options);
+  }
+
+  /**
+   * Reports every client request this device answers to {@code listener} (metrics); set it before
+   * deploying. Null: none.
+   */
+  public DeviceVerticle setRequestListener(RequestListener listener) {
+    this.requestListener = listener;
+    return this;
   }
 
   @Override
@@ -98,6 +108,7 @@ public class DeviceVerticle extends VerticleBase {
     node = options.getNode() != null ? options.getNode() : self;
     device = options.getDevice();
     address = Addresses.device(node, device);
+    inFlight.listen(address, requestListener);
     generation = firstGeneration(address);
     eventLoop = vertx.getOrCreateContext();
     isolation = Backends.isolation(options);

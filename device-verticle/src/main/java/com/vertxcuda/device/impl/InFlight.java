@@ -4,6 +4,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
+import com.vertxcuda.device.RequestListener;
 import com.vertxcuda.device.spi.Request;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.Message;
@@ -31,6 +32,14 @@ public final class InFlight {
   private final AtomicLong ids = new AtomicLong();
   private final LongAdder served = new LongAdder();
   private final Map<FailureCode, LongAdder> failures = new ConcurrentHashMap<>();
+  private volatile RequestListener listener;
+  private volatile String address;
+
+  /** Reports every answer from now on to {@code listener} (null: none), as the device at {@code address}. */
+  public void listen(String address, RequestListener listener) {
+    this.address = address;
+    this.listener = listener;
+  }
 
   /** Where an answer goes: an event-bus message, or a local caller's promise. */
   public interface Answer {
@@ -79,6 +88,9 @@ public final class InFlight {
     private final String owner;
     private final AtomicBoolean answered = new AtomicBoolean();
     private volatile UnaryOperator<Object> finish;
+    // Read once here, so that the answer reads no shared field; no clock read without a listener.
+    private final RequestListener heard = listener;
+    private final long admitted = heard == null ? 0 : System.nanoTime();
 
     private Entry(Object body, Answer answer, Library library, long deadline, String owner) {
       this.body = body;
@@ -86,6 +98,14 @@ public final class InFlight {
       this.library = library;
       this.deadline = deadline;
       this.owner = owner;
+    }
+
+    private void heard(FailureCode code) {
+      try {
+        heard.answered(address, library, code, System.nanoTime() - admitted);
+      } catch (RuntimeException ignored) {
+        // a metrics listener must not cost a request its answer
+      }
     }
 
     @Override
@@ -127,6 +147,9 @@ public final class InFlight {
         served.increment();
         UnaryOperator<Object> f = finish;
         answer.succeed(f == null ? body : f.apply(body));
+        if (heard != null) {
+          heard(null);
+        }
       }
     }
 
@@ -136,6 +159,9 @@ public final class InFlight {
         entries.remove(id);
         failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
         answer.fail(failure);
+        if (heard != null) {
+          heard(failure.code());
+        }
       }
     }
 

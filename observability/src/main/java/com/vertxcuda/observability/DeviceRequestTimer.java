@@ -1,0 +1,58 @@
+package com.vertxcuda.observability;
+
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Library;
+import com.vertxcuda.device.RequestListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The latency of every request a device answers, from admission to answer, as the Micrometer timer
+ * {@code vertxcuda.device.request} tagged {@code device} (address), {@code library} ("memory" for the
+ * device's own requests: alloc, upload, download...) and {@code code} ("OK" or the failure code), with
+ * a percentile histogram. Install it on the node that serves the device:
+ *
+ * <pre>new DeviceVerticle(options).setRequestListener(DeviceRequestTimer.create(registry))</pre>
+ *
+ * Needs vertx-cuda-device on the class path (an optional dependency of this module). The timers are
+ * made once per device, library and code; recording allocates nothing of its own.
+ */
+public final class DeviceRequestTimer implements RequestListener {
+
+  private static final Library[] LIBRARIES = Library.values();
+  private static final FailureCode[] CODES = FailureCode.values();
+
+  private final MeterRegistry registry;
+  private final Map<String, Timer[]> timers = new ConcurrentHashMap<>();
+
+  private DeviceRequestTimer(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  public static DeviceRequestTimer create(MeterRegistry registry) {
+    return new DeviceRequestTimer(registry);
+  }
+
+  @Override
+  public void answered(String address, Library library, FailureCode code, long nanos) {
+    Timer[] byOutcome = timers.get(address);
+    if (byOutcome == null) {
+      byOutcome = timers.computeIfAbsent(address, a -> new Timer[(LIBRARIES.length + 1) * (CODES.length + 1)]);
+    }
+    int i = (library == null ? 0 : library.ordinal() + 1) * (CODES.length + 1) + (code == null ? 0 : code.ordinal() + 1);
+    Timer timer = byOutcome[i];
+    if (timer == null) {
+      // Racing threads get the same timer: the registry returns the one already registered.
+      timer = Timer.builder("vertxcuda.device.request").description("device requests from admission to answer")
+        .tags("device", address, "library", library == null ? "memory" : library.name().toLowerCase(),
+          "code", code == null ? "OK" : code.name())
+        .publishPercentileHistogram().register(registry);
+      byOutcome[i] = timer;
+    }
+    timer.record(nanos, TimeUnit.NANOSECONDS);
+  }
+}

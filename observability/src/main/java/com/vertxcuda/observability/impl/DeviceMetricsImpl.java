@@ -1,0 +1,134 @@
+package com.vertxcuda.observability.impl;
+
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceRegistry;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.observability.DeviceMetrics;
+import com.vertxcuda.observability.DeviceMetricsOptions;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.ToDoubleFunction;
+
+/** Polls the registry and each device's stats; the meters read the last answer. State on one context. */
+public final class DeviceMetricsImpl implements DeviceMetrics {
+
+  private static final System.Logger LOG = System.getLogger(DeviceMetricsImpl.class.getName());
+
+  private final Vertx vertx;
+  private final MeterRegistry registry;
+  private final Map<String, Watched> devices = new HashMap<>();
+  private final long timer;
+
+  public DeviceMetricsImpl(Vertx vertx, MeterRegistry registry, DeviceMetricsOptions options) {
+    this.vertx = vertx;
+    this.registry = registry;
+    this.timer = vertx.setPeriodic(0, options.getPollInterval(), id -> poll());
+  }
+
+  @Override
+  public Future<Void> poll() {
+    return DeviceRegistry.list(vertx).compose(listed -> {
+      List<Future<?>> polls = new ArrayList<>();
+      synchronized (this) {
+        Set<String> seen = new HashSet<>();
+        for (DeviceInfo d : listed) {
+          seen.add(d.getAddress());
+          polls.add(devices.computeIfAbsent(d.getAddress(), a -> new Watched(DeviceClient.create(vertx, d))).poll());
+        }
+        devices.keySet().removeIf(a -> {
+          if (seen.contains(a)) {
+            return false;
+          }
+          devices.get(a).close();
+          return true;
+        });
+      }
+      return Future.join(polls).<Void>mapEmpty().otherwiseEmpty();
+    }).onFailure(t -> LOG.log(System.Logger.Level.DEBUG, "listing the devices failed: " + t));
+  }
+
+  @Override
+  public synchronized Future<Void> close() {
+    vertx.cancelTimer(timer);
+    devices.values().forEach(Watched::close);
+    devices.clear();
+    return Future.succeededFuture();
+  }
+
+  /** One device's meters and its last stats. */
+  private final class Watched {
+    private final DeviceClient client;
+    private final Tags tags;
+    private final List<Meter> meters = new ArrayList<>();
+    private final Set<String> codes = new HashSet<>();
+    private final Counter restarts;
+    private final MessageConsumer<DeviceEvent> events;
+    private volatile DeviceStats last = new DeviceStats();
+
+    Watched(DeviceClient client) {
+      this.client = client;
+      this.tags = Tags.of("device", client.address());
+      gauge("vertxcuda.device.memory.used", "bytes held by live buffers", "bytes", DeviceStats::getBytesAllocated);
+      gauge("vertxcuda.device.buffers", "live buffers", null, DeviceStats::getBuffersAllocated);
+      gauge("vertxcuda.device.requests.inflight", "requests forwarded to the context and not yet answered", null, DeviceStats::getInFlight);
+      gauge("vertxcuda.device.requests.queued", "requests waiting for a context", null, DeviceStats::getQueueDepth);
+      gauge("vertxcuda.device.generation", "the context generation", null, DeviceStats::getGeneration);
+      gauge("vertxcuda.device.ready", "1 while the device is READY", null, s -> s.getState() == DeviceState.READY ? 1 : 0);
+      meters.add(FunctionCounter.builder("vertxcuda.device.requests.served", this, w -> w.last.getOperationsServed())
+        .description("requests answered with success since the device started").tags(tags).register(registry));
+      restarts = Counter.builder("vertxcuda.device.restarts").description("context rebuilds (GENERATION_CHANGED events)")
+        .tags(tags).register(registry);
+      meters.add(restarts);
+      events = client.events(e -> {
+        if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
+          restarts.increment();
+        }
+      });
+    }
+
+    private void gauge(String name, String description, String unit, ToDoubleFunction<DeviceStats> value) {
+      meters.add(Gauge.builder(name, this, w -> value.applyAsDouble(w.last)).description(description).baseUnit(unit)
+        .tags(tags).register(registry));
+    }
+
+    Future<DeviceStats> poll() {
+      return client.stats().onSuccess(s -> {
+        last = s;
+        if (s.getFailuresByCode() != null) {
+          s.getFailuresByCode().keySet().forEach(this::failures);
+        }
+      });
+    }
+
+    private synchronized void failures(String code) {
+      if (codes.add(code)) {
+        meters.add(FunctionCounter.builder("vertxcuda.device.requests.failed", this,
+            w -> w.last.getFailuresByCode() == null ? 0 : w.last.getFailuresByCode().getOrDefault(code, 0L))
+          .description("requests answered with a failure since the device started, by failure code")
+          .tags(tags.and("code", code)).register(registry));
+      }
+    }
+
+    void close() {
+      events.unregister();
+      meters.forEach(registry::remove);
+    }
+  }
+}
