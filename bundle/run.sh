@@ -12,7 +12,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|tests+cluster]
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -123,7 +123,7 @@ if [ "$what" = profile ]; then
   cp "$work"/small-gemms-profile*.txt "$out/"
 fi
 
-if [ "$what" = cluster ]; then
+if [ "$what" = cluster ] || [ "$what" = tests+cluster ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
   stage cluster-bench 150 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
@@ -159,7 +159,7 @@ if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ] && [ "
   tar czf "$out/tests.tgz" -C "$work" .
 fi
 
-if [ "$what" != tests ] && [ "$what" != profile ] && [ "$what" != quick ]; then
+if [ "$what" = bench ] || [ "$what" = all ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
   cat "$summary"
