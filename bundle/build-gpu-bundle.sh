@@ -35,8 +35,9 @@ done
 
 # java.xml and jdk.zipfs: the JUnit console launcher writes XML reports and scans the test jar with them.
 # jdk.jfr: profiles taken on the GPU host (JDK Flight Recorder, with bundle/sampling-1ms.jfc).
+# java.transaction.xa: Hazelcast (ClusterBench's nodes) fails to start without it; jdk.net: its TCP keep-alive options.
 # No java.desktop (10 MB): BenchReport draws its charts and writes PNGs with java.base alone.
-jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr \
+jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr,java.transaction.xa,jdk.net \
   --strip-debug --compress=2 --no-header-files --no-man-pages --output "$out/runtime"
 
 cp "$root/bundle/run.sh" "$out/run.sh"

@@ -171,10 +171,13 @@ final class DeviceHostProcess {
         cmd.add("-D" + p + "=" + System.getProperty(p));
       }
     }
-    cmd.add("-cp");
-    cmd.add(DeviceHostClassPath.of());
     cmd.add(DeviceHostMain.class.getName());
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    // The class path travels in CLASSPATH, not on the command line: a long one (the GPU bundle's
+    // dozens of jars) would push the command line past a page, where the JDK stops reporting it
+    // (ProcessHandle.Info) and tools like ps cut it off.
+    ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
+    builder.environment().put("CLASSPATH", DeviceHostClassPath.of());
+    Process p = builder.start();
     // The device host's output joins this process's standard error, line by line, with its pid.
     Thread echo = new Thread(() -> {
       try (java.io.BufferedReader r = new java.io.BufferedReader(

@@ -114,6 +114,8 @@ class DeviceHostLinkTest {
         List<String> arguments = List.of(info.arguments().orElseThrow());
         assertEquals(DeviceHostMain.class.getName(), arguments.get(arguments.size() - 1),
           "arguments after the main class: " + arguments);
+        // Short whatever the class path: past a page the JDK reports no command line at all.
+        assertFalse(arguments.contains("-cp") || arguments.contains("-classpath"), "class path on the command line: " + arguments);
         String commandLine = info.commandLine().orElseThrow();
         String cmdline = read(Path.of("/proc/" + host.pid() + "/cmdline"));
         String environ = read(Path.of("/proc/" + host.pid() + "/environ"));

@@ -104,7 +104,12 @@ public final class ClusterBench {
 
   private static String waitReady(Process node) throws Exception {
     BufferedReader in = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
+    java.util.ArrayDeque<String> last = new java.util.ArrayDeque<>();
     for (String line; (line = in.readLine()) != null; ) {
+      last.addLast(line);
+      if (last.size() > 40) {
+        last.removeFirst();
+      }
       if (line.startsWith("READY ")) {
         Thread drain = new Thread(() -> {
           try {
@@ -120,7 +125,7 @@ public final class ClusterBench {
         return line.substring(6).trim();
       }
     }
-    throw new IllegalStateException("the GPU node exited before it was ready");
+    throw new IllegalStateException("the GPU node exited before it was ready; its last lines:\n" + String.join("\n", last));
   }
 
   private static long[] rounds(java.util.function.Supplier<Future<?>> call) throws Exception {
