@@ -7,6 +7,7 @@ import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.blas.BlasClientOptions;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasRequest;
+import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.samples.bench.result.Series;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -29,8 +30,10 @@ import static com.vertxcuda.samples.bench.Await.await;
  * Sweep {@code smallgemm.batch}: 64x64 SGEMMs per second against how many travel in one message —
  * a coalescing BLAS client sending each handler's requests as one message of up to that many (1: a
  * plain client, one message each), the device batching what it finds queued — from one event loop
- * and from four. Raw JCuda: one {@code cublasSgemm} per GEMM at 1, {@code cublasSgemmStridedBatched}
- * of that many otherwise, back to back with one synchronize.
+ * and from four; and the like-for-like call of a batch, one {@code GEMM_STRIDED_BATCHED} request of
+ * that many ("strided batched", eight requests in flight from one event loop). Raw JCuda: one
+ * {@code cublasSgemm} per GEMM at 1, {@code cublasSgemmStridedBatched} of that many otherwise, back
+ * to back with one synchronize.
  */
 final class SmallGemmSection implements Section {
 
@@ -115,6 +118,75 @@ final class SmallGemmSection implements Section {
     }
     await(d.device.free(a));
     await(d.device.free(b));
+    stridedBatched(bench, d);
+  }
+
+  /** One GEMM_STRIDED_BATCHED request per batch, {@link #STRIDED_IN_FLIGHT} in flight from one event loop. */
+  private static void stridedBatched(Bench bench, DeployedDevice d) throws Exception {
+    Series s = series(bench, d.path, "strided batched");
+    BlasClient blas = BlasClient.create(d.vertx, new DeviceClientOptions());
+    long stride = (long) N * N;
+    for (int batch : bench.sizes.coalesce()) {
+      if (batch == 1) {
+        continue; // one GEMM a request is the plain client's point
+      }
+      if (!bench.inBudget(SWEEP, s.path(), s.variant() + ", batch " + batch)) {
+        break;
+      }
+      BufferHandle a = await(d.device.alloc(DType.F32, batch * stride));
+      BufferHandle b = await(d.device.alloc(DType.F32, batch * stride));
+      List<BufferHandle> outputs = new ArrayList<>();
+      for (int i = 0; i < STRIDED_IN_FLIGHT; i++) {
+        outputs.add(await(d.device.alloc(DType.F32, batch * stride)));
+      }
+      await(d.device.fill(a, 1.0));
+      await(d.device.fill(b, 1.0));
+      int calls = Math.max(STRIDED_IN_FLIGHT, bench.sizes.smallGemms() / batch);
+      int warmup = Math.max(1, calls / 10);
+      runStrided(d.vertx, blas, a, b, outputs, warmup, batch, stride);
+      long t0 = System.nanoTime();
+      runStrided(d.vertx, blas, a, b, outputs, calls, batch, stride);
+      JsonObject p = bench.rate(s, batch, "batch " + batch, (long) calls * batch, (long) warmup * batch,
+        System.nanoTime() - t0);
+      p.put("extra", new JsonObject().put("requests", calls).put("inFlight", STRIDED_IN_FLIGHT));
+      for (BufferHandle h : outputs) {
+        await(d.device.free(h));
+      }
+      await(d.device.free(a));
+      await(d.device.free(b));
+    }
+  }
+
+  private static final int STRIDED_IN_FLIGHT = 8;
+
+  private static void runStrided(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b, List<BufferHandle> outputs,
+                                 int total, int batch, long stride) throws Exception {
+    Promise<Void> done = Promise.promise();
+    int[] sent = {0};
+    int[] completed = {0};
+    IntConsumer[] issue = new IntConsumer[1];
+    issue[0] = slot -> {
+      if (sent[0] == total) {
+        return;
+      }
+      sent[0]++;
+      blas.gemmStridedBatched(Transpose.N, Transpose.N, N, N, N, 1.0, a, N, stride, b, N, stride, 0.0,
+        outputs.get(slot), N, stride, batch).onComplete(ar -> {
+          if (ar.failed()) {
+            done.tryFail(ar.cause());
+          } else if (++completed[0] == total) {
+            done.tryComplete();
+          } else {
+            issue[0].accept(slot);
+          }
+        });
+    };
+    vertx.getOrCreateContext().runOnContext(x -> {
+      for (int slot = 0; slot < outputs.size(); slot++) {
+        issue[0].accept(slot);
+      }
+    });
+    await(done.future());
   }
 
   private static Series series(Bench bench, String path, String variant) {

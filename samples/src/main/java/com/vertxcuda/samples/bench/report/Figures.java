@@ -65,7 +65,7 @@ final class Figures {
     new Headline("GEMM {x} TF32, all in flight", "gemm.pipelined", "TF32", "TF32", "TF32", Pick.LARGEST, 0, false),
     new Headline("64x64 GEMMs, one per message", "smallgemm.batch", "1 event loop", "one thread", "one thread",
       Pick.FIXED, 1, true),
-    new Headline("64x64 GEMMs, {x} per message (batched)", "smallgemm.batch", "1 event loop", "one thread",
+    new Headline("64x64 GEMMs, {x} per request (strided batched; PyTorch bmm)", "smallgemm.batch", "strided batched", "one thread",
       "one thread", Pick.LARGEST, 0, true),
     new Headline("H2D {x}: transfer buffer / pinned", "copy.h2d", "transfer buffer", "pinned", "pinned", Pick.LARGEST,
       0, true),
