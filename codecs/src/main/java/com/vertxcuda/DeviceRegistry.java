@@ -134,22 +134,14 @@ public final class DeviceRegistry {
     });
     list(vertx).onSuccess(devices -> devices.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
       DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed"))));
-    ClusterWatch watch = ClusterWatch.of(vertx);
-    Runnable[] stop = new Runnable[1];
-    stop[0] = watch.onLeft(node -> {
-      if (!consumer.isRegistered()) {
-        stop[0].run();
-        return;
+    ClusterWatch.of(vertx).onLeftWhileRegistered(consumer, context, node -> seen.values().removeIf(e -> {
+      if (!e.getNode().equals(node)) {
+        return false;
       }
-      seen.values().removeIf(e -> {
-        if (!e.getNode().equals(node)) {
-          return false;
-        }
-        context.runOnContext(v -> handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, e.getDevice(),
-          e.getNewGeneration(), e.getNewGeneration(), "node " + node + " left the cluster")));
-        return true;
-      });
-    });
+      handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, e.getDevice(), e.getNewGeneration(),
+        e.getNewGeneration(), "node " + node + " left the cluster"));
+      return true;
+    }));
     return (MessageConsumer<DeviceEvent>) (MessageConsumer<?>) consumer;
   }
 

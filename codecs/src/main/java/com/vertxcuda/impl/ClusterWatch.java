@@ -182,6 +182,23 @@ public final class ClusterWatch {
   }
 
   /**
+   * {@link #onLeft} for as long as {@code consumer} is registered (the listener goes away at the
+   * first departure after it was unregistered); {@code listener} runs on {@code context}. The
+   * subscribers of device events use it to raise the LOST that a departed node cannot publish.
+   */
+  public void onLeftWhileRegistered(io.vertx.core.eventbus.MessageConsumer<?> consumer, io.vertx.core.Context context,
+                                    Consumer<String> listener) {
+    Runnable[] stop = new Runnable[1];
+    stop[0] = onLeft(node -> {
+      if (consumer.isRegistered()) {
+        context.runOnContext(v -> listener.accept(node));
+      } else {
+        stop[0].run();
+      }
+    });
+  }
+
+  /**
    * Why this node may not use the cluster's devices, or null: a cluster whose nodes declared that
    * its event bus uses TLS refuses a node whose event bus is plain (its messages would be dropped
    * by every TLS node without a word).

@@ -24,7 +24,6 @@ import com.vertxcuda.message.UploadRequest;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.message.KeepRequest;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -250,14 +249,10 @@ public final class DeviceClientImpl implements DeviceClient {
     });
     if (sender.remote()) {
       // A node that left publishes nothing: its LOST event is raised here.
-      Context context = sender.vertx().getOrCreateContext();
-      Runnable[] stop = new Runnable[1];
-      stop[0] = ClusterWatch.of(sender.vertx()).onLeft(left -> {
-        if (!consumer.isRegistered()) {
-          stop[0].run();
-        } else if (left.equals(node)) {
-          context.runOnContext(v -> handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, device,
-            generation.get(), generation.get(), "node " + node + " left the cluster")));
+      ClusterWatch.of(sender.vertx()).onLeftWhileRegistered(consumer, sender.vertx().getOrCreateContext(), left -> {
+        if (left.equals(node)) {
+          handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, device, generation.get(), generation.get(),
+            "node " + node + " left the cluster"));
         }
       });
     }
