@@ -7,7 +7,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireType;
 import com.vertxcuda.device.TestDevices;
-import com.vertxcuda.kernel.impl.KernelWireTypes;
+import com.vertxcuda.codec.impl.KernelWireTypes;
 import com.vertxcuda.library.HostDeviceTest;
 import com.vertxcuda.rand.RngType;
 import io.vertx.core.buffer.Buffer;

@@ -167,7 +167,7 @@ class ClusterProcessesTest {
 
     List<String> args = new ArrayList<>(settings.arguments());
     args.addAll(List.of("--hold", String.valueOf(64L << 20)));
-    NodeProcess client = NodeProcess.start(ClusterClient.class, args, "HELD ");
+    NodeProcess client = NodeProcess.startSender(ClusterClient.class, args, "HELD ");
     closing.add(client);
     String clientId = client.ready(90);
     DeviceStats held = await(c.stats());
@@ -188,6 +188,26 @@ class ClusterProcessesTest {
     System.out.printf("[figure] cluster: a killed client's 64 MiB freed %d ms after kill -9%n",
       (System.nanoTime() - t0) / 1_000_000);
     await(c.free(mine));
+  }
+
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aSendingNodeWithOnlyTheClientArtifactMultipliesOnARemoteDevice() throws Exception {
+    NodeProcess gpu = gpuNode();
+    gpu.ready(90);
+    String classPath = NodeProcess.senderClassPath();
+    assertTrue(classPath.matches("(?s).*(codecs/target/classes|vertx-cuda-codecs-[0-9][^/]*\\.jar).*"), classPath);
+    for (String entry : classPath.split(java.io.File.pathSeparator)) {
+      assertFalse(entry.matches(".*(device-verticle|library-verticles)/target/.*|.*/(vertx-cuda-device|vertx-cuda-libraries"
+        + "|jcuda|jcublas|jcufft|jcurand|JTransforms)-[0-9][^/]*\\.jar"), "the sender's class path holds " + entry);
+    }
+    List<String> args = new ArrayList<>(settings.arguments());
+    args.addAll(List.of("--n", "64"));
+    NodeProcess client = NodeProcess.startSender(ClusterClient.class, args, "using ");
+    closing.add(client);
+    client.ready(90);
+    assertEquals(0, client.exitValue(120), client.output());
+    assertTrue(client.output().contains("SGEMM on ") && client.output().contains(": OK"), client.output());
   }
 
   @Test

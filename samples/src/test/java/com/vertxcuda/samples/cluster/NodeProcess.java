@@ -17,10 +17,11 @@ final class NodeProcess implements AutoCloseable {
   private final Process process;
   private final CompletableFuture<String> ready = new CompletableFuture<>();
   private final ConcurrentLinkedDeque<String> output = new ConcurrentLinkedDeque<>();
+  private final Thread reader;
 
   private NodeProcess(Process process, String readyPrefix) {
     this.process = process;
-    Thread reader = new Thread(() -> {
+    reader = new Thread(() -> {
       try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = in.readLine()) != null; ) {
           output.add(line);
@@ -42,11 +43,60 @@ final class NodeProcess implements AutoCloseable {
 
   /** Starts {@code main} with {@code args}; {@link #ready} completes with what follows {@code readyPrefix} on its output. */
   static NodeProcess start(Class<?> main, List<String> args, String readyPrefix) throws IOException {
+    return start(System.getProperty("java.class.path"), main, args, readyPrefix);
+  }
+
+  /**
+   * Starts a sending node as {@link #start} does, on the test's class path without the device and
+   * library modules, JCuda, netlib and JTransforms ({@link #senderClassPath}).
+   */
+  static NodeProcess startSender(Class<?> main, List<String> args, String readyPrefix) throws IOException {
+    return start(senderClassPath(), main, args, readyPrefix);
+  }
+
+  private static NodeProcess start(String classPath, Class<?> main, List<String> args, String readyPrefix)
+    throws IOException {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-Xmx2g", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", System.getProperty("java.class.path"),
-      main.getName()));
+      "-Xmx2g", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", classPath, main.getName()));
     command.addAll(args);
     return new NodeProcess(new ProcessBuilder(command).redirectErrorStream(true).start(), readyPrefix);
+  }
+
+  /** Packages of what a sending node must do without. */
+  static final List<String> ENGINE_PACKAGES = List.of("com/vertxcuda/device/", "com/vertxcuda/library/",
+    "com/vertxcuda/blas/impl/", "com/vertxcuda/fft/impl/", "com/vertxcuda/rand/impl/", "com/vertxcuda/kernel/impl/",
+    "jcuda/", "dev/ludovic/netlib/", "org/jtransforms/", "pl/edu/icm/jlargearrays/", "org/apache/commons/math3/");
+
+  /** The test's class path less every entry that holds one of the {@link #ENGINE_PACKAGES}. */
+  static String senderClassPath() throws IOException {
+    List<String> kept = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+      if (!entry.isEmpty() && !holdsEnginePackage(Path.of(entry))) {
+        kept.add(entry);
+      }
+    }
+    return String.join(java.io.File.pathSeparator, kept);
+  }
+
+  private static boolean holdsEnginePackage(Path entry) throws IOException {
+    if (java.nio.file.Files.isDirectory(entry)) {
+      return ENGINE_PACKAGES.stream().anyMatch(p -> java.nio.file.Files.isDirectory(entry.resolve(p)));
+    }
+    if (!java.nio.file.Files.isRegularFile(entry)) {
+      return false;
+    }
+    try (java.util.jar.JarFile jar = new java.util.jar.JarFile(entry.toFile())) {
+      return jar.stream().anyMatch(e -> ENGINE_PACKAGES.stream().anyMatch(e.getName()::startsWith));
+    }
+  }
+
+  /** The exit status, waiting at most {@code seconds}. */
+  int exitValue(long seconds) throws Exception {
+    if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+      throw new AssertionError("still running after " + seconds + " s:\n" + String.join("\n", output));
+    }
+    reader.join(10_000);
+    return process.exitValue();
   }
 
   /** What followed the ready prefix (a node id), waiting at most {@code seconds}. */

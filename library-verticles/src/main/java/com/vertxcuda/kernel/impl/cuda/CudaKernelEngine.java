@@ -59,7 +59,7 @@ public final class CudaKernelEngine implements KernelEngine {
     CudaErrors.check(JCudaDriver.cuDeviceGetAttribute(sms, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev), "cuDeviceGetAttribute");
     this.arch = "compute_" + major[0] + minor[0];
     this.multiprocessors = sms[0];
-    CudaErrors.check(JCudaDriver.cuModuleLoadData(builtins, resource("/com/vertxcuda/kernel/elementwise.ptx")),
+    CudaErrors.check(JCudaDriver.cuModuleLoadData(builtins, resource("/com/vertxcuda/kernel/impl/cuda/elementwise.ptx")),
       "cuModuleLoadData(elementwise.ptx)");
   }
 

@@ -1,12 +1,10 @@
-package com.vertxcuda.kernel.impl;
+package com.vertxcuda.impl;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.impl.RequestSender;
 import com.vertxcuda.kernel.KernelArg;
 import com.vertxcuda.kernel.KernelClient;
 import com.vertxcuda.kernel.KernelOp;

@@ -1,9 +1,5 @@
-package com.vertxcuda.library;
+package com.vertxcuda;
 
-import com.vertxcuda.BufferHandle;
-import com.vertxcuda.DType;
-import com.vertxcuda.CudaException;
-import com.vertxcuda.FailureCode;
 import com.vertxcuda.blas.BlasBatch;
 import com.vertxcuda.blas.BlasBatchReply;
 import com.vertxcuda.blas.BlasOp;
@@ -21,7 +17,7 @@ import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftReply;
 import com.vertxcuda.fft.FftRequest;
 import com.vertxcuda.fft.FftType;
-import com.vertxcuda.library.impl.LibraryWireTypes;
+import com.vertxcuda.codec.impl.LibraryWireTypes;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandRequest;
 import com.vertxcuda.rand.RngType;

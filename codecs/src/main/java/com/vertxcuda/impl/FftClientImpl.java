@@ -1,17 +1,15 @@
-package com.vertxcuda.fft.impl;
+package com.vertxcuda.impl;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.fft.FftClient;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftReply;
 import com.vertxcuda.fft.FftRequest;
 import com.vertxcuda.fft.FftType;
-import com.vertxcuda.impl.RequestSender;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 

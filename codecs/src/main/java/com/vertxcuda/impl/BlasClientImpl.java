@@ -1,10 +1,9 @@
-package com.vertxcuda.blas.impl;
+package com.vertxcuda.impl;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.blas.BlasBatch;
@@ -20,7 +19,6 @@ import com.vertxcuda.blas.FillMode;
 import com.vertxcuda.blas.Side;
 import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.impl.RequestSender;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -1,4 +1,4 @@
-package com.vertxcuda.kernel.impl;
+package com.vertxcuda.codec.impl;
 
 import com.vertxcuda.DType;
 import com.vertxcuda.codec.CodecProvider;

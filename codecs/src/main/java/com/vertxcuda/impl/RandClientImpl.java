@@ -1,12 +1,10 @@
-package com.vertxcuda.rand.impl;
+package com.vertxcuda.impl;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.impl.RequestSender;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandClient;
 import com.vertxcuda.rand.RandRequest;

@@ -1,4 +1,4 @@
-package com.vertxcuda.library.impl;
+package com.vertxcuda.codec.impl;
 
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.blas.BlasBatch;
