@@ -35,7 +35,7 @@ public final class BenchMain {
   /** Every section, in the order they run. */
   private static final List<Section> ALL = List.of(HOPS, new PayloadSection(),
     new ConcurrencySection(), new GemmSection(), new SmallGemmSection(), new CopySection(), new FftRngSection(),
-    new RecoverySection());
+    new GraphSection(), new RecoverySection());
   /** The names {@code --only} takes. */
   static final List<String> SECTIONS = ALL.stream().map(Section::name).toList();
 
