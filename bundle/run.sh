@@ -12,8 +12,9 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|tests+cluster]
-#   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most.
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|tests+cluster|graph]
+#   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
+#   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
@@ -123,13 +124,28 @@ if [ "$what" = profile ]; then
   cp "$work"/small-gemms-profile*.txt "$out/"
 fi
 
+if [ "$what" = graph ]; then
+  echo "== graph: recorded pipelines on the GPU (test), then 10 requests against one replay (both modes)"
+  stage gpu-pipelines 90 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.PipelineGpuTest \
+    --reports-dir "$work/reports-gpu-pipelines"
+  for mode in in_process process; do
+    stage bench-graph-$mode 150 "$cp" -Xmx8g com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
+      --mode $mode --size $size --only graph --no-raw --commit "$commit" --out "$work/bench"
+    cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
+  done
+  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
+  grep -h "^\[bench" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+  cat "$summary"
+fi
+
 if [ "$what" = cluster ] || [ "$what" = tests+cluster ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
   stage cluster-bench 150 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
 fi
 
-if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ] && [ "$what" != cluster ]; then
+if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ] && [ "$what" != cluster ] \
+  && [ "$what" != graph ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
@@ -146,6 +162,8 @@ if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ] && [ "
       --reports-dir "$work/reports-gpu-device"
     stage gpu-kernels 70 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.KernelGpuTest \
       --exclude-tag poisons-this-jvm --reports-dir "$work/reports-gpu-kernels"
+    stage gpu-pipelines 90 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.PipelineGpuTest \
+      --reports-dir "$work/reports-gpu-pipelines"
     stage drill-in-process 50 "$cp" -Xmx2g "${launcher[@]}" \
       --select-method com.vertxcuda.kernel.KernelGpuTest#faultDrillInProcess --reports-dir "$work/reports-drill"
     stage native-libraries 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.NativeLibrariesCheck "$work/bench"

@@ -188,6 +188,25 @@ public interface DeviceClient {
   Future<DeviceInfo> describe();
 
   /**
+   * Starts recording a pipeline for this device: a sequence of requests (fills, copies, BLAS
+   * requests, kernels) that the device checks and prepares once and then replays on request, on
+   * cuda as one CUDA graph. See {@link PipelineRecorder} for what can be recorded.
+   */
+  PipelineRecorder record();
+
+  /**
+   * Runs a recorded pipeline once. It is ordered like any request: after the requests sent before it
+   * on the same context (or thread), before those sent after; the future completes once every step
+   * has finished on the device. A pipeline recorded by an earlier context generation fails with
+   * STALE_HANDLE; one whose buffers (or kernel modules) were freed since fails with the code that
+   * using them would (NOT_FOUND), and nothing runs.
+   */
+  Future<Void> replay(PipelineHandle pipeline);
+
+  /** Releases a recorded pipeline once the replays already sent are done; later replays fail with NOT_FOUND. */
+  Future<Void> release(PipelineHandle pipeline);
+
+  /**
    * Subscribes to the device's lifecycle events (generation changed, lost, ready). Anything else
    * on the events address never reaches {@code handler}: a body that is not a {@link DeviceEvent},
    * or one without a type, for another node or device, or with a negative or decreasing

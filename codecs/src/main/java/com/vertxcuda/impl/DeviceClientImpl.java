@@ -234,6 +234,27 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   @Override
+  public com.vertxcuda.PipelineRecorder record() {
+    return new PipelineRecorderImpl(sender);
+  }
+
+  @Override
+  public Future<Void> replay(com.vertxcuda.PipelineHandle pipeline) {
+    if (pipeline == null) {
+      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
+    }
+    return sender.request(new com.vertxcuda.message.ReplayRequest(pipeline)).mapEmpty();
+  }
+
+  @Override
+  public Future<Void> release(com.vertxcuda.PipelineHandle pipeline) {
+    if (pipeline == null) {
+      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
+    }
+    return sender.request(new com.vertxcuda.message.ReleasePipelineRequest(pipeline)).mapEmpty();
+  }
+
+  @Override
   @SuppressWarnings("unchecked")
   public MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler) {
     AtomicLong generation = new AtomicLong();

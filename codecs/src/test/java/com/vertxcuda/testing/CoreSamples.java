@@ -29,6 +29,8 @@ public final class CoreSamples {
 
   public static final BufferHandle HANDLE = BufferHandle.issue("node-1", 2, 7, 42, DType.F32, 1000);
 
+  public static final com.vertxcuda.PipelineHandle PIPELINE = new com.vertxcuda.PipelineHandle("node-1", 2, 7, 9, 10, true);
+
   private CoreSamples() {
   }
 
@@ -59,6 +61,12 @@ public final class CoreSamples {
         .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242).setLibraries(List.of("blas", "fft"))
         .setFreeMemory(1L << 36).setUpdated(1_764_000_000_000L),
       new DeviceEvent(DeviceEvent.Type.GENERATION_CHANGED, "n", 0, 1, 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
-      new FaultRequest(FaultRequest.Kind.POISON));
+      new FaultRequest(FaultRequest.Kind.POISON),
+      PIPELINE,
+      new com.vertxcuda.message.RecordRequest(List.of(
+        new com.vertxcuda.message.PipelineStep(null, FillRequest.of(HANDLE, 1.5)),
+        new com.vertxcuda.message.PipelineStep(null, new CopyRequest(HANDLE.view(0, 5), HANDLE.view(5, 5))))),
+      new com.vertxcuda.message.ReplayRequest(PIPELINE),
+      new com.vertxcuda.message.ReleasePipelineRequest(PIPELINE));
   }
 }

@@ -2,6 +2,16 @@ package com.vertxcuda.codec.impl;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
+import com.vertxcuda.Library;
+import com.vertxcuda.PipelineHandle;
+import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.codec.WireIn;
+import com.vertxcuda.codec.WireOut;
+import com.vertxcuda.message.PipelineStep;
+import com.vertxcuda.message.RecordRequest;
+import com.vertxcuda.message.ReleasePipelineRequest;
+import com.vertxcuda.message.ReplayRequest;
+import io.vertx.core.buffer.Buffer;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireType;
 import com.vertxcuda.message.AllocRequest;
@@ -157,6 +167,88 @@ public final class CoreWireTypes {
     (f, out) -> out.writeEnum(f.getKind()),
     in -> new FaultRequest(in.readEnum(FaultRequest.Kind.class)));
 
+  public static final WireType<PipelineHandle> PIPELINE_HANDLE = WireType.of(PipelineHandle.class, 1,
+    (p, out) -> writePipeline(p, out),
+    in -> {
+      PipelineHandle p = readPipeline(in);
+      if (p == null) {
+        throw new WireFormatException("malformed PipelineHandle on the wire: null");
+      }
+      return p;
+    });
+
+  public static final WireType<RecordRequest> RECORD = WireType.of(RecordRequest.class, 1,
+    (r, out) -> {
+      List<PipelineStep> steps = r.getSteps() == null ? List.of() : r.getSteps();
+      out.writeInt(steps.size());
+      for (PipelineStep s : steps) {
+        if (s == null || s.body() == null) {
+          throw new IllegalArgumentException("a pipeline step without a request body");
+        }
+        @SuppressWarnings("unchecked")
+        WireType<Object> type = (WireType<Object>) RecordRequest.typeOf(s.body());
+        Buffer body = Buffer.buffer();
+        CudaCodecs.codec(type).encodeToWire(body, s.body());
+        out.writeEnum(s.library()).writeString(type.name()).writeBuffer(body);
+      }
+    },
+    in -> {
+      // Each step: a library (4 bytes or more), a type name and a body (4 + 5 bytes or more).
+      int n = in.readCount(RecordRequest.MAX_STEPS, 17);
+      List<PipelineStep> steps = new java.util.ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        Library library = in.readEnum(Library.class);
+        String name = in.readString();
+        Buffer body = in.readBuffer();
+        if (name == null || body == null) {
+          throw new WireFormatException("malformed RecordRequest on the wire: step " + i + " without type or body");
+        }
+        WireType<?> type;
+        try {
+          type = RecordRequest.typeNamed(name);
+        } catch (IllegalArgumentException e) {
+          throw new WireFormatException("malformed RecordRequest on the wire: step " + i + ": " + e.getMessage());
+        }
+        if (type.type() == RecordRequest.class) {
+          throw new WireFormatException("malformed RecordRequest on the wire: step " + i + " is a RecordRequest");
+        }
+        if (body.length() < 5 || body.getInt(0) != body.length() - 4) {
+          throw new WireFormatException("malformed RecordRequest on the wire: step " + i + " has a body of "
+            + body.length() + " bytes that does not match its length");
+        }
+        steps.add(new PipelineStep(library, CudaCodecs.codec(type).decodeFromWire(0, body)));
+      }
+      return new RecordRequest(steps);
+    });
+
+  public static final WireType<ReplayRequest> REPLAY = WireType.of(ReplayRequest.class, 1,
+    (r, out) -> writePipeline(r.getPipeline(), out),
+    in -> new ReplayRequest(readPipeline(in)));
+
+  public static final WireType<ReleasePipelineRequest> RELEASE_PIPELINE = WireType.of(ReleasePipelineRequest.class, 1,
+    (r, out) -> writePipeline(r.getPipeline(), out),
+    in -> new ReleasePipelineRequest(readPipeline(in)));
+
+  private static void writePipeline(PipelineHandle p, WireOut out) {
+    out.writeBoolean(p != null);
+    if (p != null) {
+      out.writeString(p.node()).writeInt(p.device()).writeLong(p.generation()).writeLong(p.id())
+        .writeInt(p.steps()).writeBoolean(p.captured());
+    }
+  }
+
+  private static PipelineHandle readPipeline(WireIn in) {
+    if (!in.readBoolean()) {
+      return null;
+    }
+    String node = in.readString();
+    if (node == null) {
+      throw new WireFormatException("malformed pipeline handle on the wire: no node");
+    }
+    return new PipelineHandle(node, in.readInt(), in.readLong(), in.readLong(), in.readInt(), in.readBoolean());
+  }
+
   public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
-    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP, RECLAIM);
+    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP, RECLAIM,
+    PIPELINE_HANDLE, RECORD, REPLAY, RELEASE_PIPELINE);
 }

@@ -41,7 +41,7 @@ import java.util.List;
  * device to host, device to device), fill, stats, describe, fault injection, and the device host's
  * transfers through its shared region. Copies and fills run on the context's copy stream.
  */
-final class DeviceOperations implements RequestHandler {
+final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi.Recordable {
 
   private static final System.Logger LOG = System.getLogger(DeviceOperations.class.getName());
 
@@ -55,7 +55,10 @@ final class DeviceOperations implements RequestHandler {
     this.runtime = runtime;
     this.device = runtime.device();
     this.stream = stream;
+    this.pipelines = new Pipelines(runtime);
   }
+
+  private final Pipelines pipelines;
 
   @Override
   public Footprint footprint(Object body) {
@@ -72,6 +75,10 @@ final class DeviceOperations implements RequestHandler {
       return Footprint.builder().write(((FillRequest) body).getHandle()).build();
     } else if (body instanceof TransferRequest) {
       return footprint((TransferRequest) body);
+    } else if (body instanceof com.vertxcuda.message.ReplayRequest) {
+      return pipelines.footprint((com.vertxcuda.message.ReplayRequest) body);
+    } else if (body instanceof com.vertxcuda.message.ReleasePipelineRequest) {
+      return Footprint.NONE;
     } else if (body instanceof AllocRequest || body instanceof StatsRequest || body instanceof DescribeRequest
       || body instanceof KeepRequest) {
       return Footprint.NONE;
@@ -109,6 +116,12 @@ final class DeviceOperations implements RequestHandler {
       reclaim(r, (ReclaimRequest) body);
     } else if (body instanceof TransferRequest) {
       transfer(r, (TransferRequest) body);
+    } else if (body instanceof com.vertxcuda.message.ReplayRequest) {
+      pipelines.replay(r, (com.vertxcuda.message.ReplayRequest) body);
+    } else if (body instanceof com.vertxcuda.message.RecordRequest) {
+      pipelines.record(r, (com.vertxcuda.message.RecordRequest) body);
+    } else if (body instanceof com.vertxcuda.message.ReleasePipelineRequest) {
+      pipelines.release(r, (com.vertxcuda.message.ReleasePipelineRequest) body);
     } else if (body instanceof StatsRequest) {
       r.reply(stats());
     } else if (body instanceof DescribeRequest) {
@@ -401,6 +414,64 @@ final class DeviceOperations implements RequestHandler {
     GpuEvent done = runtime.ordering().run(stream, List.of(src), List.of(dst),
       () -> device.copyDeviceToDevice(stream, src.memory(), s.byteOffset(), dst.memory(), t.byteOffset(), s.byteLength()));
     runtime.replyWhenDone(r, done, () -> t);
+  }
+
+  /** Fills and device-to-device copies can be steps of a recorded pipeline; they go on the copy stream. */
+  @Override
+  public com.vertxcuda.device.spi.RecordedStep record(Object body) {
+    if (body instanceof FillRequest) {
+      FillRequest f = (FillRequest) body;
+      BufferHandle h = f.getHandle();
+      Allocation a = runtime.allocations().resolve(h, "handle");
+      long bits = fillBits(h, f);
+      int size = h.dtype().size();
+      return step(List.of(), List.of(a), () -> device.fill(stream, a.memory(), h.byteOffset(), h.length(), size, bits));
+    }
+    if (body instanceof CopyRequest) {
+      CopyRequest c = (CopyRequest) body;
+      Allocation[] ends = copyEnds(c);
+      BufferHandle s = c.getSource();
+      BufferHandle t = c.getTarget();
+      return step(List.of(ends[0]), List.of(ends[1]), () -> device.copyDeviceToDevice(stream, ends[0].memory(),
+        s.byteOffset(), ends[1].memory(), t.byteOffset(), s.byteLength()));
+    }
+    throw new CudaException(FailureCode.BAD_REQUEST, (body == null ? "an empty message" : body.getClass().getSimpleName())
+      + " cannot be recorded: the device records fills and device-to-device copies (uploads and downloads move "
+      + "host memory that a replay does not have; allocations and frees change what the pipeline uses)");
+  }
+
+  private com.vertxcuda.device.spi.RecordedStep step(List<Allocation> reads, List<Allocation> writes,
+                                                     com.vertxcuda.device.spi.LibraryContext.Work work) {
+    GpuStream on = stream;
+    return new com.vertxcuda.device.spi.RecordedStep() {
+      @Override public GpuStream stream() { return on; }
+      @Override public List<Allocation> reads() { return reads; }
+      @Override public List<Allocation> writes() { return writes; }
+      @Override public void issue() throws BackendException { work.enqueue(); }
+    };
+  }
+
+  private Allocation[] copyEnds(CopyRequest c) {
+    BufferHandle s = c.getSource();
+    BufferHandle t = c.getTarget();
+    Allocation src = runtime.allocations().resolve(s, "source");
+    Allocation dst = runtime.allocations().resolve(t, "target");
+    if (s.dtype() != t.dtype() || s.length() != t.length()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source is " + s.length() + " " + s.dtype()
+        + " but target is " + t.length() + " " + t.dtype());
+    }
+    if (src == dst && s.offset() < t.offset() + t.length() && t.offset() < s.offset() + s.length()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source and target overlap");
+    }
+    return new Allocation[] {src, dst};
+  }
+
+  private static long fillBits(BufferHandle h, FillRequest f) {
+    try {
+      return h.dtype().checkBits(f.getBits());
+    } catch (IllegalArgumentException e) {
+      throw new CudaException(FailureCode.BAD_REQUEST, e.getMessage());
+    }
   }
 
   private void fill(Request r, FillRequest f) throws BackendException {

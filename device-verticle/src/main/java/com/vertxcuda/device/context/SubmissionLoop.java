@@ -140,6 +140,11 @@ public final class SubmissionLoop {
     libraries.put(library, handler);
   }
 
+  /** The handler serving {@code library} (the device's own operations for null), or null; on the submission thread. */
+  public RequestHandler handler(Library library) {
+    return library == null ? device : libraries.get(library);
+  }
+
   /** The libraries registered so far; on the submission thread. */
   public List<Library> registered() {
     return new ArrayList<>(libraries.keySet());

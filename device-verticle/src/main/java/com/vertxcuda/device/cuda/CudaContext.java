@@ -40,7 +40,8 @@ import java.util.function.BooleanSupplier;
  * <p>Library verticles reach the CUDA objects behind the SPI with {@link #stream(GpuStream)} and
  * {@link #pointer(DeviceMemory, long)}. After a sticky error no method calls into CUDA again.
  */
-public final class CudaContext implements DeviceContext, HostMemoryRegistration, FaultInjection {
+public final class CudaContext implements DeviceContext, HostMemoryRegistration, FaultInjection,
+  com.vertxcuda.device.spi.GraphCapture {
 
   /** Heap copies move through pinned blocks of this size, a few in flight. */
   static final int STAGING_CHUNK = 8 << 20;
@@ -459,6 +460,13 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
       default:
         throw BackendException.of(FailureCode.BAD_REQUEST, "no fill for " + elementSize + "-byte elements");
     }
+  }
+
+  // ---- GraphCapture: recorded pipelines as CUDA graphs ----
+
+  @Override
+  public Graph capture(GpuStream origin, List<Step> steps) throws BackendException {
+    return CudaGraphs.capture(this, origin, steps);
   }
 
   // ---- FaultInjection: the real faults ----

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of same-shaped small GEMMs in it become batched calls, and it is answered once, when its last
  * work is done.
  */
-public final class BlasVerticle extends LibraryVerticle {
+public final class BlasVerticle extends LibraryVerticle implements com.vertxcuda.device.spi.Recordable {
 
   /** Most GEMMs one batched call of a batch message takes. */
   private static final int MAX_GROUP = 512;
@@ -103,6 +103,25 @@ public final class BlasVerticle extends LibraryVerticle {
       throw notServed(body);
     }
     return null;
+  }
+
+  /**
+   * One BLAS call as a step of a recorded pipeline, queued alone (never batched with others). The
+   * reductions that answer a scalar cannot be recorded: a replay returns no values.
+   */
+  @Override
+  public com.vertxcuda.device.spi.RecordedStep record(Object body) {
+    if (!(body instanceof BlasRequest)) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the blas library records BlasRequests, not "
+        + (body == null ? "an empty message" : body.getClass().getSimpleName())
+        + (body instanceof BlasBatch ? " (record its requests one by one)" : ""));
+    }
+    BlasCall call = BlasCall.of((BlasRequest) body, runtime);
+    if (call.isScalar()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, call.op() + " answers a scalar, which a replay does not "
+        + "return: it cannot be recorded");
+    }
+    return step(Operand.buffers(call.reads()), Operand.buffers(call.writes()), () -> engine.enqueue(stream, call), null);
   }
 
   @Override

@@ -42,7 +42,7 @@ import static com.vertxcuda.library.impl.RequestChecks.require;
  * 64), {@code ptxCacheDirectory} (a folder; unset: memory only) and {@code maxModules} (default
  * {@value #DEFAULT_MAX_MODULES}).
  */
-public final class KernelVerticle extends LibraryVerticle {
+public final class KernelVerticle extends LibraryVerticle implements com.vertxcuda.device.spi.Recordable {
 
   private static final System.Logger LOG = System.getLogger(KernelVerticle.class.getName());
 
@@ -191,6 +191,44 @@ public final class KernelVerticle extends LibraryVerticle {
       }
     }
     return null;
+  }
+
+  /**
+   * A launch or a built-in kernel as a step of a recorded pipeline. A launch keeps naming its
+   * module: once the module is unloaded, replays fail with NOT_FOUND before anything runs.
+   * Loads, compiles and unloads cannot be recorded.
+   */
+  @Override
+  public com.vertxcuda.device.spi.RecordedStep record(Object body) {
+    if (!(body instanceof KernelRequest)) {
+      throw notServed(body);
+    }
+    KernelRequest r = (KernelRequest) body;
+    require(r.getOp() != null, "op is missing");
+    switch (r.getOp()) {
+      case LOAD_PTX:
+      case LOAD_IMAGE:
+      case COMPILE:
+      case UNLOAD:
+        throw new CudaException(FailureCode.BAD_REQUEST, r.getOp() + " cannot be recorded: a pipeline launches "
+          + "modules loaded before it is recorded");
+      case LAUNCH: {
+        require(r.getModule() != null, "module is missing");
+        KernelCall call = KernelCall.launch(r, runtime);
+        Loaded loaded = modules.resolve(r.getModule());
+        ModuleHandle handle = r.getModule();
+        String function = r.getFunction();
+        return step(call.reads(), call.writes(), () -> engine.launch(stream, loaded.module, function, call), () -> {
+          if (modules.resolve(handle) != loaded) {
+            throw new CudaException(FailureCode.NOT_FOUND, "module #" + handle.id() + " was replaced");
+          }
+        });
+      }
+      default: {
+        KernelCall call = KernelCall.builtin(r, runtime);
+        return step(call.reads(), call.writes(), () -> engine.builtin(stream, call), null);
+      }
+    }
   }
 
   // Takes a slot for one more module; QUEUE_FULL naming the limit when every slot is held.

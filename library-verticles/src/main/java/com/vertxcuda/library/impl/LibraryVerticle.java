@@ -107,6 +107,28 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
     return runtime.enqueue(stream, reads, writes, work);
   }
 
+  /**
+   * A step of a recorded pipeline ({@link com.vertxcuda.device.spi.Recordable}) whose {@code work}
+   * queues on this library's stream; {@code check} runs before each replay (null: nothing besides
+   * the buffers to check).
+   */
+  protected com.vertxcuda.device.spi.RecordedStep step(List<? extends DeviceBuffer> reads,
+                                                       List<? extends DeviceBuffer> writes,
+                                                       LibraryContext.Work work, Runnable check) {
+    GpuStream on = stream;
+    return new com.vertxcuda.device.spi.RecordedStep() {
+      @Override public GpuStream stream() { return on; }
+      @Override public List<? extends DeviceBuffer> reads() { return reads; }
+      @Override public List<? extends DeviceBuffer> writes() { return writes; }
+      @Override public void issue() throws BackendException { work.enqueue(); }
+      @Override public void check() {
+        if (check != null) {
+          check.run();
+        }
+      }
+    };
+  }
+
   /** The footprint of work that reads {@code reads} and writes {@code writes}. */
   protected static Footprint.Builder touching(List<? extends DeviceBuffer> reads,
                                               List<? extends DeviceBuffer> writes) {

@@ -34,8 +34,8 @@ public final class BenchMain {
   private static final HopsSection HOPS = new HopsSection();
   /** Every section, in the order they run. */
   private static final List<Section> ALL = List.of(HOPS, new PayloadSection(),
-    new ConcurrencySection(), new GemmSection(), new SmallGemmSection(), new CopySection(), new FftRngSection(),
-    new RecoverySection());
+    new ConcurrencySection(), new GraphSection(), new GemmSection(), new SmallGemmSection(), new CopySection(),
+    new FftRngSection(), new RecoverySection());
   /** The names {@code --only} takes. */
   static final List<String> SECTIONS = ALL.stream().map(Section::name).toList();
 

@@ -57,13 +57,14 @@ class BenchCommandTest {
       .collect(Collectors.toSet());
     for (String sweep : List.of("roundtrip.fill", "roundtrip.payload", "concurrency.inflight", "concurrency.eventloops",
       "gemm.latency", "gemm.pipelined", "smallgemm.batch", "copy.h2d", "copy.d2h", "fft.c2c", "rng.uniform",
-      "recovery")) {
+      "recovery", "graph.pipeline")) {
       assertTrue(sweeps.contains(sweep + " vertx.in_process"), sweep + " in " + sweeps);
     }
     assertTrue(sweeps.contains("roundtrip.fill vertx.tier"), "the hop below the device verticle: " + sweeps);
     assertEquals(List.of(4.0, 64.0, 1024.0, 16384.0, 262144.0), xs("roundtrip.payload", "transfer buffer"));
     assertEquals(List.of(64.0, 128.0, 256.0), xs("gemm.latency", "F16"));
     assertEquals(List.of(4096.0, 65536.0, 1048576.0), xs("copy.h2d", "heap"));
+    assertEquals(List.of(1024.0, 16384.0), xs("graph.pipeline", "replay"));
     // Raw JCuda needs cuda: noted, not measured.
     assertTrue(result.getJsonArray("skipped").stream().map(JsonObject.class::cast)
       .anyMatch(s -> s.getString("path").equals("raw-jcuda")));
@@ -104,7 +105,7 @@ class BenchCommandTest {
     String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
     assertTrue(md.contains("| 1 KiB fill round trip, p50 |"), md);
     for (String chart : List.of("latency-cdf", "payload-latency", "concurrency-latency", "gemm-fp32", "smallgemm",
-      "copy-h2d", "fft", "rng", "recovery", "hops")) {
+      "copy-h2d", "fft", "rng", "recovery", "hops", "graph")) {
       BufferedImage png = ImageIO.read(out.resolve(chart + ".png").toFile());
       assertEquals(960, png.getWidth(), chart);
       long inked = 0;

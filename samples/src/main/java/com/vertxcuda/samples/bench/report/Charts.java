@@ -80,6 +80,7 @@ final class Charts {
     charts.add(values(r, "rng.uniform", "rng", "Uniform random numbers against count, one request at a time (p50)", null,
       new Axis("F32 numbers", Scale.LOG, Format.POWER_OF_TWO), new Axis("time", Scale.LOG, Format.MICROSECONDS),
       p -> p.getDouble("value")));
+    charts.add(graph(r));
     charts.add(recovery(r));
     charts.add(ratios(r));
     charts.add(jmh(r));
@@ -134,6 +135,24 @@ final class Charts {
     }
     return Chart.bars("hops", "1 KiB fill round trip, hop by hop", "each row adds hops to the one above it",
       new Axis("round trip", Scale.LOG, Format.MICROSECONDS), categories, groups, List.of());
+  }
+
+  /** The 10-step pipeline, per path and buffer size: 10 requests against one replay, p50 and p99 bars. */
+  private static Chart graph(Results r) {
+    List<String> categories = new ArrayList<>();
+    List<double[]> values = new ArrayList<>();
+    for (Results.Entry e : r.sweep("graph.pipeline")) {
+      for (JsonObject p : e.points()) {
+        JsonObject l = p.getJsonObject("latency");
+        categories.add(e.label() + ", " + e.variant() + ", " + Axis.number(p.getDouble("x")) + " B");
+        values.add(new double[] {l == null ? Double.NaN : l.getDouble("p50"), l == null ? Double.NaN : l.getDouble("p99")});
+      }
+    }
+    List<Group> groups = List.of(new Group("p50", 0x1F77B4, values.stream().mapToDouble(v -> v[0]).toArray()),
+      new Group("p99", 0x9ECAE1, values.stream().mapToDouble(v -> v[1]).toArray()));
+    return Chart.bars("graph", "10-step pipeline: 10 requests against one replay",
+      "time per pipeline, one at a time; replay: one CUDA graph launch on cuda, step by step on the host backend",
+      new Axis("time per pipeline", Scale.LOG, Format.MICROSECONDS), categories, groups, List.of());
   }
 
   /** p50 solid and p99 dashed for every series of a latency sweep. */

@@ -79,6 +79,36 @@ final class Tables {
       "what", "p50", "p99", "p99.9", "runs"), rows);
   }
 
+  /** The 10-step pipeline: ten requests against one replay, per path and buffer size, with the speedups. */
+  static Table graph(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    List<Results.Entry> entries = r.sweep("graph.pipeline");
+    for (Results.Entry replay : entries) {
+      if (!replay.variant().equals("replay")) {
+        continue;
+      }
+      Results.Entry alone = entries.stream().filter(e -> e.path().equals(replay.path())
+        && e.run().equals(replay.run()) && !e.variant().equals("replay")).findFirst().orElse(null);
+      for (JsonObject p : replay.points()) {
+        JsonObject l = p.getJsonObject("latency", new JsonObject());
+        JsonObject extra = p.getJsonObject("extra", new JsonObject());
+        JsonObject a = alone == null ? null : alone.at(p.getDouble("x")).orElse(null);
+        JsonObject al = a == null ? new JsonObject() : a.getJsonObject("latency", new JsonObject());
+        rows.add(List.of(replay.label(), Axis.number(p.getDouble("x")) + " B",
+          a == null ? "" : value(al.getDouble("p50", 0.0), "us"), a == null ? "" : value(al.getDouble("p99", 0.0), "us"),
+          value(l.getDouble("p50", 0.0), "us"), value(l.getDouble("p99", 0.0), "us"),
+          String.format(Locale.ROOT, "%.2f", extra.getDouble("speedupP50", 0.0)),
+          String.format(Locale.ROOT, "%.2f", extra.getDouble("speedupP99", 0.0)),
+          extra.getDouble("captured", 0.0) > 0 ? "CUDA graph" : "step by step", String.valueOf(p.getValue("runs"))));
+      }
+    }
+    return new Table("Recorded pipeline: 10 requests against one replay", "a 10-step small-op pipeline (fills, a "
+      + "copy, AXPY, SCAL, built-in kernels) per buffer size, one pipeline at a time: sent as 10 requests back to back, "
+      + "or recorded once and replayed as one request; speedup = 10 requests over replay", List.of("path", "buffer",
+      "10 requests p50", "10 requests p99", "replay p50", "replay p99", "speedup p50", "speedup p99", "replayed as",
+      "runs"), rows);
+  }
+
   static Table recovery(Results r) {
     List<List<String>> rows = new ArrayList<>();
     for (Results.Entry e : r.sweep("recovery")) {

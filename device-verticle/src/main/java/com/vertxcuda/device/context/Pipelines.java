@@ -1,0 +1,276 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.PipelineHandle;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.device.spi.Footprint;
+import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.GraphCapture;
+import com.vertxcuda.device.spi.Recordable;
+import com.vertxcuda.device.spi.RecordedStep;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestHandler;
+import com.vertxcuda.message.PipelineStep;
+import com.vertxcuda.message.RecordRequest;
+import com.vertxcuda.message.ReleasePipelineRequest;
+import com.vertxcuda.message.ReplayRequest;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The recorded pipelines of one context generation, on its submission thread. Recording checks
+ * every step through the handler that serves it ({@link Recordable}); on a backend with
+ * {@link GraphCapture} the steps are captured once, from the context's pipeline stream, as one
+ * graph, and a replay is one graph launch ordered after earlier uses of every buffer the steps
+ * touch. Elsewhere (the host backend, or a capture the backend refused) a replay issues the steps
+ * one after another, each ordered like a request of its own. Either way a replay is answered once
+ * all of its work is done, and it is checked first: a buffer freed since, or a module unloaded,
+ * fails it with the code using them would get, and nothing runs.
+ */
+final class Pipelines {
+
+  private static final System.Logger LOG = System.getLogger(Pipelines.class.getName());
+
+  private static final class Pipeline {
+    final PipelineHandle handle;
+    final List<RecordedStep> steps;
+    final List<DeviceBuffer> reads;
+    final List<DeviceBuffer> writes;
+    final GraphCapture.Graph graph;
+
+    Pipeline(PipelineHandle handle, List<RecordedStep> steps, List<DeviceBuffer> reads, List<DeviceBuffer> writes,
+             GraphCapture.Graph graph) {
+      this.handle = handle;
+      this.steps = steps;
+      this.reads = reads;
+      this.writes = writes;
+      this.graph = graph;
+    }
+
+    void close(boolean poisoned) {
+      if (graph != null) {
+        graph.close(poisoned);
+      }
+      steps.forEach(RecordedStep::close);
+    }
+  }
+
+  private final ContextRuntime runtime;
+  private final Map<Long, Pipeline> pipelines = new HashMap<>();
+  private GpuStream stream;
+  private long nextId = ThreadLocalRandom.current().nextLong(1, 1L << 40);
+
+  Pipelines(ContextRuntime runtime) {
+    this.runtime = runtime;
+  }
+
+  /** What a replay touches: every buffer of its steps (nothing when it names no pipeline here). */
+  Footprint footprint(ReplayRequest r) {
+    Pipeline p = r.getPipeline() == null ? null : pipelines.get(r.getPipeline().id());
+    if (p == null) {
+      return Footprint.NONE;
+    }
+    Footprint.Builder b = Footprint.builder();
+    p.reads.forEach(d -> b.read(d.handle()));
+    p.writes.forEach(d -> b.write(d.handle()));
+    return b.build();
+  }
+
+  void record(Request r, RecordRequest rr) throws BackendException {
+    List<PipelineStep> steps = rr.getSteps();
+    if (steps == null || steps.isEmpty()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "steps is empty: nothing to record");
+    }
+    if (steps.size() > RecordRequest.MAX_STEPS) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size() + " requests; at most "
+        + RecordRequest.MAX_STEPS + " go in one pipeline");
+    }
+    List<RecordedStep> recorded = new ArrayList<>(steps.size());
+    GraphCapture.Graph graph = null;
+    try {
+      for (int i = 0; i < steps.size(); i++) {
+        recorded.add(step(i, steps.get(i)));
+      }
+      LinkedHashSet<DeviceBuffer> reads = new LinkedHashSet<>();
+      LinkedHashSet<DeviceBuffer> writes = new LinkedHashSet<>();
+      for (RecordedStep s : recorded) {
+        reads.addAll(s.reads());
+        writes.addAll(s.writes());
+      }
+      reads.removeAll(writes);
+      if (stream == null) {
+        stream = runtime.device().createStream("pipeline");
+        // Registered after the libraries: graphs go before the libraries' handles and modules.
+        runtime.onClose(this::closeAll);
+      }
+      if (runtime.device() instanceof GraphCapture) {
+        graph = capture((GraphCapture) runtime.device(), recorded);
+      }
+      long id = nextId++;
+      PipelineHandle handle = new PipelineHandle(runtime.node(), runtime.deviceIndex(), runtime.generation(), id,
+        recorded.size(), graph != null);
+      pipelines.put(id, new Pipeline(handle, recorded, new ArrayList<>(reads), new ArrayList<>(writes), graph));
+      r.reply(handle);
+    } catch (Throwable t) {
+      if (graph != null) {
+        graph.close(runtime.isPoisoned());
+      }
+      recorded.forEach(RecordedStep::close);
+      throw t;
+    }
+  }
+
+  // Checks one step through the handler that would serve it as a request.
+  private RecordedStep step(int i, PipelineStep step) {
+    String at = "steps[" + i + "]";
+    if (step == null || step.body() == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, at + " is missing");
+    }
+    String what = at + " (" + step.body().getClass().getSimpleName() + ")";
+    RequestHandler handler = runtime.loop().handler(step.library());
+    if (handler == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, what + ": the " + step.library().suffix()
+        + " library is not deployed on this device");
+    }
+    if (!(handler instanceof Recordable)) {
+      throw new CudaException(FailureCode.BAD_REQUEST, what + ": " + (step.library() == null ? "the device's"
+        : "the " + step.library().suffix() + " library's") + " requests cannot be recorded here");
+    }
+    try {
+      return ((Recordable) handler).record(step.body());
+    } catch (Throwable t) {
+      CudaException e = runtime.failure(t);
+      if (e.code() == FailureCode.CONTEXT_LOST) {
+        throw e;
+      }
+      // A recording with a bad step is a bad request, whatever was wrong with the step.
+      throw new CudaException(FailureCode.BAD_REQUEST, what + " cannot be recorded: " + e.code() + ": " + e.getMessage());
+    }
+  }
+
+  // Captures the steps as one graph; a capture the backend refuses (not a sticky error) leaves the
+  // pipeline to run step by step, which the handle says.
+  private GraphCapture.Graph capture(GraphCapture backend, List<RecordedStep> recorded) throws BackendException {
+    List<GraphCapture.Step> steps = new ArrayList<>(recorded.size());
+    for (RecordedStep s : recorded) {
+      steps.add(new GraphCapture.Step(s.stream(), s::issue));
+    }
+    try {
+      return backend.capture(stream, steps);
+    } catch (BackendException e) {
+      if (e.isSticky()) {
+        throw e;
+      }
+      LOG.log(System.Logger.Level.WARNING, "vertx-cuda: capturing a pipeline of " + recorded.size()
+        + " steps as a CUDA graph failed (" + e.getMessage() + "); it replays step by step");
+      return null;
+    }
+  }
+
+  void replay(Request r, ReplayRequest rr) throws BackendException {
+    Pipeline p = resolve(rr.getPipeline());
+    // Every buffer must still be the one recorded: a freed one fails as using it would.
+    for (List<DeviceBuffer> list : List.of(p.reads, p.writes)) {
+      for (DeviceBuffer b : list) {
+        if (runtime.allocations().resolve(b.handle(), "a buffer of " + p.handle) != b) {
+          throw new CudaException(FailureCode.NOT_FOUND, "a buffer of " + p.handle + " was replaced");
+        }
+      }
+    }
+    p.steps.forEach(RecordedStep::check);
+    PipelineHandle handle = p.handle;
+    if (p.graph != null) {
+      GpuEvent done = runtime.ordering().run(stream, p.reads, p.writes, () -> p.graph.launch(stream));
+      runtime.replyWhenDone(r, done, () -> handle);
+      return;
+    }
+    List<GpuEvent> events = new ArrayList<>(p.steps.size());
+    try {
+      for (RecordedStep s : p.steps) {
+        events.add(runtime.ordering().run(s.stream(), s.reads(), s.writes(), s::issue));
+      }
+    } catch (BackendException | RuntimeException e) {
+      // What was queued runs; the replay answers once it has, with this failure.
+      answerAfter(r, events, runtime.failure(e), handle);
+      return;
+    }
+    answerAfter(r, events, null, handle);
+  }
+
+  private void answerAfter(Request r, List<GpuEvent> events, CudaException failed, PipelineHandle handle) {
+    if (events.isEmpty()) {
+      if (failed != null) {
+        r.fail(failed);
+      } else {
+        r.reply(handle);
+      }
+      return;
+    }
+    AtomicInteger missing = new AtomicInteger(events.size());
+    AtomicReference<CudaException> failure = new AtomicReference<>(failed);
+    for (GpuEvent e : events) {
+      runtime.whenDone(e, err -> {
+        if (err != null) {
+          failure.compareAndSet(null, runtime.failure(err));
+        }
+        if (missing.decrementAndGet() == 0) {
+          CudaException f = failure.get();
+          if (f != null) {
+            r.fail(f);
+          } else {
+            r.reply(handle);
+          }
+        }
+      });
+    }
+  }
+
+  void release(Request r, ReleasePipelineRequest rr) throws BackendException {
+    Pipeline p = resolve(rr.getPipeline());
+    pipelines.remove(p.handle.id());
+    // Every launch of its graph went on the pipeline stream, every step-by-step replay on the
+    // steps' streams: events recorded now follow them all.
+    List<GpuEvent> uses = new ArrayList<>();
+    uses.add(runtime.device().record(stream));
+    for (RecordedStep s : p.steps) {
+      uses.add(runtime.device().record(s.stream()));
+    }
+    runtime.afterUses(uses, () -> p.close(runtime.isPoisoned()));
+    r.reply(p.handle);
+  }
+
+  private Pipeline resolve(PipelineHandle h) {
+    if (h == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing");
+    }
+    if (!runtime.node().equals(h.node()) || runtime.deviceIndex() != h.device()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "pipeline belongs to " + h.node() + "/" + h.device()
+        + ", not to this device (" + runtime.node() + "/" + runtime.deviceIndex() + ")");
+    }
+    if (h.generation() != runtime.generation()) {
+      throw new CudaException(FailureCode.STALE_HANDLE, "pipeline #" + h.id() + " was recorded by generation "
+        + h.generation() + "; the device is at generation " + runtime.generation() + ": record it again");
+    }
+    Pipeline p = pipelines.get(h.id());
+    if (p == null) {
+      throw new CudaException(FailureCode.NOT_FOUND, "pipeline #" + h.id() + " does not exist or was released");
+    }
+    return p;
+  }
+
+  private void closeAll() {
+    boolean poisoned = runtime.isPoisoned();
+    pipelines.values().forEach(p -> p.close(poisoned));
+    pipelines.clear();
+  }
+}

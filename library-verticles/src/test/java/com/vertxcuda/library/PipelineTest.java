@@ -1,0 +1,259 @@
+package com.vertxcuda.library;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Library;
+import com.vertxcuda.PipelineHandle;
+import com.vertxcuda.PipelineRecorder;
+import com.vertxcuda.blas.BlasOp;
+import com.vertxcuda.blas.BlasRequest;
+import com.vertxcuda.device.TestDevices;
+import com.vertxcuda.kernel.KernelClient;
+import com.vertxcuda.kernel.KernelOp;
+import com.vertxcuda.kernel.KernelRequest;
+import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.message.FaultRequest;
+import com.vertxcuda.rand.Distribution;
+import com.vertxcuda.rand.RandRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.buffer.Buffer;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Recorded pipelines on the host backend, in the isolation the suite runs with: a 10-step pipeline
+ * of fills, copies, BLAS and kernels gives what the same requests sent one by one give; replays keep
+ * their place among other requests; bad steps are refused at record; freed buffers, released
+ * pipelines and a rebuilt context fail replays with their own codes.
+ */
+class PipelineTest extends HostDeviceTest {
+
+  static final int N = 8;
+
+  /** The buffers one pipeline works on. */
+  final class Buffers {
+    final BufferHandle x = await(device.alloc(DType.F32, N));
+    final BufferHandle y = await(device.alloc(DType.F32, N));
+    final BufferHandle z = await(device.alloc(DType.F32, N));
+    final BufferHandle w = await(device.alloc(DType.F32, N));
+    final BufferHandle a = await(device.alloc(DType.F32, 4));
+    final BufferHandle c = await(device.alloc(DType.F32, 4));
+  }
+
+  /** One step: the library (null: the device) and its body. */
+  record Step(Library library, Object body) {
+  }
+
+  /** Ten steps over {@code b}; see {@link #assertPipelineResult} for what they leave. */
+  static List<Step> tenSteps(Buffers b) {
+    List<Step> s = new ArrayList<>();
+    s.add(new Step(null, com.vertxcuda.message.FillRequest.of(b.x, 1)));                      // x = 1
+    s.add(new Step(null, com.vertxcuda.message.FillRequest.of(b.y, 2)));                      // y = 2
+    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.AXPY).setN(N).setAlpha(3).setX(b.x).setY(b.y))); // y = 5
+    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.SCAL).setN(N).setAlpha(2).setX(b.x)));           // x = 2
+    s.add(new Step(Library.KERNEL, new KernelRequest(KernelOp.ADD).setX(b.x).setY(b.y).setOutput(b.z))); // z = 7
+    s.add(new Step(Library.KERNEL, new KernelRequest(KernelOp.SCALE).setX(b.z).setScalar(0.5).setOutput(b.w))); // w = 3.5
+    s.add(new Step(null, new com.vertxcuda.message.CopyRequest(b.w, b.y)));                   // y = 3.5
+    s.add(new Step(null, com.vertxcuda.message.FillRequest.of(b.a, 1)));                      // a = 1 (2x2)
+    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.GEMM).setM(2).setN(2).setK(2).setAlpha(1).setBeta(0)
+      .setA(b.a).setLda(2).setB(b.y.view(0, 4)).setLdb(2).setC(b.c).setLdc(2)));              // c = 7
+    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.AXPY).setN(4).setAlpha(1).setX(b.c).setY(b.w))); // w[0..4) = 10.5
+    return s;
+  }
+
+  void assertPipelineResult(Buffers b, String what) {
+    float[] ones = new float[N];
+    java.util.Arrays.fill(ones, 2);
+    assertArrayEquals(ones, readF32(b.x), what + ": x");
+    java.util.Arrays.fill(ones, 3.5f);
+    assertArrayEquals(ones, readF32(b.y), what + ": y");
+    java.util.Arrays.fill(ones, 7);
+    assertArrayEquals(ones, readF32(b.z), what + ": z");
+    assertArrayEquals(new float[] {10.5f, 10.5f, 10.5f, 10.5f, 3.5f, 3.5f, 3.5f, 3.5f}, readF32(b.w), what + ": w");
+    assertArrayEquals(new float[] {7, 7, 7, 7}, readF32(b.c), what + ": c");
+  }
+
+  PipelineRecorder recorder(List<Step> steps) {
+    PipelineRecorder r = device.record();
+    for (Step s : steps) {
+      if (s.library() == null && s.body() instanceof com.vertxcuda.message.CopyRequest c) {
+        r.copy(c.getSource(), c.getTarget());
+      } else if (s.library() == null && s.body() instanceof com.vertxcuda.message.FillRequest f) {
+        r.fill(f.getHandle(), Float.intBitsToFloat((int) f.getBits()));
+      } else {
+        r.step(s.library(), s.body());
+      }
+    }
+    return r;
+  }
+
+  Future<?> sendAlone(Step s) {
+    if (s.library() == null) {
+      return s.body() instanceof com.vertxcuda.message.CopyRequest c ? device.copy(c.getSource(), c.getTarget())
+        : device.fill(((com.vertxcuda.message.FillRequest) s.body()).getHandle(),
+          Float.intBitsToFloat((int) ((com.vertxcuda.message.FillRequest) s.body()).getBits()));
+    }
+    return s.library() == Library.BLAS ? blas.execute((BlasRequest) s.body())
+      : KernelClient.create(vertx).execute((KernelRequest) s.body());
+  }
+
+  @Test
+  void replaysGiveWhatTheRequestsSentOneByOneGive() {
+    Buffers alone = new Buffers();
+    for (Step s : tenSteps(alone)) {
+      await(sendAlone(s));
+    }
+    assertPipelineResult(alone, "sent one by one");
+
+    Buffers b = new Buffers();
+    PipelineRecorder recorder = recorder(tenSteps(b));
+    assertEquals(10, recorder.size());
+    PipelineHandle p = await(recorder.build());
+    assertEquals(10, p.steps());
+    assertFalse(p.captured(), "the host backend replays step by step");
+    assertArrayEquals(new float[N], readF32(b.x), "recording runs nothing");
+    for (int i = 0; i < 5; i++) {
+      await(device.fill(b.x, -1));
+      await(device.fill(b.w, -1));
+      await(device.replay(p));
+      assertPipelineResult(b, "replay " + i);
+      for (BufferHandle h : List.of(b.x, b.y, b.z, b.w, b.c)) {
+        assertArrayEquals(readF32(sameIn(alone, b, h)), readF32(h), "replay " + i + " equals the requests one by one");
+      }
+    }
+    await(device.release(p));
+  }
+
+  private static BufferHandle sameIn(Buffers from, Buffers in, BufferHandle h) {
+    return h == in.x ? from.x : h == in.y ? from.y : h == in.z ? from.z : h == in.w ? from.w : from.c;
+  }
+
+  @Test
+  void aReplayKeepsItsPlaceAmongOtherRequests() {
+    Buffers b = new Buffers();
+    PipelineHandle p = await(recorder(tenSteps(b)).build());
+    BufferHandle saved = await(device.alloc(DType.F32, N));
+    await(device.fill(b.y, 42));
+    for (int round = 0; round < 3; round++) {
+      // Sent back to back, none awaited: the copy before the replay sees y before it, the
+      // downloads after it see what it left.
+      Future<BufferHandle> before = device.copy(b.y, saved);
+      Future<Void> replay = device.replay(p);
+      Future<Buffer> y = device.download(b.y);
+      Future<BufferHandle> after = device.fill(b.y, 42);
+      await(before);
+      await(replay);
+      float[] seen = floats(await(y));
+      await(after);
+      float[] expected = new float[N];
+      java.util.Arrays.fill(expected, 42);
+      assertArrayEquals(expected, readF32(saved), "round " + round + ": the request before the replay");
+      java.util.Arrays.fill(expected, 3.5f);
+      assertArrayEquals(expected, seen, "round " + round + ": the request after the replay");
+    }
+  }
+
+  private static float[] floats(Buffer b) {
+    float[] out = new float[b.length() / 4];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = b.getFloatLE(i * 4);
+    }
+    return out;
+  }
+
+  @Test
+  void badStepsAreRefusedAtRecordAndNothingIsRecorded() {
+    Buffers b = new Buffers();
+    await(device.fill(b.x, 9));
+    BufferHandle f64 = await(device.alloc(DType.F64, N));
+    // Wrong dtype: an F32 AXPY on an F64 vector.
+    CudaException e = failure(device.record().fill(b.x, 5)
+      .step(Library.BLAS, new BlasRequest(BlasOp.AXPY).setN(N).setX(f64).setY(b.y)).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("steps[1]"), e.getMessage());
+    float[] nine = new float[N];
+    java.util.Arrays.fill(nine, 9);
+    assertArrayEquals(nine, readF32(b.x), "the good step before it never ran");
+
+    // A freed buffer.
+    BufferHandle gone = await(device.alloc(DType.F32, N));
+    await(device.free(gone));
+    e = failure(device.record().fill(b.x, 5).copy(gone, b.y).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("steps[1]") && e.getMessage().contains("NOT_FOUND"), e.getMessage());
+
+    // What cannot be recorded: a scalar result, a RAND request, a module load, a fill out of range.
+    e = failure(device.record().step(Library.BLAS, new BlasRequest(BlasOp.DOT).setN(N).setX(b.x).setY(b.y)).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code());
+    assertTrue(e.getMessage().contains("scalar"), e.getMessage());
+    e = failure(device.record().step(Library.RAND, new RandRequest().setDistribution(Distribution.UNIFORM)
+      .setOutput(b.x)).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code());
+    assertTrue(e.getMessage().contains("cannot be recorded"), e.getMessage());
+    e = failure(device.record().step(Library.KERNEL, new KernelRequest(KernelOp.LOAD_PTX).setPtx("x")).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code());
+    e = failure(device.record().fill(await(device.alloc(DType.I32, 2)), 0.5).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code());
+    e = failure(device.record().build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code());
+    assertArrayEquals(nine, readF32(b.x), "nothing ran");
+  }
+
+  @Test
+  void aReplayAfterAFreeFailsAndRunsNothing() {
+    Buffers b = new Buffers();
+    PipelineHandle p = await(recorder(tenSteps(b)).build());
+    await(device.fill(b.x, 9));
+    await(device.free(b.c));
+    CudaException e = failure(device.replay(p));
+    assertEquals(FailureCode.NOT_FOUND, e.code(), e.getMessage());
+    float[] nine = new float[N];
+    java.util.Arrays.fill(nine, 9);
+    assertArrayEquals(nine, readF32(b.x), "no step ran");
+  }
+
+  @Test
+  void releaseFreesThePipeline() {
+    Buffers b = new Buffers();
+    PipelineHandle p = await(recorder(tenSteps(b)).build());
+    await(device.replay(p));
+    await(device.release(p));
+    assertEquals(FailureCode.NOT_FOUND, failure(device.replay(p)).code());
+    assertEquals(FailureCode.NOT_FOUND, failure(device.release(p)).code());
+    PipelineHandle forged = new PipelineHandle(p.node(), p.device(), p.generation(), p.id() + 1000, 1, false);
+    assertEquals(FailureCode.NOT_FOUND, failure(device.replay(forged)).code());
+    PipelineHandle foreign = new PipelineHandle("elsewhere", p.device(), p.generation(), p.id(), 1, false);
+    assertEquals(FailureCode.BAD_REQUEST, failure(device.replay(foreign)).code());
+    // The buffers live on and free normally.
+    await(device.free(b.x));
+  }
+
+  @Test
+  void aRebuiltContextMakesPipelinesStale() {
+    Assumptions.assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
+    Buffers b = new Buffers();
+    PipelineHandle p = await(recorder(tenSteps(b)).build());
+    Promise<DeviceEvent> changed = Promise.promise();
+    device.events(e -> {
+      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
+        changed.tryComplete(e);
+      }
+    });
+    TestDevices.fault(vertx, device.address(), FaultRequest.Kind.POISON);
+    await(changed.future());
+    CudaException e = failure(device.replay(p));
+    assertEquals(FailureCode.STALE_HANDLE, e.code(), e.getMessage());
+    assertEquals(FailureCode.STALE_HANDLE, failure(device.release(p)).code());
+  }
+}
