@@ -16,7 +16,7 @@ mkdir -p "$out/lib"
 # Hazelcast comes along for the cluster benchmark (ClusterBench: a client JVM and a GPU-node JVM);
 # JUnit comes as the console launcher.
 # The JMH module (CPU-only, run by CI) and the JSON Schema validator of the samples' tests stay out.
-mvn -B -q -DskipTests -pl '!bench-jmh' package dependency:copy-dependencies \
+mvn -B -q -DskipTests -pl '!bench-jmh' clean package dependency:copy-dependencies \
   -DincludeScope=test -DoutputDirectory="$out/lib" \
   -DexcludeArtifactIds=jackson-annotations \
   -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j

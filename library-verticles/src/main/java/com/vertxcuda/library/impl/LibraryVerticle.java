@@ -138,8 +138,9 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
     return b;
   }
 
-  /** Answers every request UNSUPPORTED, naming why the library could not open. */
-  private record Unavailable(Library library, String reason) implements RequestHandler {
+  /** Answers every request UNSUPPORTED, naming why the library could not open; refuses recordings the same way. */
+  private record Unavailable(Library library, String reason)
+    implements RequestHandler, com.vertxcuda.device.spi.Recordable {
 
     @Override
     public Footprint footprint(Object body) {
@@ -148,9 +149,18 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
 
     @Override
     public Preparation submit(Request request, Object prepared) {
-      request.fail(new CudaException(FailureCode.UNSUPPORTED, "the " + library.suffix()
-        + " library cannot run on this device: " + reason));
+      request.fail(unsupported());
       return null;
+    }
+
+    @Override
+    public com.vertxcuda.device.spi.RecordedStep record(Object body) {
+      throw unsupported();
+    }
+
+    private CudaException unsupported() {
+      return new CudaException(FailureCode.UNSUPPORTED, "the " + library.suffix() + " library cannot run on this device: "
+        + reason);
     }
   }
 }

@@ -29,7 +29,8 @@ import static com.vertxcuda.samples.bench.Await.await;
  * size (fills, a device copy, cuBLAS AXPY and SCAL, built-in ADD and SCALE kernels, on three
  * streams) sent as 10 individual requests, back to back, the pipeline done when all 10 are
  * answered; against the same steps recorded once and replayed as one request (one CUDA graph launch
- * on cuda, step by step on the host backend). Both one pipeline at a time from one event loop, in
+ * on cuda, step by step on the host backend); and the 10 requests each sent when the one before is
+ * answered ("each awaited"). All one pipeline at a time from one event loop, in
  * the same run; the replay's point carries the speedups ({@code extra.speedupP50},
  * {@code extra.speedupP99}: individual over replay) and {@code extra.captured} (1: a CUDA graph).
  */
@@ -84,6 +85,7 @@ final class GraphSection implements Section {
     BlasClient blas = BlasClient.create(d.vertx, new DeviceClientOptions(), new BlasClientOptions().setCoalesce(false));
     KernelClient kernels = KernelClient.create(d.vertx);
     Series alone = series(bench, d.path, STEPS + " requests");
+    Series chained = series(bench, d.path, STEPS + " requests, each awaited");
     Series replayed = series(bench, d.path, "replay");
     for (int bytes : sizes(bench)) {
       if (!bench.inBudget(SWEEP, d.path, Bench.bytes(bytes))) {
@@ -113,15 +115,20 @@ final class GraphSection implements Section {
       Histogram individual = Histograms.sequential(d.vertx, plan, i -> sendAll(device, blas, kernels, steps));
       check(device, z, "10 requests");
       await(device.fill(z, 0));
+      Histogram oneByOne = Histograms.sequential(d.vertx, plan, i -> sendChained(device, blas, kernels, steps, 0));
+      check(device, z, "10 requests, each awaited");
+      await(device.fill(z, 0));
       Histogram replay = Histograms.sequential(d.vertx, plan, i -> device.replay(pipeline));
       check(device, z, "replay");
 
       bench.latency(alone, bytes, Bench.bytes(bytes), plan, individual, false);
+      bench.latency(chained, bytes, Bench.bytes(bytes), plan, oneByOne, false);
       JsonObject p = bench.latency(replayed, bytes, Bench.bytes(bytes), plan, replay, false);
       double p50 = Histograms.p50(individual) / Histograms.p50(replay);
       double p99 = individual.getValueAtPercentile(99) / (double) replay.getValueAtPercentile(99);
       p.put("extra", new JsonObject().put("speedupP50", Series.round(p50)).put("speedupP99", Series.round(p99))
-        .put("captured", pipeline.captured() ? 1 : 0).put("steps", STEPS));
+        .put("captured", pipeline.captured() ? 1 : 0).put("steps", STEPS)
+        .put("speedupP50AgainstAwaited", Series.round(Histograms.p50(oneByOne) / Histograms.p50(replay))));
       bench.progress("%s %s %s: replay is %.2fx faster at p50, %.2fx at p99 (%s)", SWEEP, d.path, Bench.bytes(bytes),
         p50, p99, pipeline.captured() ? "CUDA graph" : "step by step");
       await(device.release(pipeline));
@@ -135,20 +142,29 @@ final class GraphSection implements Section {
   private static Future<?> sendAll(DeviceClient device, BlasClient blas, KernelClient kernels, List<Step> steps) {
     List<Future<?>> all = new ArrayList<>(steps.size());
     for (Step s : steps) {
-      if (s.library() == null) {
-        if (s.body() instanceof com.vertxcuda.message.CopyRequest c) {
-          all.add(device.copy(c.getSource(), c.getTarget()));
-        } else {
-          com.vertxcuda.message.FillRequest f = (com.vertxcuda.message.FillRequest) s.body();
-          all.add(device.fill(f.getHandle(), Float.intBitsToFloat((int) f.getBits())));
-        }
-      } else if (s.library() == Library.BLAS) {
-        all.add(blas.execute((BlasRequest) s.body()));
-      } else {
-        all.add(kernels.execute((KernelRequest) s.body()));
-      }
+      all.add(send(device, blas, kernels, s));
     }
     return Future.all(all);
+  }
+
+  /** The ten steps as ten requests, each sent when the one before it has been answered. */
+  private static Future<?> sendChained(DeviceClient device, BlasClient blas, KernelClient kernels, List<Step> steps,
+                                       int from) {
+    if (from == steps.size()) {
+      return Future.succeededFuture();
+    }
+    return send(device, blas, kernels, steps.get(from)).compose(r -> sendChained(device, blas, kernels, steps, from + 1));
+  }
+
+  private static Future<?> send(DeviceClient device, BlasClient blas, KernelClient kernels, Step s) {
+    if (s.library() == null) {
+      if (s.body() instanceof com.vertxcuda.message.CopyRequest c) {
+        return device.copy(c.getSource(), c.getTarget());
+      }
+      com.vertxcuda.message.FillRequest f = (com.vertxcuda.message.FillRequest) s.body();
+      return device.fill(f.getHandle(), Float.intBitsToFloat((int) f.getBits()));
+    }
+    return s.library() == Library.BLAS ? blas.execute((BlasRequest) s.body()) : kernels.execute((KernelRequest) s.body());
   }
 
   // Both ways must leave what the steps compute.

@@ -88,24 +88,31 @@ final class Tables {
         continue;
       }
       Results.Entry alone = entries.stream().filter(e -> e.path().equals(replay.path())
-        && e.run().equals(replay.run()) && !e.variant().equals("replay")).findFirst().orElse(null);
+        && e.run().equals(replay.run()) && e.variant().equals("10 requests")).findFirst().orElse(null);
+      Results.Entry chained = entries.stream().filter(e -> e.path().equals(replay.path())
+        && e.run().equals(replay.run()) && e.variant().equals("10 requests, each awaited")).findFirst().orElse(null);
       for (JsonObject p : replay.points()) {
         JsonObject l = p.getJsonObject("latency", new JsonObject());
         JsonObject extra = p.getJsonObject("extra", new JsonObject());
         JsonObject a = alone == null ? null : alone.at(p.getDouble("x")).orElse(null);
         JsonObject al = a == null ? new JsonObject() : a.getJsonObject("latency", new JsonObject());
+        JsonObject c = chained == null ? null : chained.at(p.getDouble("x")).orElse(null);
+        JsonObject cl = c == null ? new JsonObject() : c.getJsonObject("latency", new JsonObject());
         rows.add(List.of(replay.label(), Axis.number(p.getDouble("x")) + " B",
           a == null ? "" : value(al.getDouble("p50", 0.0), "us"), a == null ? "" : value(al.getDouble("p99", 0.0), "us"),
+          c == null ? "" : value(cl.getDouble("p50", 0.0), "us"),
           value(l.getDouble("p50", 0.0), "us"), value(l.getDouble("p99", 0.0), "us"),
           String.format(Locale.ROOT, "%.2f", extra.getDouble("speedupP50", 0.0)),
           String.format(Locale.ROOT, "%.2f", extra.getDouble("speedupP99", 0.0)),
+          c == null ? "" : String.format(Locale.ROOT, "%.2f", extra.getDouble("speedupP50AgainstAwaited", 0.0)),
           extra.getDouble("captured", 0.0) > 0 ? "CUDA graph" : "step by step", String.valueOf(p.getValue("runs"))));
       }
     }
     return new Table("Recorded pipeline: 10 requests against one replay", "a 10-step small-op pipeline (fills, a "
       + "copy, AXPY, SCAL, built-in kernels) per buffer size, one pipeline at a time: sent as 10 requests back to back, "
-      + "or recorded once and replayed as one request; speedup = 10 requests over replay", List.of("path", "buffer",
-      "10 requests p50", "10 requests p99", "replay p50", "replay p99", "speedup p50", "speedup p99", "replayed as",
+      + "or each sent when the one before is answered (awaited), or recorded once and replayed as one request; "
+      + "speedup = 10 requests over replay", List.of("path", "buffer", "10 requests p50", "10 requests p99",
+      "awaited p50", "replay p50", "replay p99", "speedup p50", "speedup p99", "speedup p50 vs awaited", "replayed as",
       "runs"), rows);
   }
 
