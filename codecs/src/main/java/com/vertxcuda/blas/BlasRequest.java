@@ -9,7 +9,8 @@ import io.vertx.core.json.JsonObject;
  * One BLAS call, named by {@link #getOp()}, with cuBLAS's arguments: column-major matrices
  * {@code a, b, c} with leading dimensions, vectors {@code x, y} with increments. Each operation
  * reads only the fields it needs (see {@link BlasOp}); buffers are handles or views, F32 or F64
- * (GEMM_EX also F16 and BF16 inputs). Replied with a {@link BlasReply}.
+ * (GEMM_EX also F16 and BF16 inputs; GEMM and GEMM_STRIDED_BATCHED also complex C64 and C128, with
+ * {@link Transpose#C}, {@link #setAlphaImag} and {@link #setBetaImag}). Replied with a {@link BlasReply}.
  */
 @DataObject
 @JsonGen(publicConverter = false)
@@ -26,6 +27,8 @@ public class BlasRequest {
   private int k;
   private double alpha = 1;
   private double beta;
+  private double alphaImag;
+  private double betaImag;
   private BufferHandle a;
   private int lda;
   private BufferHandle b;
@@ -104,6 +107,14 @@ public class BlasRequest {
   /** The beta scalar. */
   public double getBeta() { return beta; }
   public BlasRequest setBeta(double beta) { this.beta = beta; return this; }
+
+  /** The imaginary part of alpha: complex (C64, C128) GEMMs only; 0 otherwise. */
+  public double getAlphaImag() { return alphaImag; }
+  public BlasRequest setAlphaImag(double alphaImag) { this.alphaImag = alphaImag; return this; }
+
+  /** The imaginary part of beta: complex (C64, C128) GEMMs only; 0 otherwise. */
+  public double getBetaImag() { return betaImag; }
+  public BlasRequest setBetaImag(double betaImag) { this.betaImag = betaImag; return this; }
 
   public BufferHandle getA() { return a; }
   public BlasRequest setA(BufferHandle a) { this.a = a; return this; }

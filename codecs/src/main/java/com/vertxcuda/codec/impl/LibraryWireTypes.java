@@ -36,7 +36,7 @@ public final class LibraryWireTypes implements CodecProvider {
 
   private static final int MAX_LIST = 16;
 
-  public static final WireType<BlasRequest> BLAS_REQUEST = WireType.of(BlasRequest.class, 1,
+  public static final WireType<BlasRequest> BLAS_REQUEST = WireType.of(BlasRequest.class, 2,
     (r, out) -> out.writeEnum(r.getOp()).writeEnum(r.getTransA()).writeEnum(r.getTransB()).writeEnum(r.getUplo())
       .writeEnum(r.getSide()).writeEnum(r.getDiag()).writeInt(r.getM()).writeInt(r.getN()).writeInt(r.getK())
       .writeDouble(r.getAlpha()).writeDouble(r.getBeta())
@@ -44,7 +44,7 @@ public final class LibraryWireTypes implements CodecProvider {
       .writeHandle(r.getC()).writeInt(r.getLdc()).writeHandle(r.getX()).writeInt(r.getIncx())
       .writeHandle(r.getY()).writeInt(r.getIncy()).writeLong(r.getStrideA()).writeLong(r.getStrideB())
       .writeLong(r.getStrideC()).writeInt(r.getBatchCount()).writeDouble(r.getCosine()).writeDouble(r.getSine())
-      .writeBoolean(r.isTf32()),
+      .writeBoolean(r.isTf32()).writeDouble(r.getAlphaImag()).writeDouble(r.getBetaImag()),
     in -> new BlasRequest(in.readEnum(BlasOp.class)).setTransA(in.readEnum(Transpose.class))
       .setTransB(in.readEnum(Transpose.class)).setUplo(in.readEnum(FillMode.class)).setSide(in.readEnum(Side.class))
       .setDiag(in.readEnum(Diagonal.class)).setM(in.readInt()).setN(in.readInt()).setK(in.readInt())
@@ -53,7 +53,7 @@ public final class LibraryWireTypes implements CodecProvider {
       .setC(in.readHandle()).setLdc(in.readInt()).setX(in.readHandle()).setIncx(in.readInt())
       .setY(in.readHandle()).setIncy(in.readInt()).setStrideA(in.readLong()).setStrideB(in.readLong())
       .setStrideC(in.readLong()).setBatchCount(in.readInt()).setCosine(in.readDouble()).setSine(in.readDouble())
-      .setTf32(in.readBoolean()));
+      .setTf32(in.readBoolean()).setAlphaImag(in.readDouble()).setBetaImag(in.readDouble()));
 
   public static final WireType<BlasReply> BLAS_REPLY = WireType.of(BlasReply.class, 1,
     (r, out) -> out.writeHandle(r.getOutput()).writeDouble(r.getValue()).writeInt(r.getIndex())

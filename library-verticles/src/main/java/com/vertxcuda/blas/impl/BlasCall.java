@@ -30,6 +30,7 @@ import static com.vertxcuda.library.impl.RequestChecks.vector;
 public final class BlasCall {
 
   private static final DType[] REAL = {DType.F32, DType.F64};
+  private static final DType[] REAL_OR_COMPLEX = {DType.F32, DType.F64, DType.C64, DType.C128};
   private static final DType[] EX_INPUT = {DType.F16, DType.BF16, DType.F32};
 
   private final BlasRequest request;
@@ -106,6 +107,12 @@ public final class BlasCall {
   }
 
   private static Transpose trans(Transpose t, String field) {
+    Transpose checked = transOrConjugate(t, field);
+    require(checked != Transpose.C, () -> field + " C (conjugate transpose) applies to complex (C64, C128) GEMMs only");
+    return checked;
+  }
+
+  private static Transpose transOrConjugate(Transpose t, String field) {
     if (t == null) {
       throw bad(field + " is missing");
     }
@@ -129,8 +136,8 @@ public final class BlasCall {
 
   private static BlasCall gemm(BlasRequest r, LibraryContext table) {
     BlasOp op = r.getOp();
-    Transpose ta = trans(r.getTransA(), "transA");
-    Transpose tb = trans(r.getTransB(), "transB");
+    Transpose ta = transOrConjugate(r.getTransA(), "transA");
+    Transpose tb = transOrConjugate(r.getTransB(), "transB");
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
     int k = nonNegative(r.getK(), "k");
@@ -143,13 +150,19 @@ public final class BlasCall {
       sameDtype(r.getB(), "b", r.getA().dtype(), "a");
       ca = resolve(table, r.getC(), "c", DType.F32);
     } else {
-      aa = resolve(table, r.getA(), "a", REAL);
-      ba = resolve(table, r.getB(), "b", REAL);
-      ca = resolve(table, r.getC(), "c", REAL);
+      aa = resolve(table, r.getA(), "a", REAL_OR_COMPLEX);
+      ba = resolve(table, r.getB(), "b", REAL_OR_COMPLEX);
+      ca = resolve(table, r.getC(), "c", REAL_OR_COMPLEX);
       sameDtype(r.getB(), "b", r.getA().dtype(), "a");
       sameDtype(r.getC(), "c", r.getA().dtype(), "a");
     }
     DType out = r.getC().dtype();
+    if (!out.isComplex()) {
+      require(r.getAlphaImag() == 0 && r.getBetaImag() == 0, () -> "alphaImag and betaImag apply to complex (C64, C128) "
+        + "GEMMs only, c is " + out);
+      trans(ta, "transA");
+      trans(tb, "transB");
+    }
     require(!r.isTf32() || out == DType.F32, () -> "tf32 applies to F32 only, c is " + out);
     int aRows = ta == Transpose.N ? m : k;
     int aCols = ta == Transpose.N ? k : m;

@@ -160,8 +160,8 @@ public final class BlasVerticle extends LibraryVerticle implements com.vertxcuda
 
   /** Whether {@code call} is a GEMM small enough to share a batched call. */
   private boolean batchable(BlasCall call) {
-    if (call.op() != BlasOp.GEMM) {
-      return false;
+    if (call.op() != BlasOp.GEMM || call.dtype().isComplex()) {
+      return false; // the batched path is cublas{S,D}gemmBatched
     }
     BlasRequest r = call.request();
     int limit = options.getMaxBatchedDimension();

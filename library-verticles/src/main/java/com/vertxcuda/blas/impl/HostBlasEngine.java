@@ -190,6 +190,10 @@ final class HostBlasEngine implements BlasEngine {
   }
 
   private static void gemm(BlasCall call, BlasRequest r) {
+    if (call.dtype().isComplex()) {
+      complexGemm(call, r);
+      return;
+    }
     double[] a = read(call.a());
     double[] b = read(call.b());
     double[] c = read(call.c());
@@ -224,6 +228,53 @@ final class HostBlasEngine implements BlasEngine {
           BLAS_IMPL.dgemm(t(r.getTransA()), t(r.getTransB()), m, n, k, r.getAlpha(), da, 0, ld(aRows), db, 0,
             ld(bRows), r.getBeta(), dc, 0, ld(m));
           scatter(dc, c, co, m, n, r.getLdc());
+        }
+      }
+    }
+    write(call.c(), c);
+  }
+
+  /**
+   * C = alpha op(A) op(B) + beta C on complex elements ((real, imaginary) pairs, leading dimensions
+   * and strides in elements), op one of N, T, C (conjugate transpose), in double precision: netlib's
+   * BLAS has no complex routines.
+   */
+  private static void complexGemm(BlasCall call, BlasRequest r) {
+    double[] a = read(call.a());
+    double[] b = read(call.b());
+    double[] c = read(call.c());
+    int batch = call.op() == BlasOp.GEMM_STRIDED_BATCHED ? r.getBatchCount() : 1;
+    int m = r.getM();
+    int n = r.getN();
+    int k = r.getK();
+    double ar = r.getAlpha();
+    double ai = r.getAlphaImag();
+    double br = r.getBeta();
+    double bi = r.getBetaImag();
+    boolean zeroBeta = br == 0 && bi == 0;
+    for (int i = 0; i < batch; i++) {
+      long ao = i * r.getStrideA();
+      long bo = i * r.getStrideB();
+      long co = i * r.getStrideC();
+      for (int j = 0; j < n; j++) {
+        for (int row = 0; row < m; row++) {
+          double sr = 0;
+          double si = 0;
+          for (int l = 0; l < k; l++) {
+            int x = (int) (ao + (r.getTransA() == Transpose.N ? (long) l * r.getLda() + row : (long) row * r.getLda() + l));
+            int y = (int) (bo + (r.getTransB() == Transpose.N ? (long) j * r.getLdb() + l : (long) l * r.getLdb() + j));
+            double xr = a[2 * x];
+            double xi = r.getTransA() == Transpose.C ? -a[2 * x + 1] : a[2 * x + 1];
+            double yr = b[2 * y];
+            double yi = r.getTransB() == Transpose.C ? -b[2 * y + 1] : b[2 * y + 1];
+            sr += xr * yr - xi * yi;
+            si += xr * yi + xi * yr;
+          }
+          int at = (int) (co + (long) j * r.getLdc() + row);
+          double cr = zeroBeta ? 0 : br * c[2 * at] - bi * c[2 * at + 1];
+          double ci = zeroBeta ? 0 : br * c[2 * at + 1] + bi * c[2 * at];
+          c[2 * at] = ar * sr - ai * si + cr;
+          c[2 * at + 1] = ar * si + ai * sr + ci;
         }
       }
     }

@@ -11,16 +11,21 @@ public final class HostOperands {
   private HostOperands() {
   }
 
-  /** The touched elements of an operand, widened to double (F16 and BF16 decoded exactly). */
+  /**
+   * The touched elements of an operand, widened to double (F16 and BF16 decoded exactly); a complex
+   * operand's elements as (real, imaginary) pairs.
+   */
   public static double[] read(Operand o) {
-    int n = Math.toIntExact(o.extent());
+    int n = values(o);
     double[] out = new double[n];
     ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
     switch (o.dtype()) {
       case F64:
+      case C128:
         b.asDoubleBuffer().get(out, 0, n);
         break;
       case F32:
+      case C64:
         for (int i = 0; i < n; i++) {
           out[i] = b.getFloat(i * 4);
         }
@@ -33,11 +38,16 @@ public final class HostOperands {
     return out;
   }
 
-  /** Writes an operand's touched elements back, rounding once to F32 where it holds F32. */
+  // Doubles per operand: two per complex element.
+  private static int values(Operand o) {
+    return Math.toIntExact(o.dtype().isComplex() ? Math.multiplyExact(o.extent(), 2) : o.extent());
+  }
+
+  /** Writes an operand's touched elements back (as {@link #read} gives them), rounding once to F32 where it holds F32 parts. */
   public static void write(Operand o, double[] v) {
     ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
-    int n = Math.toIntExact(o.extent());
-    if (o.dtype() == DType.F64) {
+    int n = values(o);
+    if (o.dtype().component() == DType.F64) {
       b.asDoubleBuffer().put(v, 0, n);
     } else {
       for (int i = 0; i < n; i++) {

@@ -119,11 +119,22 @@ public final class CudaBlasEngine implements BlasEngine {
   }
 
   private static int op(Transpose t) {
-    return t == Transpose.T ? cublasOperation.CUBLAS_OP_T : cublasOperation.CUBLAS_OP_N;
+    return t == Transpose.T ? cublasOperation.CUBLAS_OP_T
+      : t == Transpose.C ? cublasOperation.CUBLAS_OP_C : cublasOperation.CUBLAS_OP_N;
   }
 
   private static Pointer scalar(DType t, double v) {
-    return t == DType.F64 ? Pointer.to(new double[] {v}) : Pointer.to(new float[] {(float) v});
+    return scalar(t, v, 0);
+  }
+
+  /** A host scalar of {@code t}: cuComplex / cuDoubleComplex (real, imaginary) for C64 / C128. */
+  private static Pointer scalar(DType t, double re, double im) {
+    switch (t) {
+      case F64: return Pointer.to(new double[] {re});
+      case C64: return Pointer.to(new float[] {(float) re, (float) im});
+      case C128: return Pointer.to(new double[] {re, im});
+      default: return Pointer.to(new float[] {(float) re});
+    }
   }
 
   private static void check(int status, String call) throws BackendException {
@@ -138,13 +149,23 @@ public final class CudaBlasEngine implements BlasEngine {
     BlasRequest r = call.request();
     DType t = call.dtype();
     boolean d = t == DType.F64;
-    Pointer alpha = scalar(t, r.getAlpha());
-    Pointer beta = scalar(t, r.getBeta());
+    Pointer alpha = scalar(t, r.getAlpha(), r.getAlphaImag());
+    Pointer beta = scalar(t, r.getBeta(), r.getBetaImag());
     switch (call.op()) {
       case GEMM:
         gemm(call, ptr(call.a()), ptr(call.b()), ptr(call.c()));
         break;
       case GEMM_STRIDED_BATCHED:
+        if (t.isComplex()) {
+          check(t == DType.C128
+            ? JCublas2.cublasZgemmStridedBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(),
+              r.getK(), alpha, ptr(call.a()), r.getLda(), r.getStrideA(), ptr(call.b()), r.getLdb(), r.getStrideB(),
+              beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount())
+            : JCublas2.cublasCgemmStridedBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(),
+              r.getK(), alpha, ptr(call.a()), r.getLda(), r.getStrideA(), ptr(call.b()), r.getLdb(), r.getStrideB(),
+              beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount()), "cublasGemmStridedBatched");
+          break;
+        }
         withMath(r.isTf32(), () -> check(d
           ? JCublas2.cublasDgemmStridedBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(),
             r.getK(), alpha, ptr(call.a()), r.getLda(), r.getStrideA(), ptr(call.b()), r.getLdb(), r.getStrideB(),
@@ -236,8 +257,16 @@ public final class CudaBlasEngine implements BlasEngine {
   private void gemm(BlasCall call, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c) throws BackendException {
     BlasRequest r = call.request();
     DType t = call.dtype();
-    Pointer alpha = scalar(t, r.getAlpha());
-    Pointer beta = scalar(t, r.getBeta());
+    Pointer alpha = scalar(t, r.getAlpha(), r.getAlphaImag());
+    Pointer beta = scalar(t, r.getBeta(), r.getBetaImag());
+    if (t.isComplex()) {
+      check(t == DType.C128
+        ? JCublas2.cublasZgemm(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(), alpha,
+          a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc())
+        : JCublas2.cublasCgemm(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(), alpha,
+          a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc()), "cublasGemm");
+      return;
+    }
     withMath(r.isTf32(), () -> check(t == DType.F64
       ? JCublas2.cublasDgemm(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(), alpha,
         a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc())
