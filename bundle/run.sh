@@ -138,14 +138,13 @@ if [ "$what" = graph ]; then
   cat "$summary"
 fi
 
-if [ "$what" = cluster ] || [ "$what" = tests+cluster ]; then
+if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
   stage cluster-bench 150 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
 fi
 
-if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ] && [ "$what" != cluster ] \
-  && [ "$what" != graph ]; then
+if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
@@ -177,7 +176,7 @@ if [ "$what" != bench ] && [ "$what" != profile ] && [ "$what" != quick ] && [ "
   tar czf "$out/tests.tgz" -C "$work" .
 fi
 
-if [ "$what" = bench ] || [ "$what" = all ]; then
+if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
   cat "$summary"
