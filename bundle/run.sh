@@ -12,7 +12,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|tests+cluster|graph]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|graph|tests+cluster|bench+cluster]
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 set -u
