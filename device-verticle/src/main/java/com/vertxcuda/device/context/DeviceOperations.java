@@ -26,6 +26,8 @@ import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.impl.CopyInChunk;
+import com.vertxcuda.impl.CopyInRequest;
 import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
@@ -50,11 +52,14 @@ final class DeviceOperations implements RequestHandler {
   private final GpuStream stream;
   /** Transfers in chunks in progress, by the id of their first chunk. */
   private final java.util.Map<Long, SubmissionLoop.Hold> transfers = new java.util.HashMap<>();
+  /** Copies into this device from another in progress. */
+  private final CopyIns copyIns;
 
   DeviceOperations(ContextRuntime runtime, GpuStream stream) {
     this.runtime = runtime;
     this.device = runtime.device();
     this.stream = stream;
+    this.copyIns = new CopyIns(runtime, stream);
   }
 
   @Override
@@ -72,6 +77,8 @@ final class DeviceOperations implements RequestHandler {
       return Footprint.builder().write(((FillRequest) body).getHandle()).build();
     } else if (body instanceof TransferRequest) {
       return footprint((TransferRequest) body);
+    } else if (body instanceof CopyInRequest) {
+      return CopyIns.footprint((CopyInRequest) body);
     } else if (body instanceof AllocRequest || body instanceof StatsRequest || body instanceof DescribeRequest
       || body instanceof KeepRequest) {
       return Footprint.NONE;
@@ -109,6 +116,10 @@ final class DeviceOperations implements RequestHandler {
       reclaim(r, (ReclaimRequest) body);
     } else if (body instanceof TransferRequest) {
       transfer(r, (TransferRequest) body);
+    } else if (body instanceof CopyInRequest) {
+      copyIns.start(r, (CopyInRequest) body);
+    } else if (body instanceof CopyInChunk) {
+      copyIns.chunk(r);
     } else if (body instanceof StatsRequest) {
       r.reply(stats());
     } else if (body instanceof DescribeRequest) {
@@ -325,6 +336,15 @@ final class DeviceOperations implements RequestHandler {
       transfers.put(t.transfer(), runtime.loop().hold(r, footprint(t)));
     }
     runtime.replyWhenDone(r, done, () -> h);
+  }
+
+  /** Serves a chunk of a copy from another device; on the submission thread, outside the order. */
+  void copyInChunk(Request r) {
+    try {
+      copyIns.chunk(r);
+    } catch (Throwable e) {
+      r.fail(runtime.failure(e));
+    }
   }
 
   /**

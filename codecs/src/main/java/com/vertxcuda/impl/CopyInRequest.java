@@ -1,0 +1,14 @@
+package com.vertxcuda.impl;
+
+import com.vertxcuda.BufferHandle;
+
+/**
+ * The start of a copy into {@code target} from {@code source}, a buffer or view on another device
+ * (of this node or another), sent to the target's device where the copy takes its place in the
+ * order: later requests that touch {@code target} wait until every byte has arrived in
+ * {@link CopyInChunk}s of the same {@code transfer} (the copy's random id). Replied with the target
+ * once the last chunk is written; failed if the copy is aborted, the context goes, or its deadline
+ * passes first. Sent by {@code DeviceClient.copy}, which reads the source.
+ */
+public record CopyInRequest(BufferHandle source, BufferHandle target, long transfer) {
+}
