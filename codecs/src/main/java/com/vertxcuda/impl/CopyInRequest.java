@@ -8,7 +8,9 @@ import com.vertxcuda.BufferHandle;
  * order: later requests that touch {@code target} wait until every byte has arrived in
  * {@link CopyInChunk}s of the same {@code transfer} (the copy's random id). Replied with the target
  * once the last chunk is written; failed if the copy is aborted, the context goes, or its deadline
- * passes first. Sent by {@code DeviceClient.copy}, which reads the source.
+ * passes first. Sent by {@code DeviceClient.copy}, which reads the source. With {@code peer}, no
+ * chunks come: the source's context, in the same process, copies straight into the target when its
+ * {@link CopyOutRequest} is served.
  */
-public record CopyInRequest(BufferHandle source, BufferHandle target, long transfer) {
+public record CopyInRequest(BufferHandle source, BufferHandle target, long transfer, boolean peer) {
 }

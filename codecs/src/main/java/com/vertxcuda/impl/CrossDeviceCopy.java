@@ -16,6 +16,10 @@ import java.security.SecureRandom;
  * A copy between two devices (of one node or of two), staged through host memory in views of at most
  * the client's {@code maxMessageSize}, {@value #WINDOW} of them in flight.
  *
+ * <p>Where both devices' contexts share a process ({@link LocalRoutes.Route#copiesDirectlyTo}), the
+ * source's context copies straight into the target instead ({@link CopyOutRequest}: peer to peer on
+ * cuda), ordered the same way.
+ *
  * <p>Ordered on both devices like any request made on the caller's context (or thread). On the
  * target: a {@link CopyInRequest} goes first and takes the copy's place there, so requests made
  * later that touch the target wait until the last {@link CopyInChunk} has been written. On the
@@ -74,8 +78,10 @@ final class CrossDeviceCopy implements RequestSender.Held {
   }
 
   private synchronized Future<BufferHandle> start() {
+    LocalRoutes.Route route = LocalRoutes.of(from.vertx()).get(from.address());
+    boolean direct = chunks > 0 && route != null && route.copiesDirectlyTo(to.address());
     // The target's place first: anything sent to the target after this call waits for the copy.
-    to.<BufferHandle>request(new CopyInRequest(source, target, transfer)).onComplete(ar -> {
+    to.<BufferHandle>request(new CopyInRequest(source, target, transfer, direct)).onComplete(ar -> {
       if (ar.succeeded()) {
         done.tryComplete(target);
       } else {
@@ -83,6 +89,11 @@ final class CrossDeviceCopy implements RequestSender.Held {
       }
     });
     if (chunks == 0) {
+      return done.future();
+    }
+    if (direct) {
+      // Both contexts share a process: the source's copies into the target itself, in its order.
+      from.<BufferHandle>request(new CopyOutRequest(source, target, transfer)).onFailure(t -> fail(t, true));
       return done.future();
     }
     sendNext(true);

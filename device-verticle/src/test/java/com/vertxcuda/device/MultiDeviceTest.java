@@ -45,8 +45,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MultiDeviceTest {
 
   private static NodeOptions node(int devices) {
-    return new NodeOptions().setHostDevices(devices)
-      .setDeviceOptions(TestDevices.options().setBackend(BackendKind.HOST).setRegistryMinInterval(20));
+    return node(devices, true);
+  }
+
+  /**
+   * {@code peerCopy}: in-process, copies between the devices go straight from context to context;
+   * off (and always in process isolation) they are staged through this JVM.
+   */
+  private static NodeOptions node(int devices, boolean peerCopy) {
+    return new NodeOptions().setHostDevices(devices).setDeviceOptions(TestDevices.options()
+      .setBackend(BackendKind.HOST).setRegistryMinInterval(20).setPeerCopy(peerCopy));
   }
 
   private static DeviceClient client(Vertx vertx, int device) {
@@ -111,15 +119,19 @@ class MultiDeviceTest {
    * uploaded (the read waits for the copy), A reads the overwrite (which waited for the copy's reads).
    * Several chunks, views at offsets, a copy back the other way.
    */
-  @Test
-  void copiesBetweenDevicesAreByteEqualAndOrdered(Vertx vertx, VertxTestContext ctx) {
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void copiesBetweenDevicesAreByteEqualAndOrdered(boolean peerCopy, Vertx vertx, VertxTestContext ctx) {
     int n = 10_000; // 40 000 bytes: ten 4 KiB chunks, more than the window
     float[] data = random(n, 7);
     DeviceClient a = client(vertx, 0);
     DeviceClient b = client(vertx, 1);
-    DeviceNode.deploy(vertx, node(2))
+    DeviceNode.deploy(vertx, node(2, peerCopy))
       .compose(node -> Future.all(a.alloc(DType.F32, n), b.alloc(DType.F32, n), b.alloc(DType.F32, n + 500)))
       .compose(all -> {
+        boolean inProcess = TestDevices.isolation() != Isolation.PROCESS;
+        assertEquals(peerCopy && inProcess, com.vertxcuda.device.context.PeerCopies.direct(a.address(), b.address()),
+          "straight from context to context exactly when both share this process and allow it");
         BufferHandle x = all.resultAt(0);
         BufferHandle y = all.resultAt(1);
         BufferHandle z = all.resultAt(2);
@@ -147,13 +159,14 @@ class MultiDeviceTest {
       .onComplete(ctx.succeedingThenComplete());
   }
 
-  @Test
-  void aCopyLargerThanMessagesGoesInDefaultChunks(Vertx vertx, VertxTestContext ctx) {
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aCopyLargerThanMessagesGoesInDefaultChunks(boolean peerCopy, Vertx vertx, VertxTestContext ctx) {
     int n = (9 << 20) / 4 + 3; // above the default 8 MiB view, not a multiple of it
     float[] data = random(n, 11);
     DeviceClient a = DeviceClient.create(vertx, new DeviceClientOptions().setDevice(0));
     DeviceClient b = DeviceClient.create(vertx, new DeviceClientOptions().setDevice(1));
-    DeviceNode.deploy(vertx, node(2))
+    DeviceNode.deploy(vertx, node(2, peerCopy))
       .compose(node -> Future.all(a.alloc(DType.F32, n), b.alloc(DType.F32, n)))
       .compose(all -> {
         a.upload(all.<BufferHandle>resultAt(0), data);
@@ -166,11 +179,12 @@ class MultiDeviceTest {
       })));
   }
 
-  @Test
-  void aCopyBetweenDevicesIsRefusedOnMismatchAndFromAFreedSource(Vertx vertx, VertxTestContext ctx) {
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aCopyBetweenDevicesIsRefusedOnMismatchAndFromAFreedSource(boolean peerCopy, Vertx vertx, VertxTestContext ctx) {
     DeviceClient a = client(vertx, 0);
     DeviceClient b = client(vertx, 1);
-    DeviceNode.deploy(vertx, node(2))
+    DeviceNode.deploy(vertx, node(2, peerCopy))
       .compose(node -> Future.all(a.alloc(DType.F32, 64), b.alloc(DType.F32, 64), b.alloc(DType.I32, 64)))
       .compose(all -> {
         BufferHandle x = all.resultAt(0);

@@ -19,6 +19,7 @@ import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
 import com.vertxcuda.impl.CopyInChunk;
 import com.vertxcuda.impl.CopyInRequest;
+import com.vertxcuda.impl.CopyOutRequest;
 import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
@@ -76,8 +77,12 @@ public final class CoreWireTypes {
     in -> new CopyRequest(in.readHandle(), in.readHandle()));
 
   public static final WireType<CopyInRequest> COPY_IN = WireType.of(CopyInRequest.class, 1,
+    (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()).writeBoolean(r.peer()),
+    in -> new CopyInRequest(in.readHandle(), in.readHandle(), in.readLong(), in.readBoolean()));
+
+  public static final WireType<CopyOutRequest> COPY_OUT = WireType.of(CopyOutRequest.class, 1,
     (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()),
-    in -> new CopyInRequest(in.readHandle(), in.readHandle(), in.readLong()));
+    in -> new CopyOutRequest(in.readHandle(), in.readHandle(), in.readLong()));
 
   public static final WireType<CopyInChunk> COPY_IN_CHUNK = WireType.of(CopyInChunk.class, 1,
     (r, out) -> out.writeHandle(r.view()).writeLong(r.transfer()).writeBuffer(r.data()),
@@ -169,5 +174,5 @@ public final class CoreWireTypes {
 
   public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
     DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP, RECLAIM,
-    COPY_IN, COPY_IN_CHUNK);
+    COPY_IN, COPY_IN_CHUNK, COPY_OUT);
 }

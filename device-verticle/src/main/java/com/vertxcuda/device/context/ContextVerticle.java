@@ -75,6 +75,7 @@ public class ContextVerticle extends VerticleBase {
         runtime = new ContextRuntime(vertx, options, node, generation, backend.name(), device, table, loop,
           listener::poisoned);
         operations = new DeviceOperations(runtime, device.createStream("context"));
+        PeerCopies.register(runtime);
         loop.device(operations);
         loop.preparationInit(() -> {
           try {
@@ -112,6 +113,9 @@ public class ContextVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     listener.stopped();
+    if (runtime != null) {
+      PeerCopies.unregister(runtime);
+    }
     if (loop == null) {
       return Future.succeededFuture();
     }

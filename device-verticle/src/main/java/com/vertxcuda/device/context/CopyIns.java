@@ -71,6 +71,18 @@ final class CopyIns {
 
   /** Serves the start of a copy, in the order: validates it and takes the target's place. */
   void start(Request r, CopyInRequest c) {
+    try {
+      begin(r, c);
+    } catch (RuntimeException e) {
+      if (c.peer()) {
+        // The source's side must not wait for a target that will never come.
+        PeerCopies.target(c.transfer(), PeerCopies.Target.refusal(runtime.failure(e)));
+      }
+      throw e;
+    }
+  }
+
+  private void begin(Request r, CopyInRequest c) {
     BufferHandle s = c.source();
     BufferHandle t = c.target();
     if (s == null || t == null) {
@@ -98,7 +110,16 @@ final class CopyIns {
     long transfer = c.transfer();
     long timer = runtime.vertx().setTimer(wait, id -> runtime.loop().execute(() -> end(transfer,
       new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + " did not receive its bytes in time"))));
-    copies.put(transfer, new CopyIn(r, t, runtime.loop().hold(r, footprint(c)), timer));
+    CopyIn in = new CopyIn(r, t, runtime.loop().hold(r, footprint(c)), timer);
+    copies.put(transfer, in);
+    if (c.peer()) {
+      // The source's context writes the target itself, after the target's uses so far.
+      Allocation dst = runtime.allocations().resolve(t, "target");
+      PeerCopies.target(transfer, new PeerCopies.Target(runtime, dst, t, runtime.ordering().pendingUses(dst),
+        event -> runtime.loop().execute(() -> written(transfer, event)),
+        failure -> runtime.loop().execute(() -> end(transfer, failure)), null));
+      return;
+    }
     List<Request> waiting = early.remove(transfer);
     if (waiting != null) {
       waiting.forEach(this::chunk);
@@ -157,8 +178,35 @@ final class CopyIns {
     }
   }
 
+  /**
+   * The source's context has queued the copy into the target, done at {@code event} (retained for
+   * this side): later uses of the target follow it, and the copy's place is given up.
+   */
+  private void written(long transfer, GpuEvent event) {
+    CopyIn in = copies.remove(transfer);
+    try {
+      if (in == null) {
+        return; // it ended (aborted, timed out) meanwhile
+      }
+      ended.put(transfer, Boolean.TRUE);
+      runtime.vertx().cancelTimer(in.timer);
+      try {
+        Allocation a = runtime.allocations().resolve(in.target, "target");
+        GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a), () -> device.await(stream, event));
+        runtime.replyWhenDone(in.start, done, () -> in.target);
+      } catch (BackendException | RuntimeException e) {
+        in.start.fail(runtime.failure(e));
+      } finally {
+        in.hold.release();
+      }
+    } finally {
+      event.release();
+    }
+  }
+
   // Ends a copy that did not complete: its place is given up, its start fails.
   private void end(long transfer, CudaException failure) {
+    PeerCopies.cancel(transfer);
     CopyIn in = copies.remove(transfer);
     if (in == null) {
       return;
