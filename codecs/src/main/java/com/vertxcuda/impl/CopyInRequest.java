@@ -1,6 +1,7 @@
 package com.vertxcuda.impl;
 
 import com.vertxcuda.BufferHandle;
+import io.vertx.core.json.JsonObject;
 
 /**
  * The start of a copy into {@code target} from {@code source}, a buffer or view on another device
@@ -13,4 +14,14 @@ import com.vertxcuda.BufferHandle;
  * {@link CopyOutRequest} is served.
  */
 public record CopyInRequest(BufferHandle source, BufferHandle target, long transfer, boolean peer) {
+
+  public CopyInRequest(JsonObject json) {
+    this(json.getJsonObject("source") == null ? null : new BufferHandle(json.getJsonObject("source")), json.getJsonObject("target") == null ? null : new BufferHandle(json.getJsonObject("target")),
+      json.getLong("transfer", 0L), json.getBoolean("peer", false));
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject().put("source", source == null ? null : source.toJson()).put("target", target == null ? null : target.toJson())
+      .put("transfer", transfer).put("peer", peer);
+  }
 }

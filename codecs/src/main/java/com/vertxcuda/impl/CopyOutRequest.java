@@ -1,6 +1,7 @@
 package com.vertxcuda.impl;
 
 import com.vertxcuda.BufferHandle;
+import io.vertx.core.json.JsonObject;
 
 /**
  * The source side of a copy between two devices whose contexts share a process (in-process
@@ -10,4 +11,14 @@ import com.vertxcuda.BufferHandle;
  * the copy has finished on the source's stream.
  */
 public record CopyOutRequest(BufferHandle source, BufferHandle target, long transfer) {
+
+  public CopyOutRequest(JsonObject json) {
+    this(json.getJsonObject("source") == null ? null : new BufferHandle(json.getJsonObject("source")), json.getJsonObject("target") == null ? null : new BufferHandle(json.getJsonObject("target")),
+      json.getLong("transfer", 0L));
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject().put("source", source == null ? null : source.toJson()).put("target", target == null ? null : target.toJson())
+      .put("transfer", transfer);
+  }
 }

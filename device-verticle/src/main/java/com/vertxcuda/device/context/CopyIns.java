@@ -74,6 +74,9 @@ final class CopyIns {
     try {
       begin(r, c);
     } catch (RuntimeException e) {
+      if (c.transfer() != 0 && !copies.containsKey(c.transfer())) {
+        ended.put(c.transfer(), Boolean.TRUE); // its abort, if one comes, is answered at once
+      }
       if (c.peer()) {
         // The source's side must not wait for a target that will never come.
         PeerCopies.target(c.transfer(), PeerCopies.Target.refusal(runtime.failure(e)));

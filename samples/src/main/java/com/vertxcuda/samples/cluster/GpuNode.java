@@ -1,14 +1,14 @@
 package com.vertxcuda.samples.cluster;
 
+import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.device.BackendKind;
-import com.vertxcuda.Addresses;
 import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
-import com.vertxcuda.device.NodeOptions;
 import com.vertxcuda.device.Isolation;
+import com.vertxcuda.device.NodeOptions;
 import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.observability.DeviceHealth;
 import com.vertxcuda.observability.DeviceMetrics;
@@ -43,7 +43,8 @@ public final class GpuNode implements Callable<Integer> {
   @Mixin
   ClusterSettings cluster = new ClusterSettings();
 
-  @Option(names = "--devices", description = "which devices to serve: a count n (0 .. n-1), a list (0,2) or all (default ${DEFAULT-VALUE})")
+  @Option(names = "--devices", converter = DevicesConverter.class,
+    description = "which devices to serve: a count n (0 .. n-1), a list (0,2) or all (default ${DEFAULT-VALUE})")
   String devices = "1";
 
   @Option(names = "--host-devices", description = "with --devices all on the host backend, how many devices to simulate (default ${DEFAULT-VALUE})")
@@ -122,18 +123,44 @@ public final class GpuNode implements Callable<Integer> {
 
   /** The devices and the one option set the command line asks for. */
   NodeOptions nodeOptions() {
+    return new NodeOptions().setDevices(ordinals(devices)).setHostDevices(hostDevices).setDeviceOptions(options(0));
+  }
+
+  /** {@code --devices}: a count n (0 .. n-1), a list of ordinals, or all (an empty list). */
+  static List<Integer> ordinals(String asked) {
     List<Integer> ordinals = new ArrayList<>();
-    String asked = devices.trim();
-    if (asked.contains(",")) {
-      for (String d : asked.split(",")) {
-        ordinals.add(Integer.parseInt(d.trim()));
+    String a = asked.trim();
+    if (a.contains(",")) {
+      for (String d : a.split(",")) {
+        int ordinal = Integer.parseInt(d.trim());
+        if (ordinal < 0) {
+          throw new IllegalArgumentException("a device ordinal is at least 0: " + asked);
+        }
+        ordinals.add(ordinal);
       }
-    } else if (!asked.equalsIgnoreCase("all")) {
-      for (int i = 0; i < Integer.parseInt(asked); i++) {
+    } else if (!a.equalsIgnoreCase("all")) {
+      int count = Integer.parseInt(a);
+      if (count < 1) {
+        throw new IllegalArgumentException("a count of devices is at least 1: " + asked);
+      }
+      for (int i = 0; i < count; i++) {
         ordinals.add(i);
       }
     }
-    return new NodeOptions().setDevices(ordinals).setHostDevices(hostDevices).setDeviceOptions(options(0));
+    return ordinals;
+  }
+
+  /** Refuses a {@code --devices} value that is not a count, a list or all while the command line is parsed. */
+  static final class DevicesConverter implements CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      try {
+        ordinals(value);
+        return value;
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException("'" + value + "' is not a count, a list of ordinals (0,2) or all");
+      }
+    }
   }
 
   DeviceOptions options(int device) {
