@@ -138,7 +138,15 @@ public interface DeviceClient {
    */
   Future<Void> downloadInto(BufferHandle source, java.nio.Buffer target);
 
-  /** Copies device to device; same dtype and length. */
+  /**
+   * Copies device to device; same dtype and length. The two may be on different devices, of this
+   * node or of two nodes (whichever device this client is for): the copy is then staged through
+   * host memory in views of at most {@code maxMessageSize} bytes (through the event bus when a
+   * device is on another node). Either way it keeps its order on both devices as any request does:
+   * it reads the source after what was sent there before it on this context (or thread), and what
+   * is sent to the target after it and touches the target waits until the copy is written. If it
+   * fails, the target's contents are undefined.
+   */
   Future<BufferHandle> copy(BufferHandle source, BufferHandle target);
 
   /**

@@ -43,6 +43,7 @@ public final class DeviceClientImpl implements DeviceClient {
   private final String node;
   private final int device;
   private final int maxMessageSize;
+  private final long timeout;
   private final AtomicLong ignoredEvents = new AtomicLong();
 
   public DeviceClientImpl(Vertx vertx, DeviceClientOptions options) {
@@ -50,6 +51,7 @@ public final class DeviceClientImpl implements DeviceClient {
     this.node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
     this.device = options.getDevice();
     this.maxMessageSize = options.getMaxMessageSize();
+    this.timeout = options.getTimeout();
     this.sender = new RequestSender(vertx, Addresses.device(node, device), options.getTimeout());
   }
 
@@ -194,8 +196,19 @@ public final class DeviceClientImpl implements DeviceClient {
     return new DeviceScopeImpl(this);
   }
 
+  /**
+   * Between two devices (handles of different devices or nodes), staged: {@link CrossDeviceCopy}.
+   * Within another device than this client's, sent to that device.
+   */
   @Override
   public Future<BufferHandle> copy(BufferHandle source, BufferHandle target) {
+    if (CrossDeviceCopy.crosses(source, target)) {
+      return CrossDeviceCopy.copy(sender.vertx(), source, target, timeout, maxMessageSize);
+    }
+    if (source != null && target != null && (source.device() != device || !source.node().equals(node))) {
+      return new RequestSender(sender.vertx(), Addresses.device(source.node(), source.device()), timeout)
+        .request(new CopyRequest(source, target));
+    }
     return sender.request(new CopyRequest(source, target));
   }
 

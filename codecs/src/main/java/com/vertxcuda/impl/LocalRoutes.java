@@ -24,6 +24,15 @@ public final class LocalRoutes {
      * {@link com.vertxcuda.CudaException}.
      */
     <T> Future<T> request(String address, Object body, long timeoutMillis);
+
+    /**
+     * Whether this device's context and that of the device at {@code target} share a process and a
+     * backend, so a copy between them goes straight from one to the other ({@link CopyOutRequest})
+     * instead of staged through this JVM.
+     */
+    default boolean copiesDirectlyTo(String target) {
+      return false;
+    }
   }
 
   private static final Map<Vertx, Map<String, Route>> ROUTES = new WeakHashMap<>();

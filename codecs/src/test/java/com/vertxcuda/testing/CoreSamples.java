@@ -15,6 +15,9 @@ import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.impl.CopyInChunk;
+import com.vertxcuda.impl.CopyInRequest;
+import com.vertxcuda.impl.CopyOutRequest;
 import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
@@ -49,6 +52,11 @@ public final class CoreSamples {
       new DownloadRequest(HANDLE),
       new DownloadReply(HANDLE, Buffer.buffer(new byte[] {1, 2, 3, 4})),
       new CopyRequest(HANDLE, HANDLE.view(5, 5)),
+      new CopyInRequest(HANDLE, HANDLE.view(5, 5), 77L, false),
+      new CopyInRequest(HANDLE, HANDLE.view(5, 5), 78L, true),
+      new CopyOutRequest(HANDLE, HANDLE.view(5, 5), 78L),
+      new CopyInChunk(HANDLE.view(5, 1), 77L, Buffer.buffer(new byte[] {1, 2, 3, 4})),
+      new CopyInChunk(HANDLE.view(5, 1), 77L, null),
       FillRequest.of(HANDLE, 3.25),
       new StatsRequest(),
       new DescribeRequest(),

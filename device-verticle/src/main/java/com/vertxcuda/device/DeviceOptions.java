@@ -33,6 +33,7 @@ public class DeviceOptions {
   public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
   public static final boolean DEFAULT_SPARE_DEVICE_HOST = true;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;
+  public static final boolean DEFAULT_PEER_COPY = true;
 
   private int device = DEFAULT_DEVICE;
   private String node;
@@ -59,6 +60,7 @@ public class DeviceOptions {
   private List<String> deviceHostJvmOptions = new ArrayList<>();
   private boolean spareDeviceHost = DEFAULT_SPARE_DEVICE_HOST;
   private String cudaLibraryPath;
+  private boolean peerCopy = DEFAULT_PEER_COPY;
   private JsonObject libraryOptions = new JsonObject();
 
   public DeviceOptions() {
@@ -204,6 +206,14 @@ public class DeviceOptions {
    */
   public boolean isSpareDeviceHost() { return spareDeviceHost; }
   public DeviceOptions setSpareDeviceHost(boolean v) { this.spareDeviceHost = v; return this; }
+
+  /**
+   * Copy straight between this device and another whose context shares its process (in-process
+   * isolation, same backend): peer to peer on cuda where the devices allow it, staged by the driver
+   * otherwise. Off, such copies are staged through the client's JVM as between processes or nodes.
+   */
+  public boolean isPeerCopy() { return peerCopy; }
+  public DeviceOptions setPeerCopy(boolean v) { this.peerCopy = v; return this; }
 
   /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
   public String getCudaLibraryPath() { return cudaLibraryPath; }

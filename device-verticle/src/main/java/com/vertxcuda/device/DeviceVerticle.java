@@ -276,6 +276,11 @@ public class DeviceVerticle extends VerticleBase {
    */
   private final LocalRoutes.Route route = new LocalRoutes.Route() {
     @Override
+    public boolean copiesDirectlyTo(String target) {
+      return isolation != Isolation.PROCESS && com.vertxcuda.device.context.PeerCopies.direct(address, target);
+    }
+
+    @Override
     @SuppressWarnings("unchecked")
     public <T> Future<T> request(String target, Object body, long timeoutMillis) {
       Library library = libraryOf(target);

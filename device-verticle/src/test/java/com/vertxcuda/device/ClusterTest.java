@@ -1,8 +1,10 @@
 package com.vertxcuda.device;
 
 import com.vertxcuda.Addresses;
+import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.impl.Nodes;
@@ -76,6 +78,53 @@ class ClusterTest {
             assertEquals(1, stats.getBuffersAllocated());
             return Future.succeededFuture(List.of());
           });
+      })
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  /**
+   * A copy between the devices of two nodes, made on one of them: chunked through the event bus,
+   * ordered on both devices like the copies of one node.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void copiesBetweenDevicesOfTwoNodes(VertxTestContext ctx) {
+    String cluster = "vertx-cuda-test-copy-" + ProcessHandle.current().pid();
+    NodeOptions one = new NodeOptions().setDeviceOptions(TestDevices.options().setBackend(BackendKind.HOST));
+    int n = 5000; // 20 000 bytes: five 4 KiB views each way
+    float[] data = new float[n];
+    for (int i = 0; i < n; i++) {
+      data[i] = i * 0.5f - 7;
+    }
+    LocalCluster.node(cluster)
+      .compose(g -> {
+        gpuNode = g;
+        return DeviceNode.deploy(g, one);
+      })
+      .compose(d -> LocalCluster.node(cluster))
+      .compose(c -> {
+        clientNode = c;
+        return DeviceNode.deploy(c, one);
+      })
+      .compose(d -> {
+        DeviceClient remote = DeviceClient.create(clientNode, new DeviceClientOptions().setNode(Nodes.self(gpuNode))
+          .setMaxMessageSize(4096));
+        DeviceClient local = DeviceClient.create(clientNode, new DeviceClientOptions().setMaxMessageSize(4096));
+        return Future.all(remote.alloc(DType.F32, n), local.alloc(DType.F32, n)).compose(all -> {
+          BufferHandle x = all.resultAt(0);
+          BufferHandle y = all.resultAt(1);
+          remote.upload(x, data);
+          local.copy(x, y);
+          remote.fill(x, -1);
+          Future<float[]> onLocal = local.downloadFloats(y);
+          local.copy(y.view(10, 100), x.view(0, 100));
+          Future<float[]> back = remote.downloadFloats(x.view(0, 100));
+          return Future.all(onLocal, back).map(v -> {
+            assertArrayEquals(data, onLocal.result(), "the local device holds what the remote one held");
+            assertArrayEquals(java.util.Arrays.copyOfRange(data, 10, 110), back.result());
+            return v;
+          });
+        });
       })
       .onComplete(ctx.succeedingThenComplete());
   }

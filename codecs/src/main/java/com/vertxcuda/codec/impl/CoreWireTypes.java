@@ -27,6 +27,9 @@ import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.impl.CopyInChunk;
+import com.vertxcuda.impl.CopyInRequest;
+import com.vertxcuda.impl.CopyOutRequest;
 import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
@@ -82,6 +85,18 @@ public final class CoreWireTypes {
   public static final WireType<CopyRequest> COPY = WireType.of(CopyRequest.class, 1,
     (r, out) -> out.writeHandle(r.getSource()).writeHandle(r.getTarget()),
     in -> new CopyRequest(in.readHandle(), in.readHandle()));
+
+  public static final WireType<CopyInRequest> COPY_IN = WireType.of(CopyInRequest.class, 1,
+    (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()).writeBoolean(r.peer()),
+    in -> new CopyInRequest(in.readHandle(), in.readHandle(), in.readLong(), in.readBoolean()));
+
+  public static final WireType<CopyOutRequest> COPY_OUT = WireType.of(CopyOutRequest.class, 1,
+    (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()),
+    in -> new CopyOutRequest(in.readHandle(), in.readHandle(), in.readLong()));
+
+  public static final WireType<CopyInChunk> COPY_IN_CHUNK = WireType.of(CopyInChunk.class, 1,
+    (r, out) -> out.writeHandle(r.view()).writeLong(r.transfer()).writeBuffer(r.data()),
+    in -> new CopyInChunk(in.readHandle(), in.readLong(), in.readBuffer()));
 
   public static final WireType<FillRequest> FILL = WireType.of(FillRequest.class, 1,
     (r, out) -> out.writeHandle(r.getHandle()).writeLong(r.getBits()),
@@ -250,5 +265,5 @@ public final class CoreWireTypes {
 
   public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
     DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP, RECLAIM,
-    PIPELINE_HANDLE, RECORD, REPLAY, RELEASE_PIPELINE);
+    PIPELINE_HANDLE, RECORD, REPLAY, RELEASE_PIPELINE, COPY_IN, COPY_IN_CHUNK, COPY_OUT);
 }

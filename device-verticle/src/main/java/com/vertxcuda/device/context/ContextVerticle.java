@@ -11,6 +11,7 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.LibraryProvider;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.impl.CopyInChunk;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -74,6 +75,7 @@ public class ContextVerticle extends VerticleBase {
         runtime = new ContextRuntime(vertx, options, node, generation, backend.name(), device, table, loop,
           listener::poisoned);
         operations = new DeviceOperations(runtime, device.createStream("context"));
+        PeerCopies.register(runtime);
         loop.device(operations);
         loop.preparationInit(() -> {
           try {
@@ -111,6 +113,9 @@ public class ContextVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     listener.stopped();
+    if (runtime != null) {
+      PeerCopies.unregister(runtime);
+    }
     if (loop == null) {
       return Future.succeededFuture();
     }
@@ -148,9 +153,16 @@ public class ContextVerticle extends VerticleBase {
     device.close(poisoned);
   }
 
-  /** Queues a request on this context's one submission path; any thread. */
+  /**
+   * Queues a request on this context's one submission path; any thread. A chunk of a copy from
+   * another device is served outside the order: its copy holds its place.
+   */
   public void submit(Request request) {
-    loop.submit(request);
+    if (request.body() instanceof CopyInChunk) {
+      loop.execute(() -> operations.copyInChunk(request));
+    } else {
+      loop.submit(request);
+    }
   }
 
   /** Continues a transfer in chunks outside the order (its first chunk holds its place); any thread. */

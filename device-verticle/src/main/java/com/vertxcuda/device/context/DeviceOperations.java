@@ -26,6 +26,9 @@ import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.impl.CopyInChunk;
+import com.vertxcuda.impl.CopyInRequest;
+import com.vertxcuda.impl.CopyOutRequest;
 import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
@@ -50,12 +53,15 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
   private final GpuStream stream;
   /** Transfers in chunks in progress, by the id of their first chunk. */
   private final java.util.Map<Long, SubmissionLoop.Hold> transfers = new java.util.HashMap<>();
+  /** Copies into this device from another in progress. */
+  private final CopyIns copyIns;
 
   DeviceOperations(ContextRuntime runtime, GpuStream stream) {
     this.runtime = runtime;
     this.device = runtime.device();
     this.stream = stream;
     this.pipelines = new Pipelines(runtime);
+    this.copyIns = new CopyIns(runtime, stream);
   }
 
   private final Pipelines pipelines;
@@ -79,6 +85,10 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
       return pipelines.footprint((com.vertxcuda.message.ReplayRequest) body);
     } else if (body instanceof com.vertxcuda.message.ReleasePipelineRequest) {
       return Footprint.NONE;
+    } else if (body instanceof CopyInRequest) {
+      return CopyIns.footprint((CopyInRequest) body);
+    } else if (body instanceof CopyOutRequest) {
+      return Footprint.builder().read(((CopyOutRequest) body).source()).build();
     } else if (body instanceof AllocRequest || body instanceof StatsRequest || body instanceof DescribeRequest
       || body instanceof KeepRequest) {
       return Footprint.NONE;
@@ -122,6 +132,12 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
       pipelines.record(r, (com.vertxcuda.message.RecordRequest) body);
     } else if (body instanceof com.vertxcuda.message.ReleasePipelineRequest) {
       pipelines.release(r, (com.vertxcuda.message.ReleasePipelineRequest) body);
+    } else if (body instanceof CopyInRequest) {
+      copyIns.start(r, (CopyInRequest) body);
+    } else if (body instanceof CopyInChunk) {
+      copyIns.chunk(r);
+    } else if (body instanceof CopyOutRequest) {
+      copyOut(r, (CopyOutRequest) body);
     } else if (body instanceof StatsRequest) {
       r.reply(stats());
     } else if (body instanceof DescribeRequest) {
@@ -338,6 +354,78 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
       transfers.put(t.transfer(), runtime.loop().hold(r, footprint(t)));
     }
     runtime.replyWhenDone(r, done, () -> h);
+  }
+
+  /**
+   * The source's side of a copy straight into another context of this process: holds the source's
+   * place (later writes to it wait) until the target's side has come and the copy is queued after
+   * the source's last write and the target's pending uses.
+   */
+  private void copyOut(Request r, CopyOutRequest c) throws BackendException {
+    BufferHandle s = c.source();
+    BufferHandle t = c.target();
+    if (s == null || t == null || s.dtype() != t.dtype() || s.length() != t.length()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source and target must be of one dtype and length");
+    }
+    runtime.allocations().resolve(s, "source");
+    Transfers.checkView(s);
+    SubmissionLoop.Hold hold = runtime.loop().hold(r, Footprint.builder().read(s).build());
+    long transfer = c.transfer();
+    boolean[] settled = new boolean[1];
+    long wait = Math.max(1, (r.deadline() - System.nanoTime()) / 1_000_000);
+    long timer = runtime.vertx().setTimer(wait, id -> runtime.loop().execute(() -> {
+      if (!settled[0]) {
+        settled[0] = true;
+        PeerCopies.cancel(transfer);
+        hold.release();
+        r.fail(new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + "'s target never came"));
+      }
+    }));
+    PeerCopies.source(transfer, target -> runtime.loop().execute(() -> {
+      if (settled[0]) {
+        target.pendingUses().forEach(GpuEvent::release);
+        target.failed().accept(new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + "'s source gave up"));
+        return;
+      }
+      settled[0] = true;
+      runtime.vertx().cancelTimer(timer);
+      if (target.refused() != null) {
+        hold.release();
+        r.fail(target.refused());
+        return;
+      }
+      try {
+        Allocation src = runtime.allocations().resolve(s, "source");
+        if (!device.canCopyToPeer(target.runtime().device())) {
+          throw new CudaException(FailureCode.UNSUPPORTED, "device " + s.device() + " cannot copy into device " + t.device());
+        }
+        GpuEvent done = runtime.ordering().run(stream, List.of(src), List.of(), () -> {
+          for (GpuEvent use : target.pendingUses()) {
+            device.await(stream, use);
+          }
+          device.copyToPeer(stream, src.memory(), s.byteOffset(), target.runtime().device(), target.memory().memory(),
+            target.handle().byteOffset(), s.byteLength());
+        });
+        target.written().accept(done.retain());
+        runtime.replyWhenDone(r, done, () -> t);
+      } catch (Throwable e) {
+        CudaException failure = runtime.failure(e);
+        target.failed().accept(failure);
+        r.fail(failure);
+      } finally {
+        target.pendingUses().forEach(GpuEvent::release);
+        hold.release();
+      }
+    }));
+  }
+
+  /** Serves a chunk of a copy from another device; on the submission thread, outside the order. */
+  void copyInChunk(Request r) {
+    try {
+      copyIns.chunk(r);
+    } catch (Throwable e) {
+      r.fail(runtime.failure(e));
+    }
   }
 
   /**

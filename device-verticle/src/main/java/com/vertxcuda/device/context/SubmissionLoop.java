@@ -88,6 +88,8 @@ public final class SubmissionLoop {
   private ExecutorService preparation;
   private Runnable preparationInit = () -> { };
   private RequestHandler lastHandler;
+  /** Where in the waiting list a hold taken now goes: the place of the request being submitted from it, or -1 (the end). */
+  private int holdAt = -1;
   private volatile boolean running = true;
   private volatile boolean sleeping;
   private volatile long busySince;
@@ -187,7 +189,13 @@ public final class SubmissionLoop {
    */
   public Hold hold(Request request, Footprint footprint) {
     Waiting w = new Waiting(request, null, footprint, State.HELD);
-    waiting.add(w);
+    if (holdAt < 0) {
+      waiting.add(w);
+    } else {
+      // Submitted from the waiting list: the hold takes the request's place there, ahead of the
+      // later requests still waiting behind it.
+      waiting.add(holdAt++, w);
+    }
     return new Hold(w);
   }
 
@@ -380,20 +388,27 @@ public final class SubmissionLoop {
 
   /**
    * Submits {@code r}; if it asks for preparation it waits at {@code at} in the waiting list (the
-   * end when -1). Returns whether it waits.
+   * end when -1), and so do the holds it takes ({@link #hold}). Returns how many entries it put at
+   * {@code at} (none when -1).
    */
-  private boolean submit(Request r, RequestHandler handler, Object prepared, Footprint f, int at) {
+  private int submit(Request r, RequestHandler handler, Object prepared, Footprint f, int at) {
     Preparation p;
+    int before = waiting.size();
+    holdAt = at;
     try {
       p = handler.submit(r, prepared);
       lastHandler = handler;
     } catch (Throwable t) {
       r.fail(failures.apply(t));
-      return false;
+      return at < 0 ? 0 : waiting.size() - before;
+    } finally {
+      holdAt = -1;
     }
+    int held = at < 0 ? 0 : waiting.size() - before;
     if (p == null) {
-      return false;
+      return held;
     }
+    at = at < 0 ? at : at + held;
     flushLast();
     Waiting w = new Waiting(r, handler, f != null ? f : footprint(handler, r.body()), State.PREPARING);
     if (at < 0) {
@@ -402,7 +417,7 @@ public final class SubmissionLoop {
       waiting.add(at, w);
     }
     prepare(w, p);
-    return true;
+    return held + 1;
   }
 
   private void prepare(Waiting w, Preparation p) {
@@ -465,9 +480,7 @@ public final class SubmissionLoop {
       if (w.handler != lastHandler) {
         flushLast();
       }
-      if (submit(w.request, w.handler, w.prepared, w.footprint, i)) {
-        i++;
-      }
+      i += submit(w.request, w.handler, w.prepared, w.footprint, i);
     }
     flushLast();
   }

@@ -431,6 +431,48 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
       "cuMemcpyDtoDAsync");
   }
 
+  /**
+   * Peers whose memory this context may copy into, with whether the devices reach each other
+   * directly (peer access enabled) or the driver stages the copy through host memory.
+   */
+  private final Map<CudaContext, Boolean> peers = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Another cuda context of this process: {@code cuMemcpyPeerAsync} copies into it either way, so
+   * this is true; where {@code cuDeviceCanAccessPeer} allows, peer access is enabled (once, from
+   * this context, current on the calling thread) so the copy goes directly over NVLink or PCIe.
+   * Not exercised on a machine with one GPU.
+   */
+  @Override
+  public boolean canCopyToPeer(DeviceContext peer) {
+    if (!(peer instanceof CudaContext) || peer == this) {
+      return false;
+    }
+    CudaContext other = (CudaContext) peer;
+    peers.computeIfAbsent(other, p -> {
+      int[] can = new int[1];
+      if (JCudaDriver.cuDeviceCanAccessPeer(can, device, p.device) != CUresult.CUDA_SUCCESS || can[0] == 0) {
+        return false;
+      }
+      int r = JCudaDriver.cuCtxEnablePeerAccess(p.context, 0);
+      return r == CUresult.CUDA_SUCCESS || r == CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    });
+    return true;
+  }
+
+  @Override
+  public void copyToPeer(GpuStream stream, DeviceMemory src, long srcOffset, DeviceContext peer, DeviceMemory dst,
+                         long dstOffset, long bytes) throws BackendException {
+    CudaErrors.checkAlive();
+    injectedFailure(stream);
+    if (bytes == 0) {
+      return;
+    }
+    CudaContext other = (CudaContext) peer;
+    CudaErrors.check(JCudaDriver.cuMemcpyPeerAsync(other.pointer(dst, dstOffset), other.context,
+      pointer(src, srcOffset), context, bytes, stream(stream)), "cuMemcpyPeerAsync");
+  }
+
   @Override
   public void fill(GpuStream stream, DeviceMemory dst, long byteOffset, long count, int elementSize, long bits)
     throws BackendException {

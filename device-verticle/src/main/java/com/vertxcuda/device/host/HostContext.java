@@ -144,6 +144,21 @@ final class HostContext implements DeviceContext, FaultInjection {
     enqueue(stream, () -> slice(dst, dstOffset, bytes).put(slice(src, srcOffset, bytes)));
   }
 
+  /** Another host context of this process: its memory is this process's memory too. */
+  @Override
+  public boolean canCopyToPeer(DeviceContext peer) {
+    return peer instanceof HostContext && peer != this;
+  }
+
+  @Override
+  public void copyToPeer(GpuStream stream, DeviceMemory src, long srcOffset, DeviceContext peer, DeviceMemory dst,
+                         long dstOffset, long bytes) throws BackendException {
+    if (((HostContext) peer).poisoned) {
+      throw BackendException.of(com.vertxcuda.FailureCode.CONTEXT_LOST, "the peer context is poisoned");
+    }
+    enqueue(stream, () -> slice(dst, dstOffset, bytes).put(slice(src, srcOffset, bytes)));
+  }
+
   @Override
   public void fill(GpuStream stream, DeviceMemory dst, long byteOffset, long count, int elementSize, long bits)
     throws BackendException {

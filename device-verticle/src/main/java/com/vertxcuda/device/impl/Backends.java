@@ -60,6 +60,44 @@ public final class Backends {
     return CudaErrors.poisonedBy();
   }
 
+  /**
+   * How many devices a node serving every visible device deploys: on the host backend (asked for,
+   * or {@code auto} without a driver) {@code hostDevices} simulated ones; otherwise the GPUs the
+   * driver exposes, counted without loading any native library into this JVM:
+   * {@code CUDA_VISIBLE_DEVICES} when set (its entries up to the first empty one, as the driver
+   * reads it), else the GPUs under {@code /proc/driver/nvidia/gpus}, else the {@code /dev/nvidiaN}
+   * nodes. {@code auto} with a driver but no GPU found counts the host's simulated devices.
+   */
+  public static int visibleDevices(DeviceOptions options, int hostDevices) {
+    if (options.getBackend() == BackendKind.HOST) {
+      return hostDevices;
+    }
+    int gpus = CudaBackend.driverPresent(options) ? gpusVisible(System.getenv("CUDA_VISIBLE_DEVICES")) : 0;
+    if (options.getBackend() == BackendKind.CUDA) {
+      return gpus;
+    }
+    return gpus > 0 ? gpus : hostDevices;
+  }
+
+  static int gpusVisible(String cudaVisibleDevices) {
+    if (cudaVisibleDevices != null) {
+      int n = 0;
+      for (String entry : cudaVisibleDevices.split(",", -1)) {
+        if (entry.isBlank() || entry.trim().startsWith("-")) {
+          break; // the driver stops at the first invalid entry
+        }
+        n++;
+      }
+      return n;
+    }
+    java.io.File[] gpus = new java.io.File("/proc/driver/nvidia/gpus").listFiles();
+    if (gpus != null && gpus.length > 0) {
+      return gpus.length;
+    }
+    String[] nodes = new java.io.File("/dev").list((dir, name) -> name.matches("nvidia[0-9]+"));
+    return nodes == null ? 0 : nodes.length;
+  }
+
   private static Backend host(DeviceOptions options) {
     long memory = options.getMemoryLimit() > 0 ? options.getMemoryLimit() : options.getHostMemory();
     return new HostBackend(memory);

@@ -84,6 +84,25 @@ public interface DeviceContext {
   void copyDeviceToDevice(GpuStream stream, DeviceMemory src, long srcOffset, DeviceMemory dst, long dstOffset,
                           long bytes) throws BackendException;
 
+  /**
+   * Whether {@link #copyToPeer} can copy from this context into {@code peer}'s memory (another
+   * context of this process, of the same backend). On this context's thread: a cuda context enables
+   * peer access here where the devices allow it.
+   */
+  default boolean canCopyToPeer(DeviceContext peer) {
+    return false;
+  }
+
+  /**
+   * Queues on {@code stream} (this context's) a copy of {@code bytes} from {@code src} into
+   * {@code dst}, memory of {@code peer}: directly between the devices where they allow it, staged by
+   * the driver otherwise. The caller orders it on both contexts.
+   */
+  default void copyToPeer(GpuStream stream, DeviceMemory src, long srcOffset, DeviceContext peer, DeviceMemory dst,
+                          long dstOffset, long bytes) throws BackendException {
+    throw BackendException.of(com.vertxcuda.FailureCode.UNSUPPORTED, "no copies between devices on this backend");
+  }
+
   /** Queues a fill of {@code count} elements of {@code elementSize} bytes with the bit pattern {@code bits}. */
   void fill(GpuStream stream, DeviceMemory dst, long byteOffset, long count, int elementSize, long bits)
     throws BackendException;

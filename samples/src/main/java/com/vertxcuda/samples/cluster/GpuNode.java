@@ -1,11 +1,14 @@
 package com.vertxcuda.samples.cluster;
 
+import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
+import com.vertxcuda.device.NodeOptions;
 import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.observability.DeviceHealth;
 import com.vertxcuda.observability.DeviceMetrics;
@@ -14,7 +17,6 @@ import com.vertxcuda.observability.DeviceRequestTimer;
 import com.vertxcuda.observability.ObservabilityEndpoint;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.healthchecks.HealthChecks;
@@ -30,10 +32,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * A GPU node: joins the cluster and serves its devices (device 0 .. n-1, each a {@link DeviceVerticle}
+ * A GPU node: joins the cluster and serves its devices through {@link DeviceNode} (each a {@link DeviceVerticle}
  * with its libraries) until it is stopped. Prints one line per device and then {@code READY <node id>}.
  *
- * <pre>java -cp ... com.vertxcuda.samples.cluster.GpuNode --devices 1 [--isolation process] [--cluster NAME] [--prometheus-port 9400]</pre>
+ * <pre>java -cp ... com.vertxcuda.samples.cluster.GpuNode --devices 1|0,2|all [--host-devices 4] [--isolation process] [--cluster NAME] [--prometheus-port 9400]</pre>
  */
 @Command(name = "node", mixinStandardHelpOptions = true, description = "Serve this machine's GPUs to the cluster.")
 public final class GpuNode implements Callable<Integer> {
@@ -41,8 +43,12 @@ public final class GpuNode implements Callable<Integer> {
   @Mixin
   ClusterSettings cluster = new ClusterSettings();
 
-  @Option(names = "--devices", description = "how many devices to serve, 0 .. n-1 (default ${DEFAULT-VALUE})")
-  int devices = 1;
+  @Option(names = "--devices", converter = DevicesConverter.class,
+    description = "which devices to serve: a count n (0 .. n-1), a list (0,2) or all (default ${DEFAULT-VALUE})")
+  String devices = "1";
+
+  @Option(names = "--host-devices", description = "with --devices all on the host backend, how many devices to simulate (default ${DEFAULT-VALUE})")
+  int hostDevices = NodeOptions.DEFAULT_HOST_DEVICES;
 
   @Option(names = "--backend", description = "auto, cuda or host (default ${DEFAULT-VALUE})")
   BackendKind backend = BackendKind.AUTO;
@@ -73,18 +79,16 @@ public final class GpuNode implements Callable<Integer> {
     vertx = cluster.start().toCompletionStage().toCompletableFuture().get();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> vertx.close().toCompletionStage().toCompletableFuture().join()));
     PrometheusMeterRegistry registry = prometheusPort != null ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
-    List<Future<String>> deployed = new ArrayList<>();
-    for (int i = 0; i < devices; i++) {
-      DeviceVerticle d = new DeviceVerticle(options(i));
-      if (registry != null) {
-        d.setRequestListener(DeviceRequestTimer.create(registry));
-      }
-      deployed.add(vertx.deployVerticle(d));
-    }
+    DeviceNode served;
     try {
-      Future.all(deployed).toCompletionStage().toCompletableFuture().get();
+      served = DeviceNode.deploy(vertx, nodeOptions(), d -> {
+        if (registry != null) {
+          d.setRequestListener(DeviceRequestTimer.create(registry));
+        }
+      }).toCompletionStage().toCompletableFuture().get();
     } catch (Exception e) {
-      System.err.println("vertx-cuda node: the devices failed to start: " + e.getCause().getMessage());
+      System.err.println("vertx-cuda node: the devices failed to start: "
+        + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
       vertx.close();
       return 2;
     }
@@ -93,11 +97,11 @@ public final class GpuNode implements Callable<Integer> {
         .toCompletionStage().toCompletableFuture().get();
     }
     String node = Nodes.self(vertx);
-    for (int i = 0; i < devices; i++) {
-      System.out.println("serving " + com.vertxcuda.Addresses.device(node, i));
+    for (String address : served.addresses()) {
+      System.out.println("serving " + address);
     }
     if (registry != null) {
-      System.out.println("metrics and health on HTTP port " + observe(registry, node) + ": /metrics, /health");
+      System.out.println("metrics and health on HTTP port " + observe(registry, served) + ": /metrics, /health");
     }
     System.out.println("READY " + node);
     System.out.flush();
@@ -106,14 +110,57 @@ public final class GpuNode implements Callable<Integer> {
   }
 
   // This node's devices: their meters, request latencies and health, on one HTTP port.
-  private int observe(PrometheusMeterRegistry registry, String node) throws Exception {
+  private int observe(PrometheusMeterRegistry registry, DeviceNode served) throws Exception {
     DeviceMetrics.create(vertx, registry, new DeviceMetricsOptions());
     HealthChecks checks = HealthChecks.create(vertx);
-    for (int i = 0; i < devices; i++) {
-      DeviceHealth.register(checks, DeviceClient.create(vertx, new DeviceClientOptions().setNode(node).setDevice(i)));
+    for (int i = 0; i < served.ordinals().size(); i++) {
+      DeviceHealth.register(checks, DeviceClient.create(vertx, new DeviceClientOptions()
+        .setNode(Addresses.nodeOf(served.addresses().get(i))).setDevice(served.ordinals().get(i))));
     }
     return ObservabilityEndpoint.listen(vertx, prometheusPort, registry, checks).toCompletionStage().toCompletableFuture()
       .get().actualPort();
+  }
+
+  /** The devices and the one option set the command line asks for. */
+  NodeOptions nodeOptions() {
+    return new NodeOptions().setDevices(ordinals(devices)).setHostDevices(hostDevices).setDeviceOptions(options(0));
+  }
+
+  /** {@code --devices}: a count n (0 .. n-1), a list of ordinals, or all (an empty list). */
+  static List<Integer> ordinals(String asked) {
+    List<Integer> ordinals = new ArrayList<>();
+    String a = asked.trim();
+    if (a.contains(",")) {
+      for (String d : a.split(",")) {
+        int ordinal = Integer.parseInt(d.trim());
+        if (ordinal < 0) {
+          throw new IllegalArgumentException("a device ordinal is at least 0: " + asked);
+        }
+        ordinals.add(ordinal);
+      }
+    } else if (!a.equalsIgnoreCase("all")) {
+      int count = Integer.parseInt(a);
+      if (count < 1) {
+        throw new IllegalArgumentException("a count of devices is at least 1: " + asked);
+      }
+      for (int i = 0; i < count; i++) {
+        ordinals.add(i);
+      }
+    }
+    return ordinals;
+  }
+
+  /** Refuses a {@code --devices} value that is not a count, a list or all while the command line is parsed. */
+  static final class DevicesConverter implements CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      try {
+        ordinals(value);
+        return value;
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException("'" + value + "' is not a count, a list of ordinals (0,2) or all");
+      }
+    }
   }
 
   DeviceOptions options(int device) {

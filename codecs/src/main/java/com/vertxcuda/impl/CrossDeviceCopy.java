@@ -1,0 +1,185 @@
+package com.vertxcuda.impl;
+
+import com.vertxcuda.Addresses;
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.message.DownloadReply;
+import com.vertxcuda.message.DownloadRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+
+import java.security.SecureRandom;
+
+/**
+ * A copy between two devices (of one node or of two), staged through host memory in views of at most
+ * the client's {@code maxMessageSize}, {@value #WINDOW} of them in flight.
+ *
+ * <p>Where both devices' contexts share a process ({@link LocalRoutes.Route#copiesDirectlyTo}), the
+ * source's context copies straight into the target instead ({@link CopyOutRequest}: peer to peer on
+ * cuda), ordered the same way.
+ *
+ * <p>Ordered on both devices like any request made on the caller's context (or thread). On the
+ * target: a {@link CopyInRequest} goes first and takes the copy's place there, so requests made
+ * later that touch the target wait until the last {@link CopyInChunk} has been written. On the
+ * source: the reads are {@link DownloadRequest}s sent from here, so they follow what was sent to
+ * the source before; until the last is sent the copy is {@link RequestSender.Held held}, so a
+ * request made after it on the same context first sends every remaining read (the source's stream
+ * ordering then keeps a later write behind them).
+ */
+final class CrossDeviceCopy implements RequestSender.Held {
+
+  /** Views in flight at once. */
+  static final int WINDOW = 4;
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final RequestSender from;
+  private final RequestSender to;
+  private final BufferHandle source;
+  private final BufferHandle target;
+  private final long transfer;
+  private final long perChunk;
+  private final long chunks;
+  private final Promise<BufferHandle> done = Promise.promise();
+  private long next;
+  private boolean failed;
+  private Object holders;
+
+  private CrossDeviceCopy(Vertx vertx, BufferHandle source, BufferHandle target, long timeoutMillis, int chunkBytes) {
+    this.from = new RequestSender(vertx, Addresses.device(source.node(), source.device()), timeoutMillis);
+    this.to = new RequestSender(vertx, Addresses.device(target.node(), target.device()), timeoutMillis);
+    this.source = source;
+    this.target = target;
+    long id;
+    do {
+      id = RANDOM.nextLong();
+    } while (id == 0);
+    this.transfer = id;
+    this.perChunk = Math.max(1, chunkBytes / source.dtype().size());
+    this.chunks = (source.length() + perChunk - 1) / perChunk;
+  }
+
+  /** Whether {@code source} and {@code target} are on different devices. */
+  static boolean crosses(BufferHandle source, BufferHandle target) {
+    return source != null && target != null
+      && (source.device() != target.device() || !source.node().equals(target.node()));
+  }
+
+  /** Copies {@code source} into {@code target}, on another device; same dtype and length. */
+  static Future<BufferHandle> copy(Vertx vertx, BufferHandle source, BufferHandle target, long timeoutMillis,
+                                   int chunkBytes) {
+    if (source.dtype() != target.dtype() || source.length() != target.length()) {
+      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "source is " + source.length() + " "
+        + source.dtype() + " but target is " + target.length() + " " + target.dtype()));
+    }
+    return new CrossDeviceCopy(vertx, source, target, timeoutMillis, chunkBytes).start();
+  }
+
+  private synchronized Future<BufferHandle> start() {
+    LocalRoutes.Route route = LocalRoutes.of(from.vertx()).get(from.address());
+    boolean direct = chunks > 0 && route != null && route.copiesDirectlyTo(to.address());
+    // The target's place first: anything sent to the target after this call waits for the copy.
+    to.<BufferHandle>request(new CopyInRequest(source, target, transfer, direct)).onComplete(ar -> {
+      if (ar.succeeded()) {
+        done.tryComplete(target);
+      } else {
+        fail(ar.cause(), false);
+      }
+    });
+    if (chunks == 0) {
+      return done.future();
+    }
+    if (direct) {
+      // Both contexts share a process: the source's copies into the target itself, in its order.
+      from.<BufferHandle>request(new CopyOutRequest(source, target, transfer)).onFailure(t -> fail(t, true));
+      return done.future();
+    }
+    sendNext(true);
+    if (next < chunks && !failed) {
+      RequestSender.hold(this);
+      holders = RequestSender.holdersKey();
+    }
+    while (next < chunks && next < WINDOW && !failed) {
+      sendNext(false);
+    }
+    if (next == chunks) {
+      release();
+    }
+    return done.future();
+  }
+
+  @Override
+  public synchronized void sendHeld() {
+    holders = null;
+    while (next < chunks && !failed) {
+      sendNext(false);
+    }
+  }
+
+  // Under the lock, so reads leave in order whichever thread sends them.
+  private void sendNext(boolean first) {
+    long at = next++ * perChunk;
+    long length = Math.min(perChunk, source.length() - at);
+    BufferHandle read = chunks == 1 ? source : source.view(at, length);
+    BufferHandle write = chunks == 1 ? target : target.view(at, length);
+    DownloadRequest body = new DownloadRequest(read);
+    Future<DownloadReply> reply = first ? from.request(body) : from.dispatch(body);
+    reply.onComplete(ar -> {
+      if (ar.failed()) {
+        fail(ar.cause(), true);
+        return;
+      }
+      synchronized (this) {
+        if (failed) {
+          return;
+        }
+      }
+      // Outside the order: the copy holds the target's place.
+      to.<BufferHandle>dispatch(new CopyInChunk(write, transfer, ar.result().getData())).onComplete(written -> {
+        if (written.succeeded()) {
+          succeeded();
+        } else {
+          fail(written.cause(), true);
+        }
+      });
+    });
+  }
+
+  private void succeeded() {
+    synchronized (this) {
+      if (failed) {
+        return;
+      }
+      if (next < chunks && holders != null) {
+        sendNext(false);
+      }
+      if (next == chunks) {
+        release();
+      }
+    }
+  }
+
+  /** Fails the copy with {@code cause}; {@code abort}: the target still holds its place, give it up. */
+  private void fail(Throwable cause, boolean abort) {
+    synchronized (this) {
+      if (failed) {
+        return;
+      }
+      failed = true;
+      release();
+    }
+    done.tryFail(cause);
+    if (abort) {
+      to.dispatch(new CopyInChunk(target, transfer, null));
+    }
+  }
+
+  private void release() {
+    if (holders != null) {
+      RequestSender.released(holders, this);
+      holders = null;
+    }
+  }
+}

@@ -1,0 +1,232 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.Footprint;
+import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.impl.CopyInChunk;
+import com.vertxcuda.impl.CopyInRequest;
+import io.vertx.core.internal.buffer.BufferInternal;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The target side of copies between devices ({@link CopyInRequest}): each copy holds its target's
+ * place in the order from the moment its start is served until its last chunk is queued, so what
+ * came before it is written first and what comes after and touches the target waits. Chunks come
+ * outside the order; one that arrives before its start was served (the start waits behind an
+ * earlier request) waits for it. On the submission thread.
+ */
+final class CopyIns {
+
+  /** Ids of copies that ended, so a late chunk of one is refused rather than kept waiting. */
+  private static final int REMEMBERED = 4096;
+
+  private static final class CopyIn {
+    final Request start;
+    final BufferHandle target;
+    final SubmissionLoop.Hold hold;
+    final long timer;
+    long received;
+
+    CopyIn(Request start, BufferHandle target, SubmissionLoop.Hold hold, long timer) {
+      this.start = start;
+      this.target = target;
+      this.hold = hold;
+      this.timer = timer;
+    }
+  }
+
+  private final ContextRuntime runtime;
+  private final DeviceContext device;
+  private final GpuStream stream;
+  private final Map<Long, CopyIn> copies = new HashMap<>();
+  private final Map<Long, List<Request>> early = new HashMap<>();
+  private final Map<Long, Boolean> ended = new LinkedHashMap<>(64, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+      return size() > REMEMBERED;
+    }
+  };
+
+  CopyIns(ContextRuntime runtime, GpuStream stream) {
+    this.runtime = runtime;
+    this.device = runtime.device();
+    this.stream = stream;
+  }
+
+  static Footprint footprint(CopyInRequest c) {
+    return Footprint.builder().write(c.target()).build();
+  }
+
+  /** Serves the start of a copy, in the order: validates it and takes the target's place. */
+  void start(Request r, CopyInRequest c) {
+    try {
+      begin(r, c);
+    } catch (RuntimeException e) {
+      if (c.transfer() != 0 && !copies.containsKey(c.transfer())) {
+        ended.put(c.transfer(), Boolean.TRUE); // its abort, if one comes, is answered at once
+      }
+      if (c.peer()) {
+        // The source's side must not wait for a target that will never come.
+        PeerCopies.target(c.transfer(), PeerCopies.Target.refusal(runtime.failure(e)));
+      }
+      throw e;
+    }
+  }
+
+  private void begin(Request r, CopyInRequest c) {
+    BufferHandle s = c.source();
+    BufferHandle t = c.target();
+    if (s == null || t == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source and target are required");
+    }
+    if (s.node().equals(t.node()) && s.device() == t.device()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source and target are on one device: copy them there");
+    }
+    runtime.allocations().resolve(t, "target");
+    Transfers.checkView(t);
+    if (s.dtype() != t.dtype() || s.length() != t.length()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "source is " + s.length() + " " + s.dtype()
+        + " but target is " + t.length() + " " + t.dtype());
+    }
+    if (c.transfer() == 0 || copies.containsKey(c.transfer()) || ended.containsKey(c.transfer())) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "copy #" + c.transfer() + " is not a new copy");
+    }
+    if (t.byteLength() == 0) {
+      ended.put(c.transfer(), Boolean.TRUE);
+      r.reply(t);
+      return;
+    }
+    // A copy whose bytes never come (its client went) gives the target's place up at its deadline.
+    long wait = Math.max(1, (r.deadline() - System.nanoTime()) / 1_000_000);
+    long transfer = c.transfer();
+    long timer = runtime.vertx().setTimer(wait, id -> runtime.loop().execute(() -> end(transfer,
+      new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + " did not receive its bytes in time"))));
+    CopyIn in = new CopyIn(r, t, runtime.loop().hold(r, footprint(c)), timer);
+    copies.put(transfer, in);
+    if (c.peer()) {
+      // The source's context writes the target itself, after the target's uses so far.
+      Allocation dst = runtime.allocations().resolve(t, "target");
+      PeerCopies.target(transfer, new PeerCopies.Target(runtime, dst, t, runtime.ordering().pendingUses(dst),
+        event -> runtime.loop().execute(() -> written(transfer, event)),
+        failure -> runtime.loop().execute(() -> end(transfer, failure)), null));
+      return;
+    }
+    List<Request> waiting = early.remove(transfer);
+    if (waiting != null) {
+      waiting.forEach(this::chunk);
+    }
+  }
+
+  /** Serves a chunk, outside the order. */
+  void chunk(Request r) {
+    CopyInChunk k = (CopyInChunk) r.body();
+    CopyIn in = copies.get(k.transfer());
+    if (in == null) {
+      if (ended.containsKey(k.transfer()) || k.transfer() == 0) {
+        r.fail(new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer() + " is not in progress"));
+      } else {
+        early.computeIfAbsent(k.transfer(), x -> new ArrayList<>()).add(r);
+        long wait = Math.max(1, (r.deadline() - System.nanoTime()) / 1_000_000);
+        runtime.vertx().setTimer(wait, id -> runtime.loop().execute(() -> expireEarly(k.transfer(), r)));
+      }
+      return;
+    }
+    if (runtime.isPoisoned()) {
+      r.fail(runtime.lostFailure());
+      return;
+    }
+    if (k.data() == null) {
+      r.reply(in.target);
+      end(k.transfer(), new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer()
+        + " was aborted: its source could not be read"));
+      return;
+    }
+    try {
+      BufferHandle v = k.view();
+      ByteBuffer bytes = ((BufferInternal) k.data()).getByteBuf().nioBuffer();
+      if (v == null || v.id() != in.target.id() || v.generation() != in.target.generation()
+        || v.offset() < in.target.offset() || v.offset() + v.length() > in.target.offset() + in.target.length()
+        || bytes.remaining() != v.byteLength()) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "chunk " + v + " of " + bytes.remaining()
+          + " bytes is not within copy #" + k.transfer() + "'s target " + in.target);
+      }
+      Allocation a = runtime.allocations().resolve(v, "view");
+      GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a),
+        () -> device.copyHostToDevice(stream, bytes, a.memory(), v.byteOffset()));
+      runtime.replyWhenDone(r, done, () -> v);
+      in.received += v.byteLength();
+      if (in.received >= in.target.byteLength()) {
+        copies.remove(k.transfer());
+        ended.put(k.transfer(), Boolean.TRUE);
+        runtime.vertx().cancelTimer(in.timer);
+        in.hold.release();
+        runtime.replyWhenDone(in.start, done, () -> in.target);
+      }
+    } catch (BackendException | RuntimeException e) {
+      CudaException failure = runtime.failure(e);
+      r.fail(failure);
+      end(k.transfer(), failure);
+    }
+  }
+
+  /**
+   * The source's context has queued the copy into the target, done at {@code event} (retained for
+   * this side): later uses of the target follow it, and the copy's place is given up.
+   */
+  private void written(long transfer, GpuEvent event) {
+    CopyIn in = copies.remove(transfer);
+    try {
+      if (in == null) {
+        return; // it ended (aborted, timed out) meanwhile
+      }
+      ended.put(transfer, Boolean.TRUE);
+      runtime.vertx().cancelTimer(in.timer);
+      try {
+        Allocation a = runtime.allocations().resolve(in.target, "target");
+        GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a), () -> device.await(stream, event));
+        runtime.replyWhenDone(in.start, done, () -> in.target);
+      } catch (BackendException | RuntimeException e) {
+        in.start.fail(runtime.failure(e));
+      } finally {
+        in.hold.release();
+      }
+    } finally {
+      event.release();
+    }
+  }
+
+  // Ends a copy that did not complete: its place is given up, its start fails.
+  private void end(long transfer, CudaException failure) {
+    PeerCopies.cancel(transfer);
+    CopyIn in = copies.remove(transfer);
+    if (in == null) {
+      return;
+    }
+    ended.put(transfer, Boolean.TRUE);
+    runtime.vertx().cancelTimer(in.timer);
+    in.start.fail(failure);
+    in.hold.release();
+  }
+
+  private void expireEarly(long transfer, Request r) {
+    List<Request> waiting = early.get(transfer);
+    if (waiting != null && waiting.remove(r)) {
+      if (waiting.isEmpty()) {
+        early.remove(transfer);
+      }
+      r.fail(new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + " never started here"));
+    }
+  }
+}
