@@ -42,6 +42,14 @@ public final class ClusterSettings {
 
   /** A clustered Vert.x as configured. */
   public Future<Vertx> start() {
+    return start(null);
+  }
+
+  /**
+   * A clustered Vert.x as configured, whose own meters (event bus, HTTP, pools: Vert.x's Micrometer
+   * metrics) go to {@code metrics} when it is not null.
+   */
+  public Future<Vertx> start(io.micrometer.core.instrument.MeterRegistry metrics) {
     System.setProperty("hazelcast.phone.home.enabled", "false");
     VertxOptions options = new VertxOptions();
     EventBusOptions bus = options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(0);
@@ -51,7 +59,12 @@ public final class ClusterSettings {
       bus.setSsl(true).setKeyCertOptions(key).setTrustOptions(trust)
         .setClientAuth(io.vertx.core.http.ClientAuth.REQUIRED);
     }
-    return Vertx.builder().with(options).withClusterManager(new HazelcastClusterManager(hazelcast())).buildClustered();
+    var builder = Vertx.builder();
+    if (metrics != null) {
+      options.setMetricsOptions(new io.vertx.micrometer.MicrometerMetricsOptions().setEnabled(true));
+      builder.withMetrics(new io.vertx.micrometer.MicrometerMetricsFactory(metrics));
+    }
+    return builder.with(options).withClusterManager(new HazelcastClusterManager(hazelcast())).buildClustered();
   }
 
   Config hazelcast() {

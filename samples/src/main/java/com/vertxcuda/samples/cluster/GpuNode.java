@@ -76,9 +76,10 @@ public final class GpuNode implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    vertx = cluster.start().toCompletionStage().toCompletableFuture().get();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> vertx.close().toCompletionStage().toCompletableFuture().join()));
+    // One registry for the devices' meters and Vert.x's own (event bus, HTTP server, pools).
     PrometheusMeterRegistry registry = prometheusPort != null ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
+    vertx = cluster.start(registry).toCompletionStage().toCompletableFuture().get();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> vertx.close().toCompletionStage().toCompletableFuture().join()));
     DeviceNode served;
     try {
       served = DeviceNode.deploy(vertx, nodeOptions(), d -> {

@@ -33,6 +33,9 @@ class GpuNodeMetricsTest {
       // The health check's describe went through the device: its latency is on the timer.
       String metrics = await(web.get(port, "127.0.0.1", "/metrics").send()).bodyAsString();
       assertTrue(metrics.matches("(?s).*vertxcuda_device_request_seconds_count\\{[^}]*code=\"OK\"[^}]*} [1-9].*"), metrics);
+      // Vert.x's own meters share the registry: the /health request above, the device's event-bus handlers.
+      assertTrue(metrics.matches("(?s).*vertx_http_server_requests_total\\{[^}]*} [1-9].*"), metrics);
+      assertTrue(metrics.matches("(?s).*vertx_eventbus_handlers(\\{[^}]*})? [1-9].*"), metrics);
     } finally {
       vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
