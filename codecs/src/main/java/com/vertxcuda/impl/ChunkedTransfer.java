@@ -68,7 +68,7 @@ final class ChunkedTransfer implements RequestSender.Held {
   /** Bytes of a chunk to a device in this JVM, at most. */
   static final int LOCAL_CHUNK = 8 << 20;
   /** Bytes of a chunk to a device in this JVM, at least (however little it may lend). */
-  static final int MIN_LOCAL_CHUNK = 256 << 10;
+  static final int MIN_LOCAL_CHUNK = 64 << 10;
   /**
    * Bytes of a piece, at most: once a later request has made the transfer send all it has left,
    * what no chunk holds yet goes in pieces this large (one heap copy each, staged by the device).
@@ -123,7 +123,7 @@ final class ChunkedTransfer implements RequestSender.Held {
     int chunkBytes = route == null ? maxMessageSize : localChunk(route.lendingLimit());
     this.perChunk = Math.max(1, chunkBytes / handle.dtype().size());
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
-    this.window = route == null ? WINDOW : RING;
+    this.window = route == null ? WINDOW : localWindow(route.lendingLimit(), chunkBytes);
     this.parallel = route != null && chunks > 1;
     this.done = ((ContextInternal) sender.vertx().getOrCreateContext()).promise();
   }
@@ -132,6 +132,11 @@ final class ChunkedTransfer implements RequestSender.Held {
   static int localChunk(long limit) {
     long fit = limit / (4L * RING) / 4096 * 4096;
     return (int) Math.max(MIN_LOCAL_CHUNK, Math.min(LOCAL_CHUNK, fit));
+  }
+
+  /** Chunks at once for a device that may lend {@code limit} bytes: at most a quarter of it, at least one. */
+  static int localWindow(long limit, int chunkBytes) {
+    return (int) Math.max(1, Math.min(RING, limit / 4 / chunkBytes));
   }
 
   /** Writes {@code host}, which must fit {@code target}, into it. */
