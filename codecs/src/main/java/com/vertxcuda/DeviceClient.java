@@ -67,7 +67,12 @@ public interface DeviceClient {
   /** Writes {@code data} into a buffer or view; the lengths must match. */
   Future<BufferHandle> upload(BufferHandle target, Buffer data);
 
-  /** Reads a buffer or view. */
+  /**
+   * Reads a buffer or view. From a device in this JVM the buffer is usually memory the device lends
+   * (give it back early with {@code DeviceVerticle.releaseTransferBuffer}); a range larger than the
+   * device may lend at once (half its shared region in process isolation) comes back in pieces,
+   * through lent memory, into one heap buffer instead.
+   */
   Future<Buffer> download(BufferHandle source);
 
   /**

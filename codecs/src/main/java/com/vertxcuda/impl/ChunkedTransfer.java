@@ -212,7 +212,8 @@ final class ChunkedTransfer implements RequestSender.Held {
         }
       }
     }
-    long perPiece = Math.max(1, MAX_PIECE / (perChunk * handle.dtype().size()));
+    // To another node a piece stays one view: messages are bounded by maxMessageSize.
+    long perPiece = route == null ? 1 : Math.max(1, MAX_PIECE / (perChunk * handle.dtype().size()));
     while (!failed && nextStart < chunks) {
       long k = nextStart;
       long count = Math.min(perPiece, chunks - k);
