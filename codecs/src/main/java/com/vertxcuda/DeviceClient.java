@@ -67,7 +67,12 @@ public interface DeviceClient {
   /** Writes {@code data} into a buffer or view; the lengths must match. */
   Future<BufferHandle> upload(BufferHandle target, Buffer data);
 
-  /** Reads a buffer or view. */
+  /**
+   * Reads a buffer or view. From a device in this JVM the buffer is usually memory the device lends
+   * (give it back early with {@code DeviceVerticle.releaseTransferBuffer}); a range larger than the
+   * device may lend at once (half its shared region in process isolation) comes back in pieces,
+   * through lent memory, into one heap buffer instead.
+   */
   Future<Buffer> download(BufferHandle source);
 
   /**
@@ -77,8 +82,11 @@ public interface DeviceClient {
    * {@code int} I32 or U32, {@code long} I64 or U64, {@code short} the bits of F16 or BF16. A
    * mismatch of dtype or length fails with BAD_REQUEST naming it, and nothing is sent.
    *
-   * <p>The values are copied in bulk, in views of 8 MiB with four in flight, so a large array is
-   * never copied whole into another buffer and its copy overlaps the device's work. Order holds as
+   * <p>The values are copied in bulk, in chunks with several in flight, so a large array is never
+   * copied whole into another buffer and its copy overlaps the device's work: to a device in this
+   * JVM each chunk is copied once, on a few copy threads, into a transfer buffer the device lends
+   * (pinned memory on cuda, its shared region in process isolation) while earlier chunks go to the
+   * GPU; to a device on another node chunks are views of at most {@code maxMessageSize}. Order holds as
    * for one request: a request made on the same context (or thread) before the upload is done
    * makes it send its remaining views at once. {@code data} may be read until the future
    * completes: do not change it before. If the upload fails, the target's contents are undefined.
@@ -112,7 +120,8 @@ public interface DeviceClient {
   /**
    * Reads an F32 or C64 buffer or view into a new array (a C64 element as two values: real,
    * imaginary). A buffer of another dtype fails with BAD_REQUEST; so does one longer than a Java
-   * array (download views of it). Copied in bulk, in views.
+   * array (download views of it). Copied in bulk, in chunks, as {@link #upload(BufferHandle, float[])} says:
+   * each chunk's lent reply is read with bulk gets and its memory given back at once.
    */
   Future<float[]> downloadFloats(BufferHandle source);
 

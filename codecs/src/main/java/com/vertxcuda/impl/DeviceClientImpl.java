@@ -93,10 +93,17 @@ public final class DeviceClientImpl implements DeviceClient {
     return upload(target, () -> HostElements.of(bytes, false));
   }
 
-  /** To a device on another node, a range larger than {@code maxMessageSize} comes back as consecutive views ({@link ChunkedTransfer}). */
+  /**
+   * To a device on another node, a range larger than {@code maxMessageSize} comes back as
+   * consecutive views ({@link ChunkedTransfer}); so does, from a device in this JVM, a range larger
+   * than the device may lend at once (half its shared region in process isolation), through lent
+   * memory in bounded pieces, into one heap buffer.
+   */
   @Override
   public Future<Buffer> download(BufferHandle source) {
-    if (!sender.remote() || source == null || source.byteLength() <= maxMessageSize) {
+    LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
+    long limit = sender.remote() ? maxMessageSize : route == null ? Long.MAX_VALUE : route.lendingLimit();
+    if (source == null || source.byteLength() <= limit) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
     if (source.byteLength() > Integer.MAX_VALUE - 8) {

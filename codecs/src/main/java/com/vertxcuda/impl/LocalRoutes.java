@@ -2,6 +2,7 @@ package com.vertxcuda.impl;
 
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 
 import java.util.Map;
 import java.util.WeakHashMap;
@@ -32,6 +33,31 @@ public final class LocalRoutes {
      */
     default boolean copiesDirectlyTo(String target) {
       return false;
+    }
+
+    /**
+     * An empty buffer with room for {@code bytes} in the memory the device copies from and to
+     * fastest (pinned on cuda, the shared region in process isolation): a transfer buffer the
+     * device lends. Array transfers stage through these ({@link ChunkedTransfer}).
+     *
+     * @throws com.vertxcuda.CudaException when the device cannot lend one now (not ready; past
+     *     what may be lent)
+     */
+    default Buffer allocateTransferBuffer(int bytes) {
+      throw new com.vertxcuda.CudaException(com.vertxcuda.FailureCode.OUT_OF_MEMORY, "the device lends no transfer buffers");
+    }
+
+    /** Returns a transfer buffer, or a buffer a download lent, at once; false if it is not one. */
+    default boolean releaseTransferBuffer(Buffer buffer) {
+      return false;
+    }
+
+    /**
+     * The most bytes the device may lend at once, transfer buffers and downloads together (half the
+     * shared region in process isolation); a download larger than this goes in pieces.
+     */
+    default long lendingLimit() {
+      return Long.MAX_VALUE;
     }
   }
 

@@ -65,6 +65,11 @@ public final class RequestSender {
     return address;
   }
 
+  /** The device's route when it is served in this JVM by the same Vert.x; null otherwise. */
+  public LocalRoutes.Route localRoute() {
+    return local.get(address);
+  }
+
   /** Whether the device is on another node of the cluster. */
   public boolean remote() {
     return watch != null;

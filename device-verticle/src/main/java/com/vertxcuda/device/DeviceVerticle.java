@@ -246,6 +246,16 @@ public class DeviceVerticle extends VerticleBase {
     return context.allocateTransferBuffer(bytes);
   }
 
+  /**
+   * Bytes of transfer buffers and downloads lent to users now and not yet returned (released, or
+   * collected once unreachable): this device's shared region in process isolation, plus this JVM's
+   * host buffer pool, which every in-process device shares.
+   */
+  public long heldTransferBytes() {
+    ContextTier tier = context;
+    return tier == null ? com.vertxcuda.device.impl.HostBufferPool.shared().lentBytes() : tier.heldTransferBytes();
+  }
+
   /** Returns a transfer buffer, or a buffer a download handed back, to its pool at once. */
   public boolean releaseTransferBuffer(Buffer buffer) {
     return context != null && context.releaseTransferBuffer(buffer);
@@ -304,6 +314,22 @@ public class DeviceVerticle extends VerticleBase {
         });
       }
       return (Future<T>) promise.future();
+    }
+
+    @Override
+    public Buffer allocateTransferBuffer(int bytes) {
+      return DeviceVerticle.this.allocateTransferBuffer(bytes);
+    }
+
+    @Override
+    public boolean releaseTransferBuffer(Buffer buffer) {
+      return DeviceVerticle.this.releaseTransferBuffer(buffer);
+    }
+
+    @Override
+    public long lendingLimit() {
+      ContextTier tier = context;
+      return tier == null ? Long.MAX_VALUE : tier.lendingLimit();
     }
   };
   /** Local requests on their way to the event loop: while any is, later ones follow it there. */

@@ -51,4 +51,14 @@ public interface ContextTier {
   default boolean releaseTransferBuffer(Buffer buffer) {
     return HostBufferPool.shared().release(buffer);
   }
+
+  /** The most bytes users may hold of lent transfer memory at once (see {@code LocalRoutes.Route#lendingLimit}). */
+  default long lendingLimit() {
+    return Long.MAX_VALUE;
+  }
+
+  /** Bytes of transfer buffers and downloads lent to users and not yet returned. */
+  default long heldTransferBytes() {
+    return HostBufferPool.shared().lentBytes();
+  }
 }

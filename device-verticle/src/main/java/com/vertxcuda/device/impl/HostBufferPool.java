@@ -106,6 +106,11 @@ public final class HostBufferPool {
     return lent.release(buffer);
   }
 
+  /** Bytes of leased buffers not yet returned. */
+  public long lentBytes() {
+    return lent.bytes();
+  }
+
   private static int sizeClass(int bytes) {
     return Math.max(MIN_CLASS, 32 - Integer.numberOfLeadingZeros(Math.max(1, bytes) - 1));
   }

@@ -23,6 +23,7 @@ public final class LentBuffers {
   private static final Cleaner CLEANER = Cleaner.create();
 
   private final Map<Long, Cleaner.Cleanable> lent = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * A buffer over {@code memory} (direct; its position to limit) holding {@code length} bytes;
@@ -37,13 +38,22 @@ public final class LentBuffers {
     // keeps, a write still in flight) reach it, so the memory cannot be reused under them.
     // The action must not reach the buffer, or it would never become unreachable.
     Map<Long, Cleaner.Cleanable> table = lent;
+    java.util.concurrent.atomic.AtomicLong counted = bytes;
+    long capacity = memory.remaining();
+    counted.addAndGet(capacity);
     lent.put(address, CLEANER.register(buf, () -> {
       if (done.compareAndSet(false, true)) {
         table.remove(address);
+        counted.addAndGet(-capacity);
         onReturn.run();
       }
     }));
     return b;
+  }
+
+  /** Bytes of the buffers lent here and not yet returned. */
+  public long bytes() {
+    return bytes.get();
   }
 
   /** Returns a lent buffer's memory now; the buffer must not be used afterwards. False if not lent here. */

@@ -309,6 +309,16 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   @Override
+  public long lendingLimit() {
+    return transfers.lendingLimit();
+  }
+
+  @Override
+  public long heldTransferBytes() {
+    return transfers.heldBytes() + ContextTier.super.heldTransferBytes();
+  }
+
+  @Override
   public Future<Void> stop() {
     stopping = true;
     if (gone == null) {

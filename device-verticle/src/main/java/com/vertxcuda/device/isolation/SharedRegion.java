@@ -213,11 +213,14 @@ final class SharedRegion {
   synchronized long allocate(long length) {
     long want = footprint(length);
     for (Map.Entry<Long, Long> e : free.entrySet()) {
-      if (e.getValue() >= want) {
+      long extent = e.getValue();
+      if (extent >= want) {
         long offset = e.getKey();
+        // Read before the removal: TreeMap may reuse a removed entry's node for its successor,
+        // so e would then read the successor's length (which corrupted the free list).
         free.remove(offset);
-        if (e.getValue() > want) {
-          free.put(offset + want, e.getValue() - want);
+        if (extent > want) {
+          free.put(offset + want, extent - want);
         }
         return offset;
       }

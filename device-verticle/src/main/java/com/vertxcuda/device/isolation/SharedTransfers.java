@@ -68,7 +68,9 @@ final class SharedTransfers {
         answer(r, () -> h, () -> region.release(slot, data.length())));
       return;
     }
-    new Chunks(r, h, true, src, region.largestSlot()).next(0);
+    // Through one slot of at most an eighth of the region, as a large download: several such
+    // transfers in flight (a client's pieces) leave the rest of the region to others.
+    new Chunks(r, h, true, src, Math.min(region.largestSlot(), region.size() / 8)).next(0);
   }
 
   void download(Request r, BufferHandle h) {
@@ -237,6 +239,16 @@ final class SharedTransfers {
       throw new CudaException(FailureCode.OUT_OF_MEMORY, "the shared region has no free " + bytes + "-byte slot");
     }
     return region.buffer(offset, bytes, 0);
+  }
+
+  /** What users may hold of the region at once ({@link SharedRegion#heldLimit}). */
+  long lendingLimit() {
+    return region.heldLimit();
+  }
+
+  /** What users hold of the region now. */
+  long heldBytes() {
+    return region.held();
   }
 
   /** Returns a transfer buffer, or a downloaded one (lent over the region or copied out), now. */

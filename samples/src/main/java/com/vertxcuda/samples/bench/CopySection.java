@@ -92,7 +92,8 @@ final class CopySection implements Section {
         d.verticle.releaseTransferBuffer(data);
       }
       copies(bench, d, d2h, n, i -> d.device.download(h).map(d.verticle::releaseTransferBuffer));
-      // Java arrays in one call each (staged in views; no per-element loop), into an F32 buffer.
+      // Java arrays in one call each, into an F32 buffer: locally staged through the device's lent
+      // transfer buffers in a ring of chunks (ChunkedTransfer), one bulk copy per byte.
       BufferHandle asFloats = await(d.device.alloc(DType.F32, n / 4));
       float[] array = new float[n / 4];
       copies(bench, d, h2dFloats, (long) n / 4 * 4, i -> d.device.upload(asFloats, array));

@@ -1,0 +1,289 @@
+package com.vertxcuda.device;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.FailureCode;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.FloatBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Arrays and NIO buffers staged through the device's lent transfer memory in a ring of chunks
+ * ({@code ChunkedTransfer}): byte-equal at and around chunk boundaries, order kept behind a large
+ * upload, a failure mid-way answered once with every lent buffer back, and, in process isolation, a
+ * download larger than the device may lend going through its region in pieces. Runs in both
+ * isolation modes (the process-isolation surefire execution runs it again).
+ */
+@ExtendWith(VertxExtension.class)
+class ChunkRingTest {
+
+  /** Bytes of a chunk with the default region ({@code ChunkedTransfer.LOCAL_CHUNK}). */
+  private static final int CHUNK = 8 << 20;
+
+  private DeviceVerticle device;
+
+  private Future<DeviceClient> deploy(Vertx vertx, DeviceOptions options) {
+    device = new DeviceVerticle(options);
+    return vertx.deployVerticle(device).map(id -> DeviceClient.create(vertx));
+  }
+
+  /** The element counts that straddle chunk boundaries for elements of {@code size} bytes. */
+  private static int[] boundaries(int size) {
+    int c = CHUNK / size;
+    return new int[] {1, c - 1, c, c + 1, 2 * c + 3};
+  }
+
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void floatsRoundTripAtChunkBoundaries(Vertx vertx, VertxTestContext ctx) {
+    deploy(vertx, TestDevices.options()).compose(client -> {
+      Future<Void> all = Future.succeededFuture();
+      for (int n : boundaries(4)) {
+        float[] a = new float[n];
+        Random r = new Random(n);
+        for (int k = 0; k < n; k++) {
+          a[k] = Float.intBitsToFloat(r.nextInt()); // any bits, NaN payloads included
+        }
+        all = all.compose(x -> roundTrip(client, DType.F32, n, h -> client.upload(h, a), client::downloadFloats)
+          .map(back -> {
+            ctx.verify(() -> assertArrayEquals(bits(a), bits((float[]) back), n + " floats"));
+            return null;
+          }));
+      }
+      return all;
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void otherArraysAndNioBuffersRoundTripAcrossABoundary(Vertx vertx, VertxTestContext ctx) {
+    Random r = new Random(7);
+    deploy(vertx, TestDevices.options()).compose(client -> {
+      List<Future<?>> all = new ArrayList<>();
+      for (int n : new int[] {1, CHUNK / 8 + 1}) {
+        double[] d = r.doubles(n).toArray();
+        long[] l = r.longs(n).toArray();
+        all.add(roundTrip(client, DType.F64, n, h -> client.upload(h, d), client::downloadDoubles)
+          .map(back -> check(ctx, () -> assertArrayEquals(d, (double[]) back, n + " doubles"))));
+        all.add(roundTrip(client, DType.I64, n, h -> client.upload(h, l), client::downloadLongs)
+          .map(back -> check(ctx, () -> assertArrayEquals(l, (long[]) back, n + " longs"))));
+      }
+      for (int n : new int[] {1, CHUNK / 4 + 1}) {
+        int[] i = r.ints(n).toArray();
+        all.add(roundTrip(client, DType.I32, n, h -> client.upload(h, i), client::downloadInts)
+          .map(back -> check(ctx, () -> assertArrayEquals(i, (int[]) back, n + " ints"))));
+      }
+      for (int n : new int[] {1, CHUNK / 2 - 1, CHUNK / 2 + 1}) {
+        short[] s = new short[n];
+        for (int k = 0; k < n; k++) {
+          s[k] = (short) r.nextInt();
+        }
+        all.add(roundTrip(client, DType.BF16, n, h -> client.upload(h, s), client::downloadShorts)
+          .map(back -> check(ctx, () -> assertArrayEquals(s, (short[]) back, n + " shorts"))));
+      }
+      // A big-endian direct FloatBuffer at an offset, into a heap one; a heap DoubleBuffer into a direct
+      // ByteBuffer of little-endian bytes: positions and limits stay as they were.
+      int n = CHUNK / 4 + 5;
+      FloatBuffer src = ByteBuffer.allocateDirect((n + 3) * 4).order(ByteOrder.BIG_ENDIAN).asFloatBuffer();
+      for (int k = 0; k < n + 3; k++) {
+        src.put(k, k * 0.5f - 3);
+      }
+      src.position(2).limit(n + 2);
+      FloatBuffer dst = FloatBuffer.allocate(n + 1).position(1);
+      all.add(client.alloc(DType.F32, n).compose(h -> client.upload(h, src).compose(x -> client.downloadInto(h, dst))
+        .compose(x -> client.free(h))).map(x -> check(ctx, () -> {
+          assertEquals(2, src.position());
+          assertEquals(1, dst.position());
+          for (int k = 0; k < n; k++) {
+            assertEquals(src.get(2 + k), dst.get(1 + k), "float " + k);
+          }
+        })));
+      int m = CHUNK / 8 + 2;
+      DoubleBuffer doubles = DoubleBuffer.wrap(r.doubles(m).toArray());
+      ByteBuffer raw = ByteBuffer.allocateDirect(m * 8);
+      all.add(client.alloc(DType.F64, m).compose(h -> client.upload(h, doubles).compose(x -> client.downloadInto(h, raw))
+        .compose(x -> client.free(h))).map(x -> check(ctx, () -> {
+          ByteBuffer le = raw.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+          for (int k = 0; k < m; k++) {
+            assertEquals(Double.doubleToRawLongBits(doubles.get(k)), le.getLong(k * 8), "double " + k);
+          }
+        })));
+      return Future.all(all);
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  /** 256 MiB of floats up and back byte-equal; prints the rates as an indication. */
+  @Test
+  @Timeout(value = 180, timeUnit = TimeUnit.SECONDS)
+  void aQuarterGibibyteOfFloatsRoundTrips(Vertx vertx, VertxTestContext ctx) {
+    int n = 64 << 20;
+    float[] a = new float[n];
+    for (int k = 0; k < n; k++) {
+      a[k] = k * 0.125f - 1e6f;
+    }
+    long[] t = new long[3];
+    deploy(vertx, TestDevices.options()).compose(client -> client.alloc(DType.F32, n).compose(h -> {
+      t[0] = System.nanoTime();
+      return client.upload(h, a).compose(x -> {
+        t[1] = System.nanoTime();
+        return client.downloadFloats(h);
+      }).map(back -> {
+        t[2] = System.nanoTime();
+        System.out.printf("ChunkRingTest (%s): 256 MiB float[] up %.2f GB/s, down %.2f GB/s%n",
+          TestDevices.isolation(), (4.0 * n) / (t[1] - t[0]), (4.0 * n) / (t[2] - t[1]));
+        return back;
+      }).compose(back -> client.free(h).map(back));
+    })).onComplete(ctx.succeeding(back -> ctx.verify(() -> {
+      assertTrue(Arrays.equals(a, back), "256 MiB of floats come back equal");
+      ctx.completeNow();
+    })));
+  }
+
+  /** A fill made right after a large upload on the same context runs after all of it. */
+  @Test
+  @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
+  void aRequestMadeAfterALargeUploadFollowsAllOfIt(Vertx vertx, VertxTestContext ctx) {
+    int n = 10 * CHUNK / 4 + 7; // more chunks than the ring holds
+    float[] ones = new float[n];
+    Arrays.fill(ones, 1f);
+    deploy(vertx, TestDevices.options()).compose(client -> client.alloc(DType.F32, n).compose(h -> {
+      Future<BufferHandle> up = client.upload(h, ones);
+      Future<BufferHandle> fill = client.fill(h, 7);
+      Future<float[]> back = client.downloadFloats(h);
+      return Future.all(up, fill, back).map(x -> back.result());
+    })).onComplete(ctx.succeeding(back -> ctx.verify(() -> {
+      for (int k = 0; k < n; k++) {
+        if (back[k] != 7f) {
+          throw new AssertionError("element " + k + " is " + back[k] + ": the fill ran before the upload's chunk");
+        }
+      }
+      ctx.completeNow();
+    })));
+  }
+
+  /**
+   * The buffer freed (from another context, so in no order with the transfer) while a transfer
+   * larger than the ring is on its way: one failed future, NOT_FOUND, and every transfer buffer the
+   * transfer borrowed is back when it fails. (Should the free land after the whole transfer, which
+   * then succeeds, it is tried again with a new buffer.)
+   */
+  @Test
+  @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
+  void aFailureMidWayFailsOnceAndGivesEveryBufferBack(Vertx vertx, VertxTestContext ctx) {
+    io.vertx.core.Context other = vertx.getOrCreateContext();
+    deploy(vertx, TestDevices.options()).compose(client -> {
+      long before = device.heldTransferBytes();
+      return freedUnder(client, other, true, 5).compose(up -> freedUnder(client, other, false, 5)
+        .map(down -> List.<Object>of(up, down, before)));
+    }).compose(results -> {
+      Promise<List<Object>> later = Promise.promise();
+      vertx.setTimer(200, id -> later.complete(results));
+      return later.future();
+    }).onComplete(ctx.succeeding(results -> ctx.verify(() -> {
+      long before = (Long) results.get(2);
+      for (int k = 0; k < 2; k++) {
+        Object[] r = (Object[]) results.get(k);
+        io.vertx.core.AsyncResult<?> outcome = (io.vertx.core.AsyncResult<?>) r[0];
+        String what = k == 0 ? "upload" : "download";
+        assertTrue(outcome.failed(), what + ": the buffer was freed under it");
+        assertEquals(FailureCode.NOT_FOUND, ((CudaException) outcome.cause()).code(), outcome.cause().getMessage());
+        assertEquals(1, ((AtomicInteger) r[1]).get(), what + ": its future completed once");
+        assertTrue((Long) r[2] <= before, what + ": no lent buffer left held when it failed: " + r[2] + " > " + before);
+      }
+      ctx.completeNow();
+    })));
+  }
+
+  // One transfer of 12 chunks with its buffer freed from {@code other} at once: [outcome, answers, held then].
+  private Future<Object[]> freedUnder(DeviceClient client, io.vertx.core.Context other, boolean up, int tries) {
+    int n = 12 * CHUNK / 4;
+    AtomicInteger answers = new AtomicInteger();
+    return client.alloc(DType.F32, n).compose(h -> {
+      Future<?> transfer = up ? client.upload(h, new float[n]) : client.downloadFloats(h);
+      transfer.onComplete(x -> answers.incrementAndGet());
+      other.runOnContext(v -> client.free(h));
+      return transfer.transform(ar -> {
+        long held = device.heldTransferBytes();
+        if (ar.succeeded() && tries > 1) {
+          return freedUnder(client, other, up, tries - 1);
+        }
+        return Future.succeededFuture(new Object[] {ar, answers, held});
+      });
+    });
+  }
+
+  /**
+   * Process isolation with a 16 MiB region, which may lend 8 MiB at once: downloads of 24 MiB (and
+   * uploads) go through it in bounded pieces, byte-equal, and nothing stays held.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aDownloadLargerThanTheRegionLendsGoesInPieces(Vertx vertx, VertxTestContext ctx) {
+    int n = 6 << 20; // 24 MiB of floats
+    float[] a = new float[n];
+    for (int k = 0; k < n; k++) {
+      a[k] = k - 0.5f;
+    }
+    ByteBuffer direct = ByteBuffer.allocateDirect(n * 4);
+    DeviceOptions options = TestDevices.options().setIsolation(Isolation.PROCESS).setSharedMemorySize(16 << 20);
+    deploy(vertx, options).compose(client -> client.alloc(DType.F32, n).compose(h -> client.upload(h, a)
+      .compose(x -> Future.all(client.downloadFloats(h), client.downloadInto(h, direct), client.download(h)))))
+      .onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+        assertTrue(Arrays.equals(a, all.resultAt(0)), "downloadFloats");
+        FloatBuffer f = direct.order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        Buffer whole = all.resultAt(2);
+        assertEquals(n * 4, whole.length());
+        for (int k = 0; k < n; k++) {
+          assertEquals(Float.floatToRawIntBits(a[k]), Float.floatToRawIntBits(f.get(k)), "downloadInto " + k);
+          if (whole.getIntLE(k * 4) != Float.floatToRawIntBits(a[k])) {
+            throw new AssertionError("download: element " + k);
+          }
+        }
+        assertEquals(0, device.heldTransferBytes() - com.vertxcuda.device.impl.HostBufferPool.shared().lentBytes(),
+          "nothing of the region stays held");
+        ctx.completeNow();
+      })));
+  }
+
+  private <A> Future<A> roundTrip(DeviceClient client, DType dtype, int n, Function<BufferHandle, Future<BufferHandle>> up,
+                                  Function<BufferHandle, Future<A>> down) {
+    return client.alloc(dtype, n).compose(h -> up.apply(h).compose(down).compose(back -> client.free(h).map(back)));
+  }
+
+  private static Object check(VertxTestContext ctx, Runnable assertions) {
+    ctx.verify(assertions::run);
+    return null;
+  }
+
+  private static int[] bits(float[] a) {
+    int[] out = new int[a.length];
+    for (int k = 0; k < a.length; k++) {
+      out[k] = Float.floatToRawIntBits(a[k]);
+    }
+    return out;
+  }
+}
