@@ -23,7 +23,7 @@ public final class Failures {
 
   /**
    * Turns any failure into a {@link CudaException}: our own codes come back as their enum,
-   * event-bus timeouts as TIMEOUT, a missing recipient (none registered, or one that discarded the
+   * event-bus timeouts as TIMEOUT, argument and size-overflow errors as BAD_REQUEST, a missing recipient (none registered, or one that discarded the
    * request while it was being unregistered) as CONTEXT_LOST, and anything else as LIBRARY_ERROR.
    */
   public static CudaException toCudaException(Throwable t) {
@@ -56,6 +56,10 @@ public final class Failures {
     }
     if (t instanceof IllegalArgumentException) {
       return new CudaException(FailureCode.BAD_REQUEST, String.valueOf(t.getMessage()), t);
+    }
+    if (t instanceof ArithmeticException) {
+      // A size computed from a request's numbers overflowed: the request is malformed.
+      return new CudaException(FailureCode.BAD_REQUEST, "a size overflows: " + t.getMessage(), t);
     }
     return new CudaException(FailureCode.LIBRARY_ERROR, String.valueOf(t), t);
   }

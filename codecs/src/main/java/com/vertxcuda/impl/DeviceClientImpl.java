@@ -82,7 +82,7 @@ public final class DeviceClientImpl implements DeviceClient {
    */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
-    if (!sender.remote() || target == null || data == null || data.length() <= maxMessageSize) {
+    if (!sender.remote() || target == null || data == null || data.length() <= maxMessageSize || oversized(target)) {
       return sender.request(new UploadRequest(target, data));
     }
     if (data.length() != target.byteLength()) {
@@ -103,17 +103,26 @@ public final class DeviceClientImpl implements DeviceClient {
   public Future<Buffer> download(BufferHandle source) {
     LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
     long limit = sender.remote() ? maxMessageSize : route == null ? Long.MAX_VALUE : route.lendingLimit();
-    if (source == null || source.byteLength() <= limit) {
+    // What cannot be one Buffer goes to the device as it is: it checks the handle's token first, then
+    // refuses the size (BAD_REQUEST), so a forged handle learns nothing from its claimed shape.
+    if (source == null || oversized(source) || source.byteLength() <= limit
+      || source.byteLength() > Integer.MAX_VALUE - 8) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
-    }
-    if (source.byteLength() > Integer.MAX_VALUE - 8) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "a download of " + source.byteLength()
-        + " bytes does not fit one Buffer; download views of it"));
     }
     int n = (int) source.byteLength();
     Buffer whole = Buffer.buffer(new byte[n]);
     ByteBuffer into = ((BufferInternal) whole).getByteBuf().nioBuffer(0, n);
     return downloadInto(source, into).map(whole);
+  }
+
+  /** A forged or corrupt handle whose byte length overflows: the device refuses it, naming what is wrong. */
+  private static boolean oversized(BufferHandle h) {
+    try {
+      h.byteLength();
+      return false;
+    } catch (ArithmeticException e) {
+      return true;
+    }
   }
 
   @Override
@@ -175,8 +184,8 @@ public final class DeviceClientImpl implements DeviceClient {
   public Future<Void> downloadInto(BufferHandle source, java.nio.Buffer target) {
     try {
       return ChunkedTransfer.download(sender, source, HostElements.of(target, true), maxMessageSize);
-    } catch (CudaException refused) {
-      return Future.failedFuture(refused);
+    } catch (RuntimeException refused) {
+      return Future.failedFuture(Failures.toCudaException(refused));
     }
   }
 
@@ -184,8 +193,8 @@ public final class DeviceClientImpl implements DeviceClient {
   private Future<BufferHandle> upload(BufferHandle target, Supplier<HostElements> data) {
     try {
       return ChunkedTransfer.upload(sender, target, data.get(), maxMessageSize).map(target);
-    } catch (CudaException refused) {
-      return Future.failedFuture(refused);
+    } catch (RuntimeException refused) {
+      return Future.failedFuture(Failures.toCudaException(refused));
     }
   }
 
@@ -193,8 +202,8 @@ public final class DeviceClientImpl implements DeviceClient {
     try {
       HostElements into = HostElements.arrayFor(source, type);
       return ChunkedTransfer.download(sender, source, into, maxMessageSize).map(x -> type.cast(into.array()));
-    } catch (CudaException refused) {
-      return Future.failedFuture(refused);
+    } catch (RuntimeException refused) {
+      return Future.failedFuture(Failures.toCudaException(refused));
     }
   }
 
@@ -209,14 +218,25 @@ public final class DeviceClientImpl implements DeviceClient {
    */
   @Override
   public Future<BufferHandle> copy(BufferHandle source, BufferHandle target) {
+    if (source == null || target == null || !served(source) || !served(target)) {
+      // A handle no device serves (a forged node, a device that is gone): this client's device refuses it.
+      return sender.request(new CopyRequest(source, target));
+    }
     if (CrossDeviceCopy.crosses(source, target)) {
       return CrossDeviceCopy.copy(sender.vertx(), source, target, timeout, maxMessageSize);
     }
-    if (source != null && target != null && (source.device() != device || !source.node().equals(node))) {
+    if (source.device() != device || !source.node().equals(node)) {
       return new RequestSender(sender.vertx(), Addresses.device(source.node(), source.device()), timeout)
         .request(new CopyRequest(source, target));
     }
     return sender.request(new CopyRequest(source, target));
+  }
+
+  /** Whether a device deployed in this JVM, or on a node now in the cluster, serves {@code h}'s device. */
+  private boolean served(BufferHandle h) {
+    Vertx vertx = sender.vertx();
+    return LocalRoutes.of(vertx).containsKey(Addresses.device(h.node(), h.device()))
+      || vertx.isClustered() && ClusterWatch.of(vertx).members().contains(h.node());
   }
 
   @Override
