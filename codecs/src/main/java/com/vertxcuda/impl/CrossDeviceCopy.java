@@ -7,6 +7,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
@@ -131,20 +132,33 @@ final class CrossDeviceCopy implements RequestSender.Held {
         fail(ar.cause(), true);
         return;
       }
+      Buffer data = ar.result().getData();
       synchronized (this) {
         if (failed) {
+          giveBack(data);
           return;
         }
       }
       // Outside the order: the copy holds the target's place.
-      to.<BufferHandle>dispatch(new CopyInChunk(write, transfer, ar.result().getData())).onComplete(written -> {
+      to.<BufferHandle>dispatch(new CopyInChunk(write, transfer, data)).onComplete(written -> {
         if (written.succeeded()) {
+          // The target has copied the bytes: the source's lent memory goes back. (After a failure it
+          // is left to the collector: a timed-out chunk may still be read by the target.)
+          giveBack(data);
           succeeded();
         } else {
           fail(written.cause(), true);
         }
       });
     });
+  }
+
+  /** A download from a device in this JVM lends its memory (pinned, or a shared-region slot): returned at once. */
+  private void giveBack(Buffer data) {
+    LocalRoutes.Route route = from.localRoute();
+    if (route != null && data != null) {
+      route.releaseTransferBuffer(data);
+    }
   }
 
   private void succeeded() {

@@ -300,7 +300,7 @@ public class DeviceVerticle extends VerticleBase {
       ContextTier tier = context;
       if (refusedFromClients(r)) {
         // answered
-      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.isControl(r)) {
+      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.exemptFromLoad(r)) {
         // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
         // hears it at once instead of behind the burst that filled the device.
         rejectFull(r);
@@ -361,7 +361,7 @@ public class DeviceVerticle extends VerticleBase {
     }
     switch (state) {
       case READY:
-        if (inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.isControl(r)) {
+        if (inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.exemptFromLoad(r)) {
           rejectFull(r);
         } else {
           submit(r);

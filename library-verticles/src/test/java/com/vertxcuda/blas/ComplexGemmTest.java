@@ -121,6 +121,8 @@ class ComplexGemmTest extends HostDeviceTest {
       .setLdb(2).setC(c).setLdc(2).setAlphaImag(1)), "alphaImag");
     assertBadRequest(blas.execute(new BlasRequest(BlasOp.GEMV).setTransA(Transpose.C).setM(2).setN(2).setA(a).setLda(2)
       .setX(f32(1, 1)).setY(f32(0, 0))), "transA");
+    assertBadRequest(blas.execute(new BlasRequest(BlasOp.AXPY).setN(4).setAlpha(1).setBetaImag(0.5).setX(a)
+      .setY(b)), "betaImag");
     BufferHandle z = c64(values(8, 3));
     assertBadRequest(blas.gemm(Transpose.N, Transpose.N, 2, 2, 2, 1, z, 2, b, 2, 0, c64(new double[8]), 2), "b");
     // Nothing was written by the refusals.

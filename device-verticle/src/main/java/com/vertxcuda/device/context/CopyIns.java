@@ -81,6 +81,15 @@ final class CopyIns {
         // The source's side must not wait for a target that will never come.
         PeerCopies.target(c.transfer(), PeerCopies.Target.refusal(runtime.failure(e)));
       }
+      if (!copies.containsKey(c.transfer())) {
+        // Chunks that came before the start hear the refusal now, not at their deadline.
+        List<Request> waiting = early.remove(c.transfer());
+        if (waiting != null) {
+          CudaException refused = runtime.failure(e);
+          waiting.forEach(k -> k.fail(new CudaException(refused.code(), "copy #" + c.transfer()
+            + " was refused: " + refused.getMessage())));
+        }
+      }
       throw e;
     }
   }
@@ -121,11 +130,13 @@ final class CopyIns {
       PeerCopies.target(transfer, new PeerCopies.Target(runtime, dst, t, runtime.ordering().pendingUses(dst),
         event -> runtime.loop().execute(() -> written(transfer, event)),
         failure -> runtime.loop().execute(() -> end(transfer, failure)), null));
-      return;
     }
+    // Chunks that came first (on the direct path, only an abort) are served after this request's
+    // submission returns: serving them here could complete the copy and release its hold inside
+    // the submission loop's drain of the waiting list.
     List<Request> waiting = early.remove(transfer);
     if (waiting != null) {
-      waiting.forEach(this::chunk);
+      runtime.loop().execute(() -> waiting.forEach(this::chunk));
     }
   }
 

@@ -167,6 +167,15 @@ public final class SubmissionLoop {
       && (request.body() instanceof StatsRequest || request.body() instanceof DescribeRequest);
   }
 
+  /**
+   * Requests never turned away for load (maxInFlight): control requests, and the chunks of a copy
+   * between devices, which the copy's hold on its target is waiting for (refusing them would stall
+   * everything queued behind that hold until the copy's deadline). The one place that decides it.
+   */
+  public static boolean exemptFromLoad(Request request) {
+    return isControl(request) || request.library() == null && request.body() instanceof com.vertxcuda.impl.CopyInChunk;
+  }
+
   private Object next() {
     Object item = control.poll();
     return item != null ? item : queue.poll();

@@ -86,6 +86,10 @@ public final class BlasCall {
     if (r.getOp() == null) {
       throw bad("op is missing");
     }
+    if (r.getOp() != BlasOp.GEMM && r.getOp() != BlasOp.GEMM_STRIDED_BATCHED) {
+      require(r.getAlphaImag() == 0 && r.getBetaImag() == 0, () -> "alphaImag and betaImag apply to complex (C64, C128) "
+        + "GEMM and GEMM_STRIDED_BATCHED only, not " + r.getOp());
+    }
     switch (r.getOp()) {
       case GEMM:
       case GEMM_STRIDED_BATCHED:
