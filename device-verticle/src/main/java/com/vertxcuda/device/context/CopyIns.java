@@ -38,6 +38,8 @@ final class CopyIns {
     final SubmissionLoop.Hold hold;
     final long timer;
     long received;
+    /** A direct copy's settlement with its source ({@link PeerCopies.Target#state}); null when staged. */
+    java.util.concurrent.atomic.AtomicInteger peer;
 
     CopyIn(Request start, BufferHandle target, SubmissionLoop.Hold hold, long timer) {
       this.start = start;
@@ -120,16 +122,17 @@ final class CopyIns {
     // A copy whose bytes never come (its client went) gives the target's place up at its deadline.
     long wait = Math.max(1, (r.deadline() - System.nanoTime()) / 1_000_000);
     long transfer = c.transfer();
-    long timer = runtime.vertx().setTimer(wait, id -> runtime.loop().execute(() -> end(transfer,
+    long timer = runtime.vertx().setTimer(wait, id -> runtime.loop().execute(() -> giveUp(transfer,
       new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + " did not receive its bytes in time"))));
     CopyIn in = new CopyIn(r, t, runtime.loop().hold(r, footprint(c)), timer);
     copies.put(transfer, in);
     if (c.peer()) {
       // The source's context writes the target itself, after the target's uses so far.
       Allocation dst = runtime.allocations().resolve(t, "target");
+      in.peer = new java.util.concurrent.atomic.AtomicInteger(PeerCopies.Target.OPEN);
       PeerCopies.target(transfer, new PeerCopies.Target(runtime, dst, t, runtime.ordering().pendingUses(dst),
         event -> runtime.loop().execute(() -> written(transfer, event)),
-        failure -> runtime.loop().execute(() -> end(transfer, failure)), null));
+        failure -> runtime.loop().execute(() -> end(transfer, failure)), null, in.peer));
     }
     // Chunks that came first (on the direct path, only an abort) are served after this request's
     // submission returns: serving them here could complete the copy and release its hold inside
@@ -160,7 +163,7 @@ final class CopyIns {
     }
     if (k.data() == null) {
       r.reply(in.target);
-      end(k.transfer(), new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer()
+      giveUp(k.transfer(), new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer()
         + " was aborted: its source could not be read"));
       return;
     }
@@ -216,6 +219,20 @@ final class CopyIns {
     } finally {
       event.release();
     }
+  }
+
+  /**
+   * This side gives the copy up (its deadline, an abort) — unless a direct copy's source has already
+   * claimed it and is writing the target: then the copy ends when the source says it is written or
+   * failed, so nothing lands in the target after its place is given up.
+   */
+  private void giveUp(long transfer, CudaException failure) {
+    CopyIn in = copies.get(transfer);
+    if (in != null && in.peer != null && !in.peer.compareAndSet(PeerCopies.Target.OPEN, PeerCopies.Target.ENDED)
+      && in.peer.get() == PeerCopies.Target.WRITING) {
+      return;
+    }
+    end(transfer, failure);
   }
 
   // Ends a copy that did not complete: its place is given up, its start fails.

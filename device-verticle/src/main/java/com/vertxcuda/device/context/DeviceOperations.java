@@ -394,6 +394,14 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
         r.fail(target.refused());
         return;
       }
+      if (!target.claim()) {
+        // The target gave its place up meanwhile (its deadline, an abort): writing it now could land
+        // after later uses of it, or in memory freed since.
+        target.pendingUses().forEach(GpuEvent::release);
+        hold.release();
+        r.fail(new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + "'s target gave up before the copy began"));
+        return;
+      }
       try {
         Allocation src = runtime.allocations().resolve(s, "source");
         if (!device.canCopyToPeer(target.runtime().device())) {

@@ -26,10 +26,24 @@ public final class PeerCopies {
    * {@code refused} not null, why the target's side refused the copy.
    */
   record Target(ContextRuntime runtime, Allocation memory, BufferHandle handle, List<GpuEvent> pendingUses,
-                Consumer<GpuEvent> written, Consumer<CudaException> failed, CudaException refused) {
+                Consumer<GpuEvent> written, Consumer<CudaException> failed, CudaException refused,
+                java.util.concurrent.atomic.AtomicInteger state) {
+
+    /** {@link #state}: neither side has settled the copy yet. */
+    static final int OPEN = 0;
+    /** The source claimed the copy and is issuing it: the target keeps its place until told. */
+    static final int WRITING = 1;
+    /** The target gave its place up (deadline, abort): the source must not write it. */
+    static final int ENDED = 2;
 
     static Target refusal(CudaException why) {
-      return new Target(null, null, null, List.of(), e -> e.release(), f -> { }, why);
+      return new Target(null, null, null, List.of(), e -> e.release(), f -> { }, why,
+        new java.util.concurrent.atomic.AtomicInteger(ENDED));
+    }
+
+    /** The source's claim, just before it issues the copy; false if the target has given its place up. */
+    boolean claim() {
+      return state.compareAndSet(OPEN, WRITING);
     }
   }
 
