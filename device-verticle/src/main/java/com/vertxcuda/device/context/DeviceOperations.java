@@ -498,15 +498,9 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
   private void copy(Request r, CopyRequest c) throws BackendException {
     BufferHandle s = c.getSource();
     BufferHandle t = c.getTarget();
-    Allocation src = runtime.allocations().resolve(s, "source");
-    Allocation dst = runtime.allocations().resolve(t, "target");
-    if (s.dtype() != t.dtype() || s.length() != t.length()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "source is " + s.length() + " " + s.dtype()
-        + " but target is " + t.length() + " " + t.dtype());
-    }
-    if (src == dst && s.offset() < t.offset() + t.length() && t.offset() < s.offset() + s.length()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "source and target overlap");
-    }
+    Allocation[] ends = copyEnds(c);
+    Allocation src = ends[0];
+    Allocation dst = ends[1];
     GpuEvent done = runtime.ordering().run(stream, List.of(src), List.of(dst),
       () -> device.copyDeviceToDevice(stream, src.memory(), s.byteOffset(), dst.memory(), t.byteOffset(), s.byteLength()));
     runtime.replyWhenDone(r, done, () -> t);
@@ -547,6 +541,7 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
     };
   }
 
+  /** A device-to-device copy's two buffers, checked (one dtype and length, no overlap): the one place for requests and recorded steps. */
   private Allocation[] copyEnds(CopyRequest c) {
     BufferHandle s = c.getSource();
     BufferHandle t = c.getTarget();
@@ -574,12 +569,7 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
     BufferHandle h = f.getHandle();
     Allocation a = runtime.allocations().resolve(h, "handle");
     int size = h.dtype().size();
-    long bits;
-    try {
-      bits = h.dtype().checkBits(f.getBits());
-    } catch (IllegalArgumentException e) {
-      throw new CudaException(FailureCode.BAD_REQUEST, e.getMessage());
-    }
+    long bits = fillBits(h, f);
     GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a),
       () -> device.fill(stream, a.memory(), h.byteOffset(), h.length(), size, bits));
     runtime.replyWhenDone(r, done, () -> h);
