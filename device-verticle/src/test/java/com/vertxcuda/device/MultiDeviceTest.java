@@ -206,6 +206,43 @@ class MultiDeviceTest {
       .onComplete(ctx.succeedingThenComplete());
   }
 
+  /**
+   * A chunk of a copy that reaches the target before the copy's start waits for it; when the start
+   * is then refused, the chunk hears that refusal at once (not TIMEOUT at its deadline), and the
+   * target serves on.
+   */
+  @Test
+  void aChunkAheadOfARefusedStartHearsTheRefusal(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient a = client(vertx, 0);
+    DeviceClient b = client(vertx, 1);
+    long began = System.nanoTime();
+    DeviceNode.deploy(vertx, node(2, false))
+      .compose(node -> Future.all(a.alloc(DType.F32, 64), b.alloc(DType.F32, 64), b.alloc(DType.I32, 64)))
+      .compose(all -> {
+        BufferHandle x = all.resultAt(0);
+        BufferHandle y = all.resultAt(1);
+        BufferHandle wrong = all.resultAt(2);
+        com.vertxcuda.impl.RequestSender target = new com.vertxcuda.impl.RequestSender(vertx,
+          com.vertxcuda.Addresses.device(y.node(), y.device()), 20_000);
+        long transfer = 0x5eed_c0deL;
+        Future<Object> early = target.request(new com.vertxcuda.impl.CopyInChunk(y, transfer, Buffer.buffer(new byte[256])));
+        Future<Object> start = target.request(new com.vertxcuda.impl.CopyInRequest(x, wrong, transfer, false));
+        return Future.join(early, start).otherwiseEmpty()
+          .compose(v -> b.fill(y, 3))
+          .compose(v -> b.downloadFloats(y))
+          .map(read -> {
+            assertEquals(FailureCode.BAD_REQUEST, ((CudaException) start.cause()).code(), String.valueOf(start.cause()));
+            CudaException chunk = (CudaException) early.cause();
+            assertEquals(FailureCode.BAD_REQUEST, chunk.code(), chunk.getMessage());
+            assertTrue(chunk.getMessage().contains("refused"), chunk.getMessage());
+            assertTrue(System.nanoTime() - began < 15_000_000_000L, "the chunk waited for its deadline");
+            assertEquals(3f, read[0]);
+            return read;
+          });
+      })
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
   /** Picks among a node's devices go through the cluster's placement policies, and spread. */
   @Test
   void placementSpreadsOverTheNodesDevices(Vertx vertx, VertxTestContext ctx) {
