@@ -243,6 +243,51 @@ class MultiDeviceTest {
       .onComplete(ctx.succeedingThenComplete());
   }
 
+  /**
+   * A staged copy's chunks are not turned away by the target's in-flight limit while requests wait
+   * behind the copy's hold on its target: the copy completes, and every other request is answered
+   * (served, or QUEUE_FULL at admission).
+   */
+  @Test
+  void aCopysChunksPassTheTargetsInFlightLimit(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient a = client(vertx, 0);
+    DeviceClient b = client(vertx, 1);
+    NodeOptions options = node(2, false);
+    // Room for the source's 16 reads (the fills, made on the copy's context, send them all at once);
+    // on the target, the copy's start and the fills waiting behind its hold fill it.
+    options.getDeviceOptions().setMaxInFlight(20);
+    float[] data = random(16 * 1024, 7); // 64 KiB: 16 chunks of 4 KiB
+    DeviceNode.deploy(vertx, options)
+      .compose(node -> Future.all(a.alloc(DType.F32, data.length), b.alloc(DType.F32, data.length)))
+      .compose(all -> {
+        BufferHandle x = all.resultAt(0);
+        BufferHandle y = all.resultAt(1);
+        return a.upload(x, data).compose(v -> {
+          Future<BufferHandle> copy = a.copy(x, y);
+          List<Future<BufferHandle>> fills = new ArrayList<>();
+          for (int i = 0; i < 24; i++) {
+            fills.add(b.fill(y, 9));
+          }
+          List<Future<?>> every = new ArrayList<>(fills);
+          every.add(copy);
+          return Future.join(every).otherwiseEmpty().map(v2 -> {
+            assertTrue(copy.succeeded(), "the copy failed: " + copy.cause());
+            for (Future<BufferHandle> f : fills) {
+              assertTrue(f.succeeded() || ((CudaException) f.cause()).code() == FailureCode.QUEUE_FULL,
+                "a fill ended with " + f.cause());
+            }
+            return y;
+          });
+        });
+      })
+      .compose(y -> b.downloadFloats(y))
+      .onComplete(ctx.succeeding(read -> ctx.verify(() -> {
+        // Either the copy's bytes or a fill that followed it; never a mix of chunks and nothing.
+        assertTrue(read[0] == 9f || read[0] == data[0], "y[0] = " + read[0]);
+        ctx.completeNow();
+      })));
+  }
+
   /** Picks among a node's devices go through the cluster's placement policies, and spread. */
   @Test
   void placementSpreadsOverTheNodesDevices(Vertx vertx, VertxTestContext ctx) {
