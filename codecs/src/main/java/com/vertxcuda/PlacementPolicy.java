@@ -35,7 +35,10 @@ public interface PlacementPolicy {
 
   /** Each device in turn, in address order (the turn is this JVM's). */
   static PlacementPolicy roundRobin() {
-    return (candidates, placements) -> candidates.get((int) Math.floorMod(placements.nextTurn(), (long) candidates.size()));
+    // In address order: the registry lists devices in no fixed order, and turns over a list whose
+    // order changes between picks do not go round.
+    return (candidates, placements) -> candidates.stream().sorted(java.util.Comparator.comparing(DeviceInfo::getAddress))
+      .skip(Math.floorMod(placements.nextTurn(), (long) candidates.size())).findFirst().orElseThrow();
   }
 
   /**

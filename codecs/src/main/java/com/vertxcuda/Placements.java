@@ -19,7 +19,11 @@ import java.util.function.Predicate;
  */
 public final class Placements {
 
-  /** The longest a pick counts, in ms (a device publishes on change, so its entry is newer well before). */
+  /**
+   * How long a pick counts, in ms, whatever the device publishes meanwhile: a pick becomes load only
+   * when its client sends, so an entry published after the pick need not include it (forgetting
+   * picks at each publication sent a burst's choosers to whichever device had just published).
+   */
   static final long REMEMBER_MILLIS = 2_000;
 
   private static final Placements JVM = new Placements();
@@ -38,7 +42,7 @@ public final class Placements {
     return JVM;
   }
 
-  /** Picks of {@code d} made here that its published load does not count yet. */
+  /** Picks of {@code d} made here in the last {@link #REMEMBER_MILLIS} ms. */
   public long pending(DeviceInfo d) {
     return sum(d, false);
   }
@@ -58,7 +62,12 @@ public final class Placements {
     if (q == null) {
       return 0;
     }
-    long since = Math.max(d.getUpdated(), System.currentTimeMillis() - REMEMBER_MILLIS);
+    // Bytes: an entry published after a pick shows the memory its client allocated by then, and an
+    // allocation stays; counts stay for the whole window (load is only what is in flight now).
+    long since = System.currentTimeMillis() - REMEMBER_MILLIS;
+    if (bytes) {
+      since = Math.max(since, d.getUpdated());
+    }
     long n = 0;
     synchronized (q) {
       for (Iterator<Pick> it = q.iterator(); it.hasNext(); ) {
