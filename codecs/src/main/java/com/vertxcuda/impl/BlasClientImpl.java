@@ -19,25 +19,23 @@ import com.vertxcuda.blas.FillMode;
 import com.vertxcuda.blas.Side;
 import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.codec.CudaCodecs;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 public final class BlasClientImpl implements BlasClient {
 
   private final RequestSender sender;
   private final boolean coalesce;
   private final int maxCoalesced;
-  private final Object lock = new Object();
-  private List<BlasRequest> pendingRequests = new ArrayList<>();
-  private List<Promise<BlasReply>> pendingPromises = new ArrayList<>();
-  private boolean flushScheduled;
-
-  // Sends what this client holds when another client sends from the same context first.
-  private final RequestSender.Held held = this::flush;
+  /** The group each caller's order is filling now (coalescing only). */
+  private final Map<CallerOrder, Group> open = new ConcurrentHashMap<>();
 
   public BlasClientImpl(Vertx vertx, DeviceClientOptions options, BlasClientOptions blas) {
     CudaCodecs.register(vertx.eventBus());
@@ -58,35 +56,99 @@ public final class BlasClientImpl implements BlasClient {
     if (!coalesce) {
       return sender.request(request);
     }
-    Promise<BlasReply> promise = Promise.promise();
-    // Whatever another client holds on this context (or thread) was made earlier: it goes first.
-    RequestSender.hold(held);
-    Object holders = RequestSender.holdersKey();
-    boolean schedule = false;
-    List<BlasRequest> full = null;
-    List<Promise<BlasReply>> fullPromises = null;
-    synchronized (lock) {
-      pendingRequests.add(request);
-      pendingPromises.add(promise);
-      if (pendingRequests.size() >= maxCoalesced) {
-        full = pendingRequests;
-        fullPromises = pendingPromises;
-        pendingRequests = new ArrayList<>();
-        pendingPromises = new ArrayList<>();
-        send(full, fullPromises);
-      } else if (!flushScheduled) {
-        flushScheduled = true;
-        schedule = true;
+    CallerOrder order = CallerOrder.current();
+    Group group = open.get(order);
+    // A group takes requests only while nothing was made after it on its caller.
+    if (group != null && order.isLast(group)) {
+      Future<BlasReply> added = group.add(request);
+      if (added != null) {
+        return added;
       }
     }
-    if (full == null && schedule) {
-      // After the task that made this request: whatever it (or another thread) adds meanwhile goes along.
-      sender.vertx().getOrCreateContext().runOnContext(v -> {
-        RequestSender.released(holders, held);
-        flush();
-      });
+    Group fresh = new Group(order, sender.callerContext());
+    open.put(order, fresh);
+    Future<BlasReply> first = fresh.add(request);
+    order.hold(fresh.context, sender.localRoute() != null, fresh);
+    // Sent at the end of the task that made it, or earlier if a later request waits behind it.
+    fresh.context.runOnContext(v -> fresh.close());
+    return first;
+  }
+
+  /**
+   * The requests one caller makes within one task, sent as one {@link BlasBatch} in their place in
+   * the caller's order: when the task ends, when {@code maxCoalesced} are in, or when a later
+   * request on that caller waits behind it, whichever comes first.
+   */
+  private final class Group implements CallerOrder.Hold {
+    final CallerOrder order;
+    final Context context;
+    final List<BlasRequest> requests = new ArrayList<>();
+    final List<Promise<BlasReply>> promises = new ArrayList<>();
+    boolean closed;
+    boolean turn;
+    boolean sent;
+
+    Group(CallerOrder order, Context context) {
+      this.order = order;
+      this.context = context;
     }
-    return promise.future();
+
+    // Null once the group is closed.
+    synchronized Future<BlasReply> add(BlasRequest request) {
+      if (closed) {
+        return null;
+      }
+      Promise<BlasReply> promise = Promise.promise();
+      requests.add(request);
+      promises.add(promise);
+      if (requests.size() >= maxCoalesced) {
+        closed = true;
+        open.remove(order, this);
+        sendIfDue();
+      }
+      return promise.future();
+    }
+
+    @Override
+    public void turn() {
+      synchronized (this) {
+        turn = true;
+        sendIfDue();
+      }
+      releaseIfSent();
+    }
+
+    @Override
+    public void hurry() {
+      close();
+    }
+
+    void close() {
+      synchronized (this) {
+        closed = true;
+        open.remove(order, this);
+        sendIfDue();
+      }
+      releaseIfSent();
+    }
+
+    // Under the lock: once closed and its turn has come, the group leaves (once).
+    private void sendIfDue() {
+      if (closed && turn && !sent) {
+        sent = true;
+        send(requests, promises, context);
+      }
+    }
+
+    private void releaseIfSent() {
+      boolean release;
+      synchronized (this) {
+        release = sent;
+      }
+      if (release) {
+        order.release(this);
+      }
+    }
   }
 
   @Override
@@ -94,27 +156,12 @@ public final class BlasClientImpl implements BlasClient {
     return sender.request(batch);
   }
 
-  // Sends under the lock: a request made on the thread that held these must not overtake them
-  // while a scheduled flush on an event loop is sending them.
-  private void flush() {
-    synchronized (lock) {
-      flushScheduled = false;
-      List<BlasRequest> requests = pendingRequests;
-      List<Promise<BlasReply>> promises = pendingPromises;
-      pendingRequests = new ArrayList<>();
-      pendingPromises = new ArrayList<>();
-      if (!requests.isEmpty()) {
-        send(requests, promises);
-      }
-    }
-  }
-
-  private void send(List<BlasRequest> requests, List<Promise<BlasReply>> promises) {
+  private void send(List<BlasRequest> requests, List<Promise<BlasReply>> promises, Context context) {
     if (requests.size() == 1) {
-      sender.<BlasReply>request(requests.get(0)).onComplete(promises.get(0));
+      sender.<BlasReply>dispatch(requests.get(0), context).onComplete(promises.get(0));
       return;
     }
-    executeBatch(new BlasBatch(requests)).onComplete(ar -> {
+    sender.<BlasBatchReply>dispatch(new BlasBatch(requests), context).onComplete(ar -> {
       List<BlasOutcome> outcomes = ar.succeeded() ? ar.result().getOutcomes() : List.of();
       for (int i = 0; i < promises.size(); i++) {
         if (ar.failed()) {

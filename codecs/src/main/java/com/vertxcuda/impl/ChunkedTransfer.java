@@ -9,7 +9,7 @@ import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.Context;
 import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
@@ -45,21 +45,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code maxMessageSize} bytes (8 MiB by default) in heap memory, at most {@link #WINDOW} in flight,
  * filled and read on the thread that sends them.
  *
- * <p>It keeps the place of the call that made it: the first chunk is sent as any request is, and
- * until the last is sent the transfer is {@link RequestSender.Held held}, so a request made after it
- * on the same context (or thread) first makes it send all the rest: the chunks already filled (it
- * waits for those a copy thread is filling), then what is left as at most a few pieces of up to
- * {@link #MAX_PIECE} bytes, each one request (an upload's piece copied once into heap memory, which
- * the device stages; a download's piece read from the one buffer the device lends or copies out),
- * so a flush puts a bounded number of requests in flight. Order then holds as for any request; the ring
- * only bounds a transfer nobody is waiting behind. Chunks leave in order, under this object's
- * lock, whichever thread sends them.
+ * <p>It keeps the place of the call that made it with a {@link CallerOrder.Hold}: when its turn
+ * comes its chunks leave in order, under this object's lock, whichever thread sends them, and once
+ * the last has left it releases its place; requests made after it on the same context (or thread)
+ * wait in the caller's order meanwhile. Nothing is copied, and nothing waits, on the caller's
+ * thread for a transfer to a device in this JVM: every chunk is filled and read on the copy threads.
  *
  * <p>The future completes once, on the caller's context, when every chunk is done or, after a
  * failure, when no chunk is in flight or being copied any more: by then every borrowed buffer has
  * been given back and the host memory is no longer touched.
  */
-final class ChunkedTransfer implements RequestSender.Held {
+final class ChunkedTransfer implements CallerOrder.Hold {
 
   /** Views in flight at once to a device on another node. */
   static final int WINDOW = 4;
@@ -69,11 +65,8 @@ final class ChunkedTransfer implements RequestSender.Held {
   static final int LOCAL_CHUNK = 8 << 20;
   /** Bytes of a chunk to a device in this JVM, at least (however little it may lend). */
   static final int MIN_LOCAL_CHUNK = 64 << 10;
-  /**
-   * Bytes of a piece, at most: once a later request has made the transfer send all it has left,
-   * what no chunk holds yet goes in pieces this large (one heap copy each, staged by the device).
-   */
-  static final long MAX_PIECE = 1L << 30;
+  /** Bytes below which a transfer to a device in this JVM is copied on the thread that sends it. */
+  static final int INLINE_BYTES = 256 << 10;
   /** Threads copying between Java memory and lent buffers, for all transfers of this JVM. */
   static final int COPY_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
 
@@ -91,7 +84,10 @@ final class ChunkedTransfer implements RequestSender.Held {
   private final int window;
   /** Whether chunks are copied on the copy threads (local, more than one chunk). */
   private final boolean parallel;
-  private final Promise<Void> done;
+  private final Promise<Void> done = Promise.promise();
+  /** The caller's context (where the future completes) and order (where the transfer has its place). */
+  private final Context caller;
+  private final CallerOrder order;
   /** An upload's filled buffers, given back or reused once their chunk has succeeded. */
   private final ArrayDeque<Buffer> idle = new ArrayDeque<>();
   /** An upload's filled chunks not yet sent, by index. */
@@ -108,10 +104,8 @@ final class ChunkedTransfer implements RequestSender.Held {
   private volatile boolean failed;
   private Throwable cause;
   private boolean reported;
-  /** A later request made the transfer send everything; no ring since. */
-  private boolean flushed;
-  /** The holders the transfer is held among while it has chunks left to send; null otherwise. */
-  private Object holders;
+  /** Whether the transfer still keeps its place in the caller's order (until its last chunk has left). */
+  private boolean holding = true;
 
   private ChunkedTransfer(RequestSender sender, BufferHandle handle, HostElements host, boolean upload, int maxMessageSize) {
     this.sender = sender;
@@ -124,8 +118,9 @@ final class ChunkedTransfer implements RequestSender.Held {
     this.perChunk = Math.max(1, chunkBytes / handle.dtype().size());
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
     this.window = route == null ? WINDOW : localWindow(route.lendingLimit(), chunkBytes);
-    this.parallel = route != null && chunks > 1;
-    this.done = ((ContextInternal) sender.vertx().getOrCreateContext()).promise();
+    this.parallel = route != null && handle.byteLength() > INLINE_BYTES;
+    this.caller = sender.callerContext();
+    this.order = CallerOrder.current();
   }
 
   /** A chunk's bytes for a device that may lend {@code limit} bytes: a ring takes at most a quarter of it. */
@@ -151,105 +146,38 @@ final class ChunkedTransfer implements RequestSender.Held {
     return new ChunkedTransfer(sender, source, host, false, maxMessageSize).start();
   }
 
+  // Takes the transfer's place in the caller's order; it starts when its turn comes.
   private Future<Void> start() {
-    synchronized (this) {
-      nextStart = 1;
-      active = 1;
-      // Through request(): whatever other clients hold on this context was made earlier, and goes first.
-      if (upload) {
-        Buffer first = staging(0);
-        try {
-          fill(0, first);
-        } catch (RuntimeException e) {
-          giveBack(first);
-          active = 0;
-          failed(Failures.toCudaException(e));
-        }
-        if (!failed) {
-          nextSend = 1;
-          sendUpload(0, first, true);
-        }
-      } else {
-        sendDownload(0, true);
-      }
-      if (chunks > 1 && !failed) {
-        // Held before the rest of the ring leaves, so a chunk that succeeds at once starts the next.
-        RequestSender.hold(this);
-        holders = RequestSender.holdersKey();
-      }
-      pump();
-    }
-    settle();
+    // A local transfer's chunks may be sent from any thread (the copy threads); a remote one's leave
+    // from the caller's context, where the event bus keeps their order.
+    order.hold(caller, route != null, this);
     return done.future();
   }
 
-  /** A request is being made after this transfer on its context: the rest goes now, first. */
+  /** Everything made before this transfer on its caller has been sent: its chunks go now. */
   @Override
-  public void sendHeld() {
+  public void turn() {
     synchronized (this) {
-      sendAll();
+      pump();
     }
     settle();
   }
 
-  // Under the lock: sends every chunk left, in order. Chunks already filled (or being filled)
-  // go as they are; the rest go as few pieces of at most MAX_PIECE bytes, so a flushed transfer
-  // has a bounded number of requests in flight (a small shared region could not take one per chunk).
-  private void sendAll() {
-    holders = null; // the sender has let go of this holder
-    flushed = true;
-    if (upload) {
-      while (!failed && nextSend < nextStart) {
-        drain();
-        if (!failed && nextSend < nextStart && !ready.containsKey(nextSend)) {
-          // A copy thread is filling it; it sends it (and what follows, ready) when done.
-          try {
-            wait();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failed(Failures.toCudaException(e));
-          }
-        }
-      }
-    }
-    // To another node a piece stays one view: messages are bounded by maxMessageSize.
-    long perPiece = route == null ? 1 : Math.max(1, MAX_PIECE / (perChunk * handle.dtype().size()));
-    while (!failed && nextStart < chunks) {
-      long k = nextStart;
-      long count = Math.min(perPiece, chunks - k);
-      nextStart += count;
-      active++;
-      if (!upload) {
-        sendDownload(k, count, false);
-        continue;
-      }
-      Buffer heap = BufferInternal.buffer(Unpooled.wrappedBuffer(new byte[bytes(k, count)]));
-      try {
-        fill(k, count, heap);
-      } catch (RuntimeException e) {
-        active--;
-        failed(Failures.toCudaException(e));
-        break;
-      }
-      nextSend = nextStart;
-      sendUpload(k, count, heap, false);
-    }
-    release();
-  }
-
-  // Under the lock: starts chunks while the ring has room and nobody made the transfer flush.
+  // Under the lock: starts chunks while the ring has room.
   private void pump() {
-    while (!failed && !flushed && nextStart < chunks && active < window) {
+    while (!failed && nextStart < chunks && active < window) {
       long k = nextStart++;
       active++;
       if (!upload) {
-        sendDownload(k, false);
+        sendDownload(k);
         continue;
       }
-      Buffer b = staging(k);
       if (parallel) {
-        COPIES.execute(() -> filled(k, b));
+        // Its buffer is found (or lent, which may allocate) and filled on a copy thread.
+        Buffer reused = idle.poll();
+        COPIES.execute(() -> filled(k, reused != null ? reused : staging(k)));
       } else {
+        Buffer b = staging(k);
         try {
           fill(k, b);
         } catch (RuntimeException e) {
@@ -263,8 +191,6 @@ final class ChunkedTransfer implements RequestSender.Held {
     }
     if (upload) {
       drain();
-    } else if (nextStart == chunks) {
-      release();
     }
   }
 
@@ -289,7 +215,6 @@ final class ChunkedTransfer implements RequestSender.Held {
         ready.put(k, b);
         drain();
       }
-      notifyAll();
     }
     settle();
   }
@@ -298,23 +223,20 @@ final class ChunkedTransfer implements RequestSender.Held {
   private void drain() {
     while (!failed && ready.containsKey(nextSend)) {
       long k = nextSend++;
-      sendUpload(k, ready.remove(k), false);
-    }
-    if (nextSend == chunks) {
-      release();
+      sendUpload(k, ready.remove(k));
     }
   }
 
-  private void sendUpload(long k, Buffer b, boolean first) {
-    sendUpload(k, 1, b, first);
+  private void sendUpload(long k, Buffer b) {
+    sendUpload(k, 1, b);
   }
 
   // Sends chunks [k, k + count) from b.
-  private void sendUpload(long k, long count, Buffer b, boolean first) {
+  private void sendUpload(long k, long count, Buffer b) {
     int n = bytes(k, count);
     // A view of the buffer's first bytes: the same memory, so the device still finds it lent.
     Object body = new UploadRequest(view(k, count), b.length() == n ? b : b.slice(0, n));
-    Future<BufferHandle> reply = first ? sender.request(body) : sender.dispatch(body);
+    Future<BufferHandle> reply = sender.dispatch(body, caller);
     reply.onComplete(ar -> {
       synchronized (this) {
         active--;
@@ -336,14 +258,14 @@ final class ChunkedTransfer implements RequestSender.Held {
     });
   }
 
-  private void sendDownload(long k, boolean first) {
-    sendDownload(k, 1, first);
+  private void sendDownload(long k) {
+    sendDownload(k, 1);
   }
 
   // Asks for chunks [k, k + count).
-  private void sendDownload(long k, long count, boolean first) {
+  private void sendDownload(long k, long count) {
     Object body = new DownloadRequest(view(k, count));
-    Future<DownloadReply> reply = first ? sender.request(body) : sender.dispatch(body);
+    Future<DownloadReply> reply = sender.dispatch(body, caller);
     reply.onComplete(ar -> {
       if (ar.failed()) {
         synchronized (this) {
@@ -397,18 +319,22 @@ final class ChunkedTransfer implements RequestSender.Held {
     return chunks == 1 ? handle : handle.view(from, Math.min(perChunk * count, handle.length() - from));
   }
 
-  // Under the lock: a buffer for upload chunk k, from the ring, lent by the device, or on the heap.
+  // Any thread: a buffer for upload chunk k, from the ring, lent by the device, or on the heap.
   private Buffer staging(long k) {
-    Buffer b = idle.poll();
+    Buffer b;
+    synchronized (this) {
+      b = idle.poll();
+    }
     if (b != null) {
       return b;
     }
     int bytes = Math.toIntExact(chunks == 1 ? handle.byteLength() : perChunk * handle.dtype().size());
-    // Past twice the ring (a flush), memory the device lends is left to others.
-    if (route != null && bytes > 0 && borrowed.size() < 2 * RING) {
+    if (route != null && bytes > 0) {
       try {
         b = route.allocateTransferBuffer(bytes);
-        borrowed.add(b);
+        synchronized (this) {
+          borrowed.add(b);
+        }
         if (b.length() < bytes) {
           b.setByte(bytes - 1, (byte) 0); // its length is its room: chunks are filled through an NIO view
         }
@@ -454,19 +380,28 @@ final class ChunkedTransfer implements RequestSender.Held {
     }
     cause = t;
     failed = true;
-    release();
     for (Buffer b : ready.values()) {
       giveBack(b);
       active--;
     }
     ready.clear();
-    notifyAll();
   }
 
   // Not under the lock: completes the future once everything is done, or once a failed transfer
   // has nothing in flight.
   private void settle() {
     Throwable failure;
+    boolean release;
+    synchronized (this) {
+      release = holding && (failed || (upload ? nextSend : nextStart) == chunks);
+      if (release) {
+        holding = false;
+      }
+    }
+    if (release) {
+      // Outside the lock: what waits behind the transfer may be sent from this thread now.
+      order.release(this);
+    }
     synchronized (this) {
       if (reported || failed && active > 0 || !failed && completed < chunks) {
         return;
@@ -478,18 +413,14 @@ final class ChunkedTransfer implements RequestSender.Held {
       }
       idle.clear();
     }
-    if (failure == null) {
-      done.tryComplete();
-    } else {
-      done.tryFail(failure);
-    }
-  }
-
-  private void release() {
-    if (holders != null) {
-      RequestSender.released(holders, this);
-      holders = null;
-    }
+    // On the caller's context, in a task of its own.
+    caller.runOnContext(v -> {
+      if (failure == null) {
+        done.tryComplete();
+      } else {
+        done.tryFail(failure);
+      }
+    });
   }
 
   private static ExecutorService copies() {

@@ -8,6 +8,7 @@ import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
@@ -25,11 +26,11 @@ import java.security.SecureRandom;
  * target: a {@link CopyInRequest} goes first and takes the copy's place there, so requests made
  * later that touch the target wait until the last {@link CopyInChunk} has been written. On the
  * source: the reads are {@link DownloadRequest}s sent from here, so they follow what was sent to
- * the source before; until the last is sent the copy is {@link RequestSender.Held held}, so a
- * request made after it on the same context first sends every remaining read (the source's stream
- * ordering then keeps a later write behind them).
+ * the source before. The copy keeps its place in the caller's order ({@link CallerOrder.Hold})
+ * until its last read is sent, so a request made after it on the same context (or thread) waits
+ * until then (the source's stream ordering then keeps a later write behind the reads).
  */
-final class CrossDeviceCopy implements RequestSender.Held {
+final class CrossDeviceCopy implements CallerOrder.Hold {
 
   /** Views in flight at once. */
   static final int WINDOW = 4;
@@ -44,9 +45,12 @@ final class CrossDeviceCopy implements RequestSender.Held {
   private final long perChunk;
   private final long chunks;
   private final Promise<BufferHandle> done = Promise.promise();
+  private final Context caller;
+  private final CallerOrder order = CallerOrder.current();
   private long next;
   private boolean failed;
-  private Object holders;
+  /** Whether the copy still keeps its place in the caller's order (until its last read is sent). */
+  private boolean holding = true;
 
   private CrossDeviceCopy(Vertx vertx, BufferHandle source, BufferHandle target, long timeoutMillis, int chunkBytes) {
     this.from = new RequestSender(vertx, Addresses.device(source.node(), source.device()), timeoutMillis);
@@ -60,6 +64,7 @@ final class CrossDeviceCopy implements RequestSender.Held {
     this.transfer = id;
     this.perChunk = Math.max(1, chunkBytes / source.dtype().size());
     this.chunks = (source.length() + perChunk - 1) / perChunk;
+    this.caller = from.callerContext();
   }
 
   /** Whether {@code source} and {@code target} are on different devices. */
@@ -72,61 +77,52 @@ final class CrossDeviceCopy implements RequestSender.Held {
   static Future<BufferHandle> copy(Vertx vertx, BufferHandle source, BufferHandle target, long timeoutMillis,
                                    int chunkBytes) {
     if (source.dtype() != target.dtype() || source.length() != target.length()) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "source is " + source.length() + " "
+      return RequestSender.failLater(vertx.getOrCreateContext(), new CudaException(FailureCode.BAD_REQUEST, "source is " + source.length() + " "
         + source.dtype() + " but target is " + target.length() + " " + target.dtype()));
     }
     return new CrossDeviceCopy(vertx, source, target, timeoutMillis, chunkBytes).start();
   }
 
-  private synchronized Future<BufferHandle> start() {
-    LocalRoutes.Route route = LocalRoutes.of(from.vertx()).get(from.address());
-    boolean direct = chunks > 0 && route != null && route.copiesDirectlyTo(to.address());
-    // The target's place first: anything sent to the target after this call waits for the copy.
-    to.<BufferHandle>request(new CopyInRequest(source, target, transfer, direct)).onComplete(ar -> {
-      if (ar.succeeded()) {
-        done.tryComplete(target);
-      } else {
-        fail(ar.cause(), false);
-      }
-    });
-    if (chunks == 0) {
-      return done.future();
-    }
-    if (direct) {
-      // Both contexts share a process: the source's copies into the target itself, in its order.
-      from.<BufferHandle>request(new CopyOutRequest(source, target, transfer)).onFailure(t -> fail(t, true));
-      return done.future();
-    }
-    sendNext(true);
-    if (next < chunks && !failed) {
-      RequestSender.hold(this);
-      holders = RequestSender.holdersKey();
-    }
-    while (next < chunks && next < WINDOW && !failed) {
-      sendNext(false);
-    }
-    if (next == chunks) {
-      release();
-    }
+  private Future<BufferHandle> start() {
+    // Sent from the caller's context when its turn comes (its messages may go over the event bus).
+    order.hold(caller, false, this);
     return done.future();
   }
 
+  /** Everything made before the copy on its caller has been sent: the copy's requests go now. */
   @Override
-  public synchronized void sendHeld() {
-    holders = null;
-    while (next < chunks && !failed) {
-      sendNext(false);
+  public void turn() {
+    synchronized (this) {
+      LocalRoutes.Route route = from.localRoute();
+      boolean direct = chunks > 0 && route != null && route.copiesDirectlyTo(to.address());
+      // The target's place first: anything sent to the target after this call waits for the copy.
+      to.<BufferHandle>dispatch(new CopyInRequest(source, target, transfer, direct), caller).onComplete(ar -> {
+        if (ar.succeeded()) {
+          done.tryComplete(target);
+        } else {
+          fail(ar.cause(), false);
+        }
+      });
+      if (direct) {
+        // Both contexts share a process: the source's copies into the target itself, in its order.
+        from.<BufferHandle>dispatch(new CopyOutRequest(source, target, transfer), caller).onFailure(t -> fail(t, true));
+        next = chunks;
+      }
+      while (next < chunks && next < WINDOW && !failed) {
+        sendNext();
+      }
     }
+    releaseIfSent();
   }
 
   // Under the lock, so reads leave in order whichever thread sends them.
-  private void sendNext(boolean first) {
+  private void sendNext() {
     long at = next++ * perChunk;
     long length = Math.min(perChunk, source.length() - at);
     BufferHandle read = chunks == 1 ? source : source.view(at, length);
     BufferHandle write = chunks == 1 ? target : target.view(at, length);
     DownloadRequest body = new DownloadRequest(read);
-    Future<DownloadReply> reply = first ? from.request(body) : from.dispatch(body);
+    Future<DownloadReply> reply = from.dispatch(body, caller);
     reply.onComplete(ar -> {
       if (ar.failed()) {
         fail(ar.cause(), true);
@@ -140,7 +136,7 @@ final class CrossDeviceCopy implements RequestSender.Held {
         }
       }
       // Outside the order: the copy holds the target's place.
-      to.<BufferHandle>dispatch(new CopyInChunk(write, transfer, data)).onComplete(written -> {
+      to.<BufferHandle>dispatch(new CopyInChunk(write, transfer, data), caller).onComplete(written -> {
         if (written.succeeded()) {
           // The target has copied the bytes: the source's lent memory goes back. (After a failure it
           // is left to the collector: a timed-out chunk may still be read by the target.)
@@ -166,13 +162,11 @@ final class CrossDeviceCopy implements RequestSender.Held {
       if (failed) {
         return;
       }
-      if (next < chunks && holders != null) {
-        sendNext(false);
-      }
-      if (next == chunks) {
-        release();
+      if (next < chunks) {
+        sendNext();
       }
     }
+    releaseIfSent();
   }
 
   /** Fails the copy with {@code cause}; {@code abort}: the target still holds its place, give it up. */
@@ -182,18 +176,22 @@ final class CrossDeviceCopy implements RequestSender.Held {
         return;
       }
       failed = true;
-      release();
     }
+    releaseIfSent();
     done.tryFail(cause);
     if (abort) {
-      to.dispatch(new CopyInChunk(target, transfer, null));
+      to.dispatch(new CopyInChunk(target, transfer, null), caller);
     }
   }
 
-  private void release() {
-    if (holders != null) {
-      RequestSender.released(holders, this);
-      holders = null;
+  // Outside the lock: once the last read is sent (or the copy failed), what waits behind it goes.
+  private void releaseIfSent() {
+    synchronized (this) {
+      if (!holding || next < chunks && !failed) {
+        return;
+      }
+      holding = false;
     }
+    order.release(this);
   }
 }

@@ -86,7 +86,7 @@ public final class DeviceClientImpl implements DeviceClient {
       return sender.request(new UploadRequest(target, data));
     }
     if (data.length() != target.byteLength()) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
     ByteBuffer bytes = ((BufferInternal) data).getByteBuf().nioBuffer(0, data.length());
@@ -109,10 +109,14 @@ public final class DeviceClientImpl implements DeviceClient {
       || source.byteLength() > Integer.MAX_VALUE - 8) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
-    int n = (int) source.byteLength();
-    Buffer whole = Buffer.buffer(new byte[n]);
-    ByteBuffer into = ((BufferInternal) whole).getByteBuf().nioBuffer(0, n);
-    return downloadInto(source, into).map(whole);
+    // The bytes are read into an array made on a copy thread, and wrapped once all are in.
+    HostElements into = HostElements.bytesFor((int) source.byteLength());
+    try {
+      return ChunkedTransfer.download(sender, source, into, maxMessageSize)
+        .map(x -> BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer((byte[]) into.array())));
+    } catch (RuntimeException refused) {
+      return sender.refuse(refused);
+    }
   }
 
   /** A forged or corrupt handle whose byte length overflows: the device refuses it, naming what is wrong. */
@@ -185,7 +189,7 @@ public final class DeviceClientImpl implements DeviceClient {
     try {
       return ChunkedTransfer.download(sender, source, HostElements.of(target, true), maxMessageSize);
     } catch (RuntimeException refused) {
-      return Future.failedFuture(Failures.toCudaException(refused));
+      return sender.refuse(Failures.toCudaException(refused));
     }
   }
 
@@ -194,7 +198,7 @@ public final class DeviceClientImpl implements DeviceClient {
     try {
       return ChunkedTransfer.upload(sender, target, data.get(), maxMessageSize).map(target);
     } catch (RuntimeException refused) {
-      return Future.failedFuture(Failures.toCudaException(refused));
+      return sender.refuse(Failures.toCudaException(refused));
     }
   }
 
@@ -203,7 +207,7 @@ public final class DeviceClientImpl implements DeviceClient {
       HostElements into = HostElements.arrayFor(source, type);
       return ChunkedTransfer.download(sender, source, into, maxMessageSize).map(x -> type.cast(into.array()));
     } catch (RuntimeException refused) {
-      return Future.failedFuture(Failures.toCudaException(refused));
+      return sender.refuse(Failures.toCudaException(refused));
     }
   }
 
@@ -242,24 +246,24 @@ public final class DeviceClientImpl implements DeviceClient {
   @Override
   public Future<BufferHandle> fill(BufferHandle target, double value) {
     if (target == null) {
-      return Future.failedFuture(Failures.toCudaException(new IllegalArgumentException("handle is null")));
+      return sender.refuse(Failures.toCudaException(new IllegalArgumentException("handle is null")));
     }
     try {
       return sender.request(FillRequest.of(target, value));
     } catch (IllegalArgumentException e) {
-      return Future.failedFuture(Failures.toCudaException(e));
+      return sender.refuse(Failures.toCudaException(e));
     }
   }
 
   @Override
   public Future<BufferHandle> fillInteger(BufferHandle target, long value) {
     if (target == null) {
-      return Future.failedFuture(Failures.toCudaException(new IllegalArgumentException("handle is null")));
+      return sender.refuse(Failures.toCudaException(new IllegalArgumentException("handle is null")));
     }
     try {
       return sender.request(FillRequest.ofInteger(target, value));
     } catch (IllegalArgumentException e) {
-      return Future.failedFuture(Failures.toCudaException(e));
+      return sender.refuse(Failures.toCudaException(e));
     }
   }
 
@@ -281,7 +285,7 @@ public final class DeviceClientImpl implements DeviceClient {
   @Override
   public Future<Void> replay(com.vertxcuda.PipelineHandle pipeline) {
     if (pipeline == null) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
     }
     return sender.request(new com.vertxcuda.message.ReplayRequest(pipeline)).mapEmpty();
   }
@@ -289,7 +293,7 @@ public final class DeviceClientImpl implements DeviceClient {
   @Override
   public Future<Void> release(com.vertxcuda.PipelineHandle pipeline) {
     if (pipeline == null) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
     }
     return sender.request(new com.vertxcuda.message.ReleasePipelineRequest(pipeline)).mapEmpty();
   }

@@ -74,14 +74,36 @@ public final class HostElements {
   }
 
   private final Kind kind;
-  /** The elements: a duplicate, so the caller's position and limit are never moved. */
-  private final Buffer elements;
+  /**
+   * The elements: a duplicate, so the caller's position and limit are never moved; for a download's
+   * new array, made on first use (on a copy thread, never the caller's: see {@link #arrayFor}).
+   */
+  private Buffer elements;
+  private final java.util.function.IntFunction<Buffer> make;
+  private final int length;
   private final String what;
 
   private HostElements(Kind kind, Buffer elements, String what) {
     this.kind = kind;
     this.elements = elements;
+    this.make = null;
+    this.length = elements.remaining();
     this.what = what;
+  }
+
+  private HostElements(Kind kind, int length, java.util.function.IntFunction<Buffer> make, String what) {
+    this.kind = kind;
+    this.make = make;
+    this.length = length;
+    this.what = what;
+  }
+
+  // The elements, made now if they are a download's new array.
+  private synchronized Buffer elements() {
+    if (elements == null) {
+      elements = make.apply(length);
+    }
+    return elements;
   }
 
   public static HostElements of(float[] a) {
@@ -145,18 +167,24 @@ public final class HostElements {
       : array == int[].class ? of(new int[0]) : array == long[].class ? of(new long[0]) : of(new short[0]);
     empty.checkDtype(handle.dtype());
     int n = (int) Math.max(0, handle.length() * per);
+    // Made when the first chunk is read (a large array is zeroed by the JVM: not on the caller's thread).
     switch (empty.kind) {
-      case FLOAT: return of(new float[n]);
-      case DOUBLE: return of(new double[n]);
-      case INT: return of(new int[n]);
-      case LONG: return of(new long[n]);
-      default: return of(new short[n]);
+      case FLOAT: return new HostElements(Kind.FLOAT, n, k -> FloatBuffer.wrap(new float[k]), "float[]");
+      case DOUBLE: return new HostElements(Kind.DOUBLE, n, k -> DoubleBuffer.wrap(new double[k]), "double[]");
+      case INT: return new HostElements(Kind.INT, n, k -> IntBuffer.wrap(new int[k]), "int[]");
+      case LONG: return new HostElements(Kind.LONG, n, k -> LongBuffer.wrap(new long[k]), "long[]");
+      default: return new HostElements(Kind.SHORT, n, k -> ShortBuffer.wrap(new short[k]), "short[]");
     }
   }
 
-  /** The array these elements are (for one made by {@link #arrayFor}). */
+  /** A new byte array of {@code bytes} for a download, made on first use as {@link #arrayFor}'s are. */
+  static HostElements bytesFor(int bytes) {
+    return new HostElements(Kind.BYTE, bytes, k -> ByteBuffer.wrap(new byte[k]), "byte[]");
+  }
+
+  /** The array these elements are (for one made by {@link #arrayFor} or {@link #bytesFor}). */
   Object array() {
-    return elements.array();
+    return elements().array();
   }
 
   /**
@@ -171,8 +199,8 @@ public final class HostElements {
     checkDtype(dtype);
     int per = perDeviceElement(dtype);
     long count = Math.multiplyExact(Math.max(0, handle.length()), (long) per);
-    if (elements.remaining() != count || handle.length() < 0) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "the " + what + " has " + elements.remaining()
+    if (length != count || handle.length() < 0) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "the " + what + " has " + length
         + (kind == Kind.BYTE ? " bytes" : " elements") + "; the handle names " + handle.length() + " " + dtype
         + " elements" + (per == 1 ? "" : " (" + count + (kind == Kind.BYTE ? " bytes)" : " values: real, imaginary pairs)")));
     }
@@ -205,7 +233,8 @@ public final class HostElements {
   }
 
   private Buffer slice(long from, int n) {
-    return elements.slice(elements.position() + Math.toIntExact(from), n);
+    Buffer e = elements();
+    return e.slice(e.position() + Math.toIntExact(from), n);
   }
 
   private static void checkHandle(BufferHandle handle) {

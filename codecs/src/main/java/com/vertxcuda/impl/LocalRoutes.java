@@ -21,10 +21,11 @@ public final class LocalRoutes {
   public interface Route {
     /**
      * Admits {@code body} for the device's address or one of its libraries' ({@code address}),
-     * with the caller's timeout; the future completes on the caller's context, failed with a
+     * with the caller's timeout; any thread. The future completes on {@code caller} (the caller's
+     * context) in a task of its own, never on this stack, failed with a
      * {@link com.vertxcuda.CudaException}.
      */
-    <T> Future<T> request(String address, Object body, long timeoutMillis);
+    <T> Future<T> request(String address, Object body, long timeoutMillis, io.vertx.core.Context caller);
 
     /**
      * Whether this device's context and that of the device at {@code target} share a process and a

@@ -84,17 +84,17 @@ final class PipelineRecorderImpl implements PipelineRecorder {
   @Override
   public Future<PipelineHandle> build() {
     if (built) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "this recorder was built already"));
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "this recorder was built already"));
     }
     built = true;
     if (refused != null) {
-      return Future.failedFuture(refused);
+      return sender.refuse(refused);
     }
     if (steps.isEmpty()) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "steps is empty: nothing to record"));
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "steps is empty: nothing to record"));
     }
     if (steps.size() > RecordRequest.MAX_STEPS) {
-      return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size()
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size()
         + " requests; at most " + RecordRequest.MAX_STEPS + " go in one pipeline"));
     }
     return sender.request(new RecordRequest(new ArrayList<>(steps)));

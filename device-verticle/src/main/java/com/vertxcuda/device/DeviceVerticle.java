@@ -202,8 +202,26 @@ public class DeviceVerticle extends VerticleBase {
   // A tier's futures complete on its own threads (a link's reader, say); this verticle's state is
   // touched only on its event loop.
   private <T> Future<T> onEventLoop(Future<T> f) {
+    return onEventLoop(f, 0);
+  }
+
+  // As above, failed with TIMEOUT after {@code timeoutMillis} (0: never): the timeout fires on the
+  // event loop too. (Future.timeout on a future of no context would complete it on a timer thread, and a
+  // heartbeat given up there once ran the loss beside admission: a request found the device READY
+  // with no context and was left to its deadline.)
+  private <T> Future<T> onEventLoop(Future<T> f, long timeoutMillis) {
     io.vertx.core.Promise<T> p = io.vertx.core.Promise.promise();
-    f.onComplete(ar -> eventLoop.runOnContext(v -> p.handle(ar)));
+    f.onComplete(ar -> eventLoop.runOnContext(v -> {
+      if (ar.succeeded()) {
+        p.tryComplete(ar.result());
+      } else {
+        p.tryFail(ar.cause());
+      }
+    }));
+    if (timeoutMillis > 0) {
+      vertx.setTimer(timeoutMillis, id -> eventLoop.runOnContext(v -> p.tryFail(new CudaException(FailureCode.TIMEOUT,
+        "no answer within " + timeoutMillis + " ms"))));
+    }
     return p.future();
   }
 
@@ -292,25 +310,29 @@ public class DeviceVerticle extends VerticleBase {
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T> Future<T> request(String target, Object body, long timeoutMillis) {
+    public <T> Future<T> request(String target, Object body, long timeoutMillis, Context caller) {
       Library library = libraryOf(target);
-      io.vertx.core.Promise<Object> promise = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).promise();
+      io.vertx.core.Promise<Object> promise = io.vertx.core.Promise.promise();
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
-      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), library, deadline, self);
+      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller), library, deadline, self);
       ContextTier tier = context;
       if (refusedFromClients(r)) {
         // answered
       } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.exemptFromLoad(r)) {
         // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
-        // hears it at once instead of behind the burst that filled the device.
+        // hears it (in a task of its own) instead of behind the burst that filled the device.
         rejectFull(r);
       } else if (state == DeviceState.READY && tier != null && hops.get() == 0 && !(body instanceof DescribeRequest)) {
         submit(r, tier);
       } else {
         hops.incrementAndGet();
         eventLoop.runOnContext(v -> {
-          hops.decrementAndGet();
-          accept(r);
+          try {
+            accept(r);
+          } finally {
+            // Only once it is admitted may a later local request skip the event loop.
+            hops.decrementAndGet();
+          }
         });
       }
       return (Future<T>) promise.future();
@@ -404,7 +426,13 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void submit(InFlight.Entry r) {
-    submit(r, context);
+    ContextTier tier = context;
+    if (tier == null) {
+      // Not reached while state and context change together on the event loop; a guard, not a path.
+      r.fail(FailureCode.CONTEXT_LOST, "the device has no ready context");
+      return;
+    }
+    submit(r, tier);
   }
 
   // Any thread (the local route calls it from the caller's).
@@ -425,7 +453,7 @@ public class DeviceVerticle extends VerticleBase {
     long gen = generation;
     ContextTier tier = context;
     long timeout = options.getHeartbeatTimeout();
-    onEventLoop(tier.stalledMillis()).timeout(timeout, java.util.concurrent.TimeUnit.MILLISECONDS).onComplete(ar -> {
+    onEventLoop(tier.stalledMillis(), timeout).onComplete(ar -> {
       heartbeatOutstanding = false;
       if (gen != generation || state != DeviceState.READY || context != tier) {
         return;
@@ -589,7 +617,7 @@ public class DeviceVerticle extends VerticleBase {
       @Override public void reply(Object reply) { promise.tryComplete(reply); }
       @Override public void fail(CudaException failure) { promise.tryFail(failure); }
     });
-    return onEventLoop(promise.future()).timeout(options.getRequestTimeout(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return onEventLoop(promise.future(), options.getRequestTimeout());
   }
 
   /** Generations of one address never repeat in this JVM, and start from the clock (µs) so they do not across restarts. */

@@ -62,17 +62,21 @@ public final class InFlight {
       };
     }
 
-    /** The answer to a local caller: a promise that completes on the caller's context. */
-    static Answer of(Promise<Object> promise) {
+    /**
+     * The answer to a local caller: {@code promise} completes on {@code caller}, the caller's
+     * context, in a task of its own, so never on the stack of whoever answers (a refusal is answered
+     * on the caller's own thread).
+     */
+    static Answer of(Promise<Object> promise, io.vertx.core.Context caller) {
       return new Answer() {
         @Override
         public void succeed(Object body) {
-          promise.complete(body);
+          caller.runOnContext(v -> promise.complete(body));
         }
 
         @Override
         public void fail(CudaException failure) {
-          promise.fail(failure);
+          caller.runOnContext(v -> promise.fail(failure));
         }
       };
     }

@@ -1,0 +1,216 @@
+package com.vertxcuda.impl;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+
+import java.util.ArrayDeque;
+import java.util.function.Supplier;
+
+/**
+ * The order of the requests made on one caller — a Vert.x context or, off any context, one thread —
+ * and the one place that keeps each request's place in it, from the client to the device's
+ * admission. Every typed client sends through here ({@link RequestSender#request}): a request goes
+ * out at once when nothing made earlier on its caller is still waiting, and otherwise waits its
+ * turn in a queue that only ever moves forward.
+ *
+ * <p>What sends more than one message for one call — a transfer in chunks, a copy between devices,
+ * a coalescing client's group — takes a place with a {@link Hold}: when its turn comes it sends,
+ * from any thread, at its own pace, and {@linkplain #release releases} its place once it has sent
+ * everything; requests made after it wait in the queue meanwhile, and nobody copies, blocks or
+ * waits on the caller's thread for it. A hold that can send all it holds at once and cheaply (a
+ * coalescing group) is asked to ({@link Hold#hurry}) when a later request is waiting.
+ *
+ * <p>An item that must run on its caller's context (anything sent over the event bus, whose order
+ * Vert.x keeps per sending context) is run there when its turn comes on another thread; one that may
+ * run anywhere (the local route's admission takes requests from any thread) runs on the thread
+ * whose release gave it its turn. Only one thread moves the queue at a time.
+ */
+public final class CallerOrder {
+
+  /** A place in the order that is kept until its holder has sent everything it sends there. */
+  public interface Hold {
+    /**
+     * Everything made before it on its caller has been sent: it may send now. It calls
+     * {@link CallerOrder#release} once its last message has gone (from any thread, possibly from
+     * within this call). Runs on the hold's context unless it may run anywhere.
+     */
+    void turn();
+
+    /**
+     * A later request waits behind this hold, whose turn has come: a holder that can send all it
+     * holds at once without copying bulk data or waiting sends it and releases now; the default
+     * keeps its place until it releases on its own. Any thread.
+     */
+    default void hurry() {
+    }
+  }
+
+  private static final Object KEY = new Object();
+  private static final ThreadLocal<CallerOrder> THREAD = ThreadLocal.withInitial(CallerOrder::new);
+
+  private static final class Item {
+    final Hold hold;
+    final Runnable send;
+    final Context context;
+    final boolean anyThread;
+
+    Item(Hold hold, Runnable send, Context context, boolean anyThread) {
+      this.hold = hold;
+      this.send = send;
+      this.context = context;
+      this.anyThread = anyThread;
+    }
+  }
+
+  private final ArrayDeque<Item> queue = new ArrayDeque<>();
+  /** The hold whose turn has come and which has not released yet. */
+  private Hold holding;
+  /** Whether a thread is moving the queue (or sending straight out) now: nothing may overtake it. */
+  private boolean draining;
+
+  private CallerOrder() {
+  }
+
+  /** The current caller's order: the current Vert.x context's or, off any context, this thread's. */
+  public static CallerOrder current() {
+    Context context = Vertx.currentContext();
+    if (context == null) {
+      return THREAD.get();
+    }
+    CallerOrder order = context.get(KEY);
+    if (order == null) {
+      // Rare (once per context); a worker context may run on several threads at once.
+      synchronized (KEY) {
+        order = context.get(KEY);
+        if (order == null) {
+          order = new CallerOrder();
+          context.put(KEY, order);
+        }
+      }
+    }
+    return order;
+  }
+
+  /**
+   * Sends a request in its place: {@code send} runs now, on this thread, when nothing made earlier on
+   * this caller waits; otherwise when its turn comes (on {@code context} unless {@code anyThread}).
+   * {@code send} must not complete its future on the calling stack.
+   */
+  public <T> Future<T> send(Context context, boolean anyThread, Supplier<Future<T>> send) {
+    Hold ahead;
+    Promise<T> later;
+    synchronized (this) {
+      if (!draining && holding == null && queue.isEmpty()) {
+        draining = true;
+        later = null;
+        ahead = null;
+      } else {
+        later = Promise.promise();
+        queue.add(new Item(null, () -> sent(context, send).onComplete(later), context, anyThread));
+        ahead = holding;
+      }
+    }
+    if (later == null) {
+      Future<T> sent = sent(context, send);
+      drain();
+      return sent;
+    }
+    if (ahead != null) {
+      ahead.hurry();
+    }
+    return later.future();
+  }
+
+  /**
+   * Takes a place for {@code hold}: its {@link Hold#turn} runs now, on this thread, when nothing made
+   * earlier waits; otherwise when its turn comes (on {@code context} unless {@code anyThread}).
+   */
+  public void hold(Context context, boolean anyThread, Hold hold) {
+    Hold ahead = null;
+    boolean now;
+    synchronized (this) {
+      now = !draining && holding == null && queue.isEmpty();
+      if (now) {
+        draining = true;
+        holding = hold;
+      } else {
+        queue.add(new Item(hold, null, context, anyThread));
+        ahead = holding;
+      }
+    }
+    if (now) {
+      turn(hold);
+      drain();
+    } else if (ahead != null) {
+      ahead.hurry();
+    }
+  }
+
+  /** Whether {@code hold} is the last thing in this order (nothing was made after it yet). */
+  public synchronized boolean isLast(Hold hold) {
+    return queue.isEmpty() ? holding == hold : queue.peekLast().hold == hold;
+  }
+
+  /** {@code hold} has sent everything it holds: what waits behind it goes now. Any thread; once. */
+  public void release(Hold hold) {
+    synchronized (this) {
+      if (holding != hold) {
+        return;
+      }
+      holding = null;
+      if (draining) {
+        return; // the thread moving the queue goes on
+      }
+      draining = true;
+    }
+    drain();
+  }
+
+  // Moves the queue while nothing holds it; this thread set {@code draining}.
+  private void drain() {
+    while (true) {
+      Item next;
+      synchronized (this) {
+        if (holding != null || queue.isEmpty()) {
+          draining = false;
+          return;
+        }
+        next = queue.peek();
+        if (!next.anyThread && Vertx.currentContext() != next.context) {
+          // Its own context goes on from here; draining stays set until then.
+          next.context.runOnContext(v -> drain());
+          return;
+        }
+        queue.poll();
+        if (next.hold != null) {
+          holding = next.hold;
+        }
+      }
+      if (next.hold != null) {
+        turn(next.hold);
+      } else {
+        next.send.run();
+      }
+    }
+  }
+
+  private void turn(Hold hold) {
+    try {
+      hold.turn();
+    } catch (RuntimeException e) {
+      // A holder that failed to start cannot keep the order waiting.
+      release(hold);
+      throw e;
+    }
+  }
+
+  private static <T> Future<T> sent(Context context, Supplier<Future<T>> send) {
+    try {
+      return send.get();
+    } catch (RuntimeException e) {
+      return RequestSender.failLater(context, e);
+    }
+  }
+}

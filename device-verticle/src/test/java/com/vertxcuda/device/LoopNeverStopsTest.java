@@ -1,0 +1,143 @@
+package com.vertxcuda.device;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A large transfer made from an event loop never stops that loop: a 1 ms periodic timer on it keeps
+ * firing while the transfer runs (every kind: Buffer, array, NIO; up and down). 256 MiB on the host
+ * backend (the gap allowed: 100 ms, for a 2-core CI host), 1 GiB on cuda (10 ms).
+ */
+@ExtendWith(VertxExtension.class)
+class LoopNeverStopsTest {
+
+  enum Kind { UPLOAD_BUFFER, UPLOAD_ARRAY, UPLOAD_NIO, DOWNLOAD_BUFFER, DOWNLOAD_ARRAY, DOWNLOAD_NIO }
+
+  static boolean cuda() {
+    return TestDevices.backend() == BackendKind.CUDA;
+  }
+
+  static final int BYTES = cuda() ? 1 << 30 : 256 << 20;
+  static final long ALLOWED_GAP_MS = cuda() ? 10 : 100;
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aTimerOnTheCallersLoopKeepsFiring(Kind kind, Vertx vertx) throws Exception {
+    get(TestDevices.deploy(vertx, TestDevices.options()));
+    DeviceClient c = DeviceClient.create(vertx);
+    int floats = BYTES / 4;
+    BufferHandle h = get(c.alloc(DType.F32, floats));
+    // The host data is made here, on the test's thread, not on the loop.
+    float[] array = new float[floats];
+    for (int i = 0; i < floats; i += 1024) {
+      array[i] = i;
+    }
+    ByteBuffer nio = ByteBuffer.allocateDirect(BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    nio.asFloatBuffer().put(array);
+    Buffer buffer = Buffer.buffer(BYTES);
+    buffer.setBytes(0, nio.duplicate());
+    if (kind.name().startsWith("DOWNLOAD")) {
+      get(c.upload(h, array));
+    }
+    java.nio.FloatBuffer landing = ByteBuffer.allocateDirect(BYTES).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+    Function<DeviceClient, Future<?>> transfer;
+    switch (kind) {
+      case UPLOAD_BUFFER: transfer = d -> d.upload(h, buffer); break;
+      case UPLOAD_ARRAY: transfer = d -> d.upload(h, array); break;
+      case UPLOAD_NIO: transfer = d -> d.upload(h, (java.nio.Buffer) nio.duplicate().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer()); break;
+      case DOWNLOAD_BUFFER: transfer = d -> d.download(h); break;
+      case DOWNLOAD_ARRAY: transfer = d -> d.downloadFloats(h); break;
+      default: transfer = d -> d.downloadInto(h, landing).map(x -> landing);
+    }
+    Context loop = vertx.getOrCreateContext();
+    AtomicLong last = new AtomicLong();
+    AtomicLong widest = new AtomicLong();
+    CompletableFuture<Object> done = new CompletableFuture<>();
+    long[] startedAt = new long[1];
+    Thread[] loopThread = new Thread[1];
+    // What the loop was doing when it stopped longest: sampled from outside, named in the failure.
+    String[] stuckIn = {""};
+    long[] stuckFor = {0};
+    Thread watchdog = new Thread(() -> {
+      while (!done.isDone()) {
+        long since = System.nanoTime() - last.get();
+        Thread t = loopThread[0];
+        if (t != null && since > 20_000_000 && since > stuckFor[0]) {
+          stuckFor[0] = since;
+          StringBuilder b = new StringBuilder();
+          for (StackTraceElement e : t.getStackTrace()) {
+            b.append("\n    at ").append(e);
+          }
+          stuckIn[0] = b.toString();
+        }
+        try {
+          Thread.sleep(5);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "loop-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
+    loop.runOnContext(v -> {
+      loopThread[0] = Thread.currentThread();
+      last.set(System.nanoTime());
+      long timer = vertx.setPeriodic(1, id -> {
+        long now = System.nanoTime();
+        widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
+      });
+      startedAt[0] = System.nanoTime();
+      Future<?> f = transfer.apply(c);
+      // The gap the call itself took on the loop counts too.
+      long now = System.nanoTime();
+      widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
+      f.onComplete(ar -> {
+        vertx.cancelTimer(timer);
+        if (ar.succeeded()) {
+          done.complete(ar.result());
+        } else {
+          done.completeExceptionally(ar.cause());
+        }
+      });
+    });
+    Object result = done.get(120, TimeUnit.SECONDS);
+    double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
+    double widestMs = widest.get() / 1e6;
+    System.out.printf("[figure] loop during a %d MiB %s (%s, %s): widest timer gap %.1f ms, %.2f GB/s%n", BYTES >> 20,
+      kind, TestDevices.backend(), TestDevices.isolation(), widestMs, BYTES / seconds / 1e9);
+    if (result instanceof java.nio.FloatBuffer) {
+      assertEquals(array[floats - 1024], ((java.nio.FloatBuffer) result).get(floats - 1024), 0);
+    } else if (result instanceof float[]) {
+      assertEquals(array[floats - 1024], ((float[]) result)[floats - 1024], 0);
+    } else if (result instanceof Buffer) {
+      assertEquals(array[floats - 1024], ((Buffer) result).getFloatLE((floats - 1024) * 4), 0);
+    }
+    assertTrue(widestMs <= ALLOWED_GAP_MS, kind + ": the caller's loop stopped for " + widestMs + " ms; it was in"
+      + stuckIn[0]);
+    get(c.free(h));
+  }
+
+  private static <T> T get(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
+  }
+}
