@@ -13,6 +13,11 @@ import java.util.function.BiFunction;
  * Admission ({@code DeviceVerticle}), the submission loop, the link and the libraries all read
  * these descriptors; adding a request type means adding one.
  *
+ * <p>Lane, load exemption, admission and crossing are for the device's own types: admission and the
+ * link run where no library is (the parent JVM in process isolation), so a library's types keep
+ * the defaults (ordered, under the limit, from clients, in a frame), and registering one that does
+ * not is refused.
+ *
  * <p>A descriptor is a constant: it is served by a handler ({@code S}: the device's operations, a
  * library verticle) that a context registers with it ({@link LibraryContext#register}), so its
  * functions take that handler as their first argument.
