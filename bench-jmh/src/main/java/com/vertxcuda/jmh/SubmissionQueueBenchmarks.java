@@ -3,10 +3,9 @@ package com.vertxcuda.jmh;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.context.SubmissionLoop;
-import com.vertxcuda.device.spi.Footprint;
-import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestHandler;
+import com.vertxcuda.device.spi.RequestType;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -15,6 +14,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -35,18 +35,7 @@ public class SubmissionQueueBenchmarks {
   @Setup(Level.Trial)
   public void setup() {
     loop = new SubmissionLoop("jmh-submission", spinMicros * 1000L, () -> { });
-    loop.device(new RequestHandler() {
-      @Override
-      public Footprint footprint(Object body) {
-        return Footprint.EVERYTHING;
-      }
-
-      @Override
-      public Preparation submit(Request request, Object prepared) {
-        request.reply(request.body());
-        return null;
-      }
-    });
+    loop.device(new Answering());
     loop.start();
   }
 
@@ -76,6 +65,20 @@ public class SubmissionQueueBenchmarks {
       Thread.onSpinWait();
     }
     return until;
+  }
+
+  /** Answers each request at once, on the submission thread. */
+  private static final class Answering implements RequestHandler {
+    private static final RequestType<Answering, Answered> ANSWERED = RequestType.of(Answering.class, Answered.class)
+      .handler((h, r, body, prepared) -> {
+        r.reply(body);
+        return null;
+      }).build();
+
+    @Override
+    public List<RequestType<?, ?>> types() {
+      return List.of(ANSWERED);
+    }
   }
 
   /** A request that counts its answer. */

@@ -10,7 +10,8 @@ import com.vertxcuda.impl.ClusterWatch;
 import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.device.context.SubmissionLoop;
+import com.vertxcuda.device.context.RequestTable;
+import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
@@ -19,7 +20,6 @@ import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
 import com.vertxcuda.impl.LocalRoutes;
 import com.vertxcuda.impl.RequestSender;
-import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
@@ -318,11 +318,13 @@ public class DeviceVerticle extends VerticleBase {
       ContextTier tier = context;
       if (refusedFromClients(r)) {
         // answered
-      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.exemptFromLoad(r)) {
+      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight()
+        && !RequestTable.admitted(r).exemptFromLoad()) {
         // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
         // hears it (in a task of its own) instead of behind the burst that filled the device.
         rejectFull(r);
-      } else if (state == DeviceState.READY && tier != null && hops.get() == 0 && !(body instanceof DescribeRequest)) {
+      } else if (state == DeviceState.READY && tier != null && hops.get() == 0
+        && RequestTable.admitted(r).admission() != RequestType.Admission.DESCRIBED) {
         submit(r, tier);
       } else {
         hops.incrementAndGet();
@@ -366,8 +368,10 @@ public class DeviceVerticle extends VerticleBase {
 
   // Requests only the device makes for itself are refused from clients (bus or local route).
   private static boolean refusedFromClients(InFlight.Entry r) {
-    if (r.body() instanceof ReclaimRequest) {
-      r.fail(FailureCode.BAD_REQUEST, "the device does not serve ReclaimRequest: only the device sends it, when a node leaves");
+    RequestType<?, ?> type = RequestTable.admitted(r);
+    if (!type.fromClients()) {
+      r.fail(FailureCode.BAD_REQUEST, "the device does not serve " + type.body().getSimpleName()
+        + ": only the device sends it");
       return true;
     }
     return false;
@@ -377,13 +381,14 @@ public class DeviceVerticle extends VerticleBase {
     if (refusedFromClients(r)) {
       return;
     }
-    if (r.library() == null && r.body() instanceof DescribeRequest) {
+    RequestType<?, ?> type = RequestTable.admitted(r);
+    if (type.admission() == RequestType.Admission.DESCRIBED) {
       r.reply(info());
       return;
     }
     switch (state) {
       case READY:
-        if (inFlight.size() >= options.getMaxInFlight() && !SubmissionLoop.exemptFromLoad(r)) {
+        if (inFlight.size() >= options.getMaxInFlight() && !type.exemptFromLoad()) {
           rejectFull(r);
         } else {
           submit(r);
@@ -437,8 +442,8 @@ public class DeviceVerticle extends VerticleBase {
 
   // Any thread (the local route calls it from the caller's).
   private void submit(InFlight.Entry r, ContextTier tier) {
-    if (r.body() instanceof com.vertxcuda.message.StatsRequest) {
-      r.finish(body -> body instanceof DeviceStats ? augment((DeviceStats) body) : body);
+    if (RequestTable.admitted(r).admission() == RequestType.Admission.STATS) {
+      r.finish(body -> augment((DeviceStats) body));
     }
     tier.submit(r.track());
   }

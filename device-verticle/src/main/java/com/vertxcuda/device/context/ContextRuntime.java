@@ -133,6 +133,17 @@ public final class ContextRuntime implements LibraryContext {
     }
   }
 
+  @Override
+  public void unavailable(Library library, String reason) {
+    CudaException why = new CudaException(FailureCode.UNSUPPORTED, "the " + library.suffix()
+      + " library cannot run on this device: " + reason);
+    if (loop.inLoop()) {
+      loop.refuse(library, why);
+    } else {
+      loop.execute(() -> loop.refuse(library, why));
+    }
+  }
+
   private final java.util.List<Consumer<String>> ownerGone = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   @Override

@@ -11,7 +11,6 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.LibraryProvider;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.impl.CopyInChunk;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -77,6 +76,7 @@ public class ContextVerticle extends VerticleBase {
         operations = new DeviceOperations(runtime, device.createStream("context"));
         PeerCopies.register(runtime);
         loop.device(operations);
+        loop.refusal(() -> runtime.isPoisoned() ? runtime.lostFailure() : null);
         loop.preparationInit(() -> {
           try {
             device.bindCurrentThread();
@@ -153,21 +153,14 @@ public class ContextVerticle extends VerticleBase {
     device.close(poisoned);
   }
 
-  /**
-   * Queues a request on this context's one submission path; any thread. A chunk of a copy from
-   * another device is served outside the order: its copy holds its place.
-   */
+  /** Queues a request on this context's one submission path, in its type's lane; any thread. */
   public void submit(Request request) {
-    if (request.body() instanceof CopyInChunk) {
-      loop.execute(() -> operations.copyInChunk(request));
-    } else {
-      loop.submit(request);
-    }
+    loop.submit(request);
   }
 
   /** Continues a transfer in chunks outside the order (its first chunk holds its place); any thread. */
   public void continueTransfer(Request request) {
-    loop.execute(() -> operations.continueTransfer(request));
+    loop.execute(() -> operations.transfers().continueTransfer(request));
   }
 
   /** How long the submission thread has been stuck on one item (0 when it turns freely). */
@@ -177,7 +170,7 @@ public class ContextVerticle extends VerticleBase {
 
   /** What the context is, once started (for its tier). */
   public Future<DeviceInfo> describe() {
-    return runtime.onSubmissionThread(() -> operations.describe());
+    return runtime.onSubmissionThread(() -> operations.control().describe());
   }
 
   /** The runtime its libraries share (for tests and in-process tools). */

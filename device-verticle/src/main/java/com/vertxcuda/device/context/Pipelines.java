@@ -9,10 +9,9 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.GraphCapture;
-import com.vertxcuda.device.spi.Recordable;
 import com.vertxcuda.device.spi.RecordedStep;
+import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.device.spi.RequestHandler;
 import com.vertxcuda.message.PipelineStep;
 import com.vertxcuda.message.RecordRequest;
 import com.vertxcuda.message.ReleasePipelineRequest;
@@ -29,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The recorded pipelines of one context generation, on its submission thread. Recording checks
- * every step through the handler that serves it ({@link Recordable}); on a backend with
+ * every step through its type's recorder ({@link RequestType#record}); on a backend with
  * {@link GraphCapture} the steps are captured once, from the context's pipeline stream, as one
  * graph, and a replay is one graph launch ordered after earlier uses of every buffer the steps
  * touch. Elsewhere (the host backend, or a capture the backend refused) a replay issues the steps
@@ -137,17 +136,13 @@ final class Pipelines {
       throw new CudaException(FailureCode.BAD_REQUEST, at + " is missing");
     }
     String what = at + " (" + step.body().getClass().getSimpleName() + ")";
-    RequestHandler handler = runtime.loop().handler(step.library());
-    if (handler == null) {
+    RequestTable.Served served = runtime.loop().served(step.library());
+    if (served == null) {
       throw new CudaException(FailureCode.BAD_REQUEST, what + ": the " + step.library().suffix()
         + " library is not deployed on this device");
     }
-    if (!(handler instanceof Recordable)) {
-      throw new CudaException(FailureCode.BAD_REQUEST, what + ": " + (step.library() == null ? "the device's"
-        : "the " + step.library().suffix() + " library's") + " requests cannot be recorded here");
-    }
     try {
-      return ((Recordable) handler).record(step.body());
+      return served.record(step.body());
     } catch (Throwable t) {
       CudaException e = runtime.failure(t);
       if (e.code() == FailureCode.CONTEXT_LOST) {

@@ -7,13 +7,10 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestHandler;
-import com.vertxcuda.message.DescribeRequest;
-import com.vertxcuda.message.StatsRequest;
+import com.vertxcuda.device.spi.RequestType;
 
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -21,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The one ordered submission path of a context: every request for it — the device's own operations
@@ -44,14 +42,16 @@ public final class SubmissionLoop {
   /** A request that waits for its preparation, for an earlier waiting one, or for a transfer to end. */
   private static final class Waiting {
     final Request request;
-    final RequestHandler handler;
+    final RequestTable.Served served;
+    final RequestType<?, ?> type;
     final Footprint footprint;
     State state;
     Object prepared;
 
-    Waiting(Request request, RequestHandler handler, Footprint footprint, State state) {
+    Waiting(Request request, RequestTable.Served served, RequestType<?, ?> type, Footprint footprint, State state) {
       this.request = request;
-      this.handler = handler;
+      this.served = served;
+      this.type = type;
       this.footprint = footprint;
       this.state = state;
     }
@@ -78,13 +78,14 @@ public final class SubmissionLoop {
   private final ConcurrentLinkedQueue<Object> queue = new ConcurrentLinkedQueue<>();
   /** Stats and describe: served before queued work, so an overloaded device still answers them at once. */
   private final ConcurrentLinkedQueue<Object> control = new ConcurrentLinkedQueue<>();
-  private final Map<Library, RequestHandler> libraries = new EnumMap<>(Library.class);
-  private volatile RequestHandler device;
+  /** Who serves each library and the device's own operations, with their request types. */
+  private final RequestTable table = new RequestTable();
   private final List<Waiting> waiting = new ArrayList<>();
   private final AtomicInteger preparing = new AtomicInteger();
   private final long spinNanos;
   private final Thread thread;
   private Function<Throwable, CudaException> failures = Failures::plain;
+  private Supplier<CudaException> refusal = () -> null;
   private ExecutorService preparation;
   private Runnable preparationInit = () -> { };
   private RequestHandler lastHandler;
@@ -132,48 +133,73 @@ public final class SubmissionLoop {
     this.preparationInit = init;
   }
 
-  /** Serves the device's own operations with {@code handler}. */
+  /**
+   * Why every request is answered without being served, when it is (a poisoned context); asked
+   * before each submission, on the submission thread.
+   */
+  public void refusal(Supplier<CudaException> why) {
+    this.refusal = why;
+  }
+
+  /** Serves the device's own operations with {@code handler}; before {@link #start}. */
   public void device(RequestHandler handler) {
-    this.device = handler;
+    table.register(null, handler);
   }
 
-  /** Serves {@code library} with {@code handler}; on the submission thread. */
+  /** Serves {@code library} with {@code handler}'s request types; on the submission thread. */
   public void register(Library library, RequestHandler handler) {
-    libraries.put(library, handler);
+    table.register(library, handler);
   }
 
-  /** The handler serving {@code library} (the device's own operations for null), or null; on the submission thread. */
-  public RequestHandler handler(Library library) {
-    return library == null ? device : libraries.get(library);
+  /** Answers every request for {@code library} with {@code why} (it could not open); on the submission thread. */
+  public void refuse(Library library, CudaException why) {
+    table.refuse(library, why);
+  }
+
+  /** Who serves {@code library} (the device's own operations for null), or null; on the submission thread. */
+  RequestTable.Served served(Library library) {
+    return table.served(library);
   }
 
   /** The libraries registered so far; on the submission thread. */
   public List<Library> registered() {
-    return new ArrayList<>(libraries.keySet());
+    return table.libraries();
   }
 
-  /** Queues a request; any thread. After {@link #close} it is answered with the closing failure. */
+  /**
+   * Queues a request in its type's lane ({@link RequestType#lane}); any thread. After {@link #close}
+   * it is answered with the closing failure.
+   */
   public void submit(Request request) {
-    (isControl(request) ? control : queue).add(request);
+    switch (RequestTable.admitted(request).lane()) {
+      case CONTROL:
+        control.add(request);
+        break;
+      case BESIDE:
+        queue.add((Runnable) () -> serveBeside(request));
+        break;
+      default:
+        queue.add(request);
+    }
     wake();
   }
 
-  /**
-   * Stats and describe: never turned away for load and served before queued work, so an operator
-   * sees an overloaded device at once. The one place that decides it.
-   */
-  public static boolean isControl(Request request) {
-    return request.library() == null
-      && (request.body() instanceof StatsRequest || request.body() instanceof DescribeRequest);
+  // Outside the order (an earlier request holds its place): no waiting list, no deadline check.
+  private void serveBeside(Request r) {
+    RequestTable.Served served = table.served(r.library());
+    try {
+      if (served == null) {
+        throw notDeployed(r);
+      }
+      served.submit(served.type(r.body()), r, null);
+    } catch (Throwable t) {
+      r.fail(failures.apply(t));
+    }
   }
 
-  /**
-   * Requests never turned away for load (maxInFlight): control requests, and the chunks of a copy
-   * between devices, which the copy's hold on its target is waiting for (refusing them would stall
-   * everything queued behind that hold until the copy's deadline). The one place that decides it.
-   */
-  public static boolean exemptFromLoad(Request request) {
-    return isControl(request) || request.library() == null && request.body() instanceof com.vertxcuda.impl.CopyInChunk;
+  private static CudaException notDeployed(Request r) {
+    return new CudaException(FailureCode.UNSUPPORTED, "the " + r.library().suffix()
+      + " library is not deployed on this device");
   }
 
   private Object next() {
@@ -197,7 +223,7 @@ public final class SubmissionLoop {
    * that touch it wait. On the submission thread, while serving the request that needs it.
    */
   public Hold hold(Request request, Footprint footprint) {
-    Waiting w = new Waiting(request, null, footprint, State.HELD);
+    Waiting w = new Waiting(request, null, null, footprint, State.HELD);
     if (holdAt < 0) {
       waiting.add(w);
     } else {
@@ -356,33 +382,25 @@ public final class SubmissionLoop {
       r.fail(new CudaException(FailureCode.TIMEOUT, "the request's deadline passed before the device reached it"));
       return;
     }
-    RequestHandler handler = r.library() == null ? device : libraries.get(r.library());
-    if (handler == null) {
-      r.fail(new CudaException(FailureCode.UNSUPPORTED, "the " + r.library().suffix()
-        + " library is not deployed on this device"));
+    RequestTable.Served served = table.served(r.library());
+    if (served == null) {
+      r.fail(notDeployed(r));
       return;
     }
-    if (handler != lastHandler) {
+    if (served.handler != lastHandler) {
       flushLast();
     }
+    RequestType<?, ?> type = served.type(r.body());
     if (waiting.isEmpty()) {
-      submit(r, handler, null, null, -1);
+      submit(r, served, type, null, null, -1);
       return;
     }
-    Footprint f = footprint(handler, r.body());
+    Footprint f = served.footprint(type, r.body());
     if (blocked(f, waiting.size())) {
       flushLast();
-      waiting.add(new Waiting(r, handler, f, State.DEFERRED));
+      waiting.add(new Waiting(r, served, type, f, State.DEFERRED));
     } else {
-      submit(r, handler, null, f, -1);
-    }
-  }
-
-  private Footprint footprint(RequestHandler handler, Object body) {
-    try {
-      return handler.footprint(body);
-    } catch (RuntimeException e) {
-      return Footprint.EVERYTHING;
+      submit(r, served, type, null, f, -1);
     }
   }
 
@@ -400,13 +418,19 @@ public final class SubmissionLoop {
    * end when -1), and so do the holds it takes ({@link #hold}). Returns how many entries it put at
    * {@code at} (none when -1).
    */
-  private int submit(Request r, RequestHandler handler, Object prepared, Footprint f, int at) {
+  private int submit(Request r, RequestTable.Served served, RequestType<?, ?> type, Object prepared, Footprint f,
+                     int at) {
     Preparation p;
     int before = waiting.size();
     holdAt = at;
     try {
-      p = handler.submit(r, prepared);
-      lastHandler = handler;
+      CudaException refused = refusal.get();
+      if (refused != null) {
+        r.fail(refused);
+        return at < 0 ? 0 : waiting.size() - before;
+      }
+      p = served.submit(type, r, prepared);
+      lastHandler = served.handler;
     } catch (Throwable t) {
       r.fail(failures.apply(t));
       return at < 0 ? 0 : waiting.size() - before;
@@ -419,7 +443,7 @@ public final class SubmissionLoop {
     }
     at = at < 0 ? at : at + held;
     flushLast();
-    Waiting w = new Waiting(r, handler, f != null ? f : footprint(handler, r.body()), State.PREPARING);
+    Waiting w = new Waiting(r, served, type, f != null ? f : served.footprint(type, r.body()), State.PREPARING);
     if (at < 0) {
       waiting.add(w);
     } else {
@@ -486,10 +510,10 @@ public final class SubmissionLoop {
         discard(w.prepared);
         continue;
       }
-      if (w.handler != lastHandler) {
+      if (w.served.handler != lastHandler) {
         flushLast();
       }
-      i += submit(w.request, w.handler, w.prepared, w.footprint, i);
+      i += submit(w.request, w.served, w.type, w.prepared, w.footprint, i);
     }
     flushLast();
   }

@@ -1,6 +1,7 @@
 package com.vertxcuda.device.context;
 
 import com.vertxcuda.BufferHandle;
+import com.vertxcuda.device.spi.Footprint;
 
 import java.nio.ByteBuffer;
 
@@ -25,5 +26,11 @@ public record TransferRequest(BufferHandle handle, ByteBuffer host, Direction di
   /** Whether this chunk ends its transfer (a transfer in one piece is its own last chunk). */
   public boolean last() {
     return transfer == 0 || handle == null || from + host.remaining() >= handle.byteLength();
+  }
+
+  /** A download reads the buffer; an upload (and a registration, which names none) writes it. */
+  public Footprint footprint() {
+    return direction == Direction.TO_HOST
+      ? Footprint.builder().read(handle).build() : Footprint.builder().write(handle).build();
   }
 }

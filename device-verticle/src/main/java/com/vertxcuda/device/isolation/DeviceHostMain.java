@@ -6,11 +6,13 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.context.TransferRequest;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.UnreadableRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -178,7 +180,7 @@ public final class DeviceHostMain {
     }
     Object body = frame.body;
     boolean continues = false;
-    if (body instanceof SharedTransfer) {
+    if (RequestTable.admitted(frame.library, body).crossing() == RequestType.Crossing.REGION_SLICE) {
       SharedTransfer t = (SharedTransfer) body;
       try {
         body = new TransferRequest(t.handle, region.slice(t.offset, t.length),

@@ -3,6 +3,7 @@ package com.vertxcuda.device.isolation;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.spi.Request;
@@ -136,12 +137,30 @@ public final class ProcessContextTier implements ContextTier {
     }
     Object body = r.body();
     try {
-      if (body instanceof UploadRequest && ((UploadRequest) body).getHandle() != null
-        && ((UploadRequest) body).getData() != null) {
-        transfers.upload(r, (UploadRequest) body);
-      } else if (body instanceof DownloadRequest && ((DownloadRequest) body).getHandle() != null) {
-        transfers.download(r, ((DownloadRequest) body).getHandle());
-      } else {
+      boolean region = false;
+      switch (RequestTable.admitted(r).crossing()) {
+        case REGION_TO_DEVICE: {
+          UploadRequest u = (UploadRequest) body;
+          if (u.getHandle() != null && u.getData() != null) {
+            transfers.upload(r, u);
+            region = true;
+          }
+          break;
+        }
+        case REGION_TO_HOST: {
+          DownloadRequest d = (DownloadRequest) body;
+          if (d.getHandle() != null) {
+            transfers.download(r, d.getHandle());
+            region = true;
+          }
+          break;
+        }
+        default:
+          break;
+      }
+      // Anything else crosses in a frame; so does a transfer with nothing to move, which the device
+      // host answers.
+      if (!region) {
         send(r, body, new Call() {
           @Override
           public void replied(Object reply) {

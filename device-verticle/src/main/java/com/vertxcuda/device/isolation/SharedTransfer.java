@@ -9,7 +9,7 @@ import com.vertxcuda.codec.WireType;
  * the whole transfer's {@code handle}, where in it the chunk starts ({@code from}, bytes), and the
  * request id of the transfer's first chunk ({@code transfer}, 0 for a transfer in one piece).
  */
-final class SharedTransfer {
+public final class SharedTransfer {
 
   static final WireType<SharedTransfer> WIRE = WireType.of(SharedTransfer.class, 2,
     (t, out) -> out.writeHandle(t.handle).writeLong(t.offset).writeLong(t.length).writeBoolean(t.toDevice)

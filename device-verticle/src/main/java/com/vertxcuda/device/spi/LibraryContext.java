@@ -90,8 +90,17 @@ public interface LibraryContext {
   /** The failure every request gets once the context is poisoned. */
   CudaException lostFailure();
 
-  /** Routes {@code library}'s requests to {@code handler}, from now on. */
+  /**
+   * Routes {@code library}'s requests to {@code handler}, from now on: each to the descriptor of its
+   * body's type among {@link RequestHandler#types()}.
+   */
   void register(Library library, RequestHandler handler);
+
+  /**
+   * Answers every request for {@code library} UNSUPPORTED naming {@code reason}, from now on (its
+   * native library could not open); recordings of its requests fail the same way.
+   */
+  void unavailable(Library library, String reason);
 
   /**
    * Runs {@code closer} on the submission thread when the context closes (in reverse order of

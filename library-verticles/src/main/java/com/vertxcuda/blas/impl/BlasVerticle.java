@@ -19,6 +19,7 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
 import com.vertxcuda.library.impl.Operand;
@@ -41,7 +42,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of same-shaped small GEMMs in it become batched calls, and it is answered once, when its last
  * work is done.
  */
-public final class BlasVerticle extends LibraryVerticle implements com.vertxcuda.device.spi.Recordable {
+public final class BlasVerticle extends LibraryVerticle {
+
+  /** One BLAS call; recordable unless it answers a scalar. */
+  private static final RequestType<BlasVerticle, BlasRequest> REQUEST = RequestType.of(BlasVerticle.class, BlasRequest.class)
+    .footprint(BlasVerticle::footprint).handler(BlasVerticle::serve).recorder(BlasVerticle::record).build();
+  /** Several BLAS calls in one message (a coalescing client's), served in their order. */
+  private static final RequestType<BlasVerticle, BlasBatch> BATCH = RequestType.of(BlasVerticle.class, BlasBatch.class)
+    .footprint(BlasVerticle::footprint).handler(BlasVerticle::serve).notRecordable("record its requests one by one")
+    .build();
 
   /** Most GEMMs one batched call of a batch message takes. */
   private static final int MAX_GROUP = 512;
@@ -61,47 +70,49 @@ public final class BlasVerticle extends LibraryVerticle implements com.vertxcuda
   }
 
   @Override
-  public Footprint footprint(Object body) {
-    if (body instanceof BlasRequest) {
-      BlasCall call = BlasCall.of((BlasRequest) body, runtime);
-      return touching(Operand.buffers(call.reads()), Operand.buffers(call.writes())).build();
-    }
-    if (body instanceof BlasBatch && ((BlasBatch) body).getRequests() != null) {
-      List<DeviceBuffer> reads = new ArrayList<>();
-      List<DeviceBuffer> writes = new ArrayList<>();
-      for (BlasRequest r : ((BlasBatch) body).getRequests()) {
-        BlasCall call;
-        try {
-          call = BlasCall.of(r, runtime);
-        } catch (RuntimeException e) {
-          continue; // a request that fails its checks touches nothing
-        }
-        reads.addAll(Operand.buffers(call.reads()));
-        writes.addAll(Operand.buffers(call.writes()));
-      }
-      return touching(reads, writes).build();
-    }
-    return Footprint.EVERYTHING;
+  public List<RequestType<?, ?>> types() {
+    return List.of(REQUEST, BATCH);
   }
 
-  @Override
-  protected Preparation serve(Request r, Object prepared) {
-    Object body = r.body();
-    if (body instanceof BlasRequest) {
-      BlasCall call = BlasCall.of((BlasRequest) body, runtime);
-      Pending p = new Pending(call, answer(r));
-      if (batchable(call) && options.getMaxBatchSize() >= 2) {
-        hold(p);
-      } else {
-        flush();
-        run(List.of(p));
-      }
-    } else if (body instanceof BlasBatch) {
-      flush();
-      serveBatch(r, ((BlasBatch) body).getRequests());
-    } else {
-      throw notServed(body);
+  private Footprint footprint(BlasRequest body) {
+    BlasCall call = BlasCall.of(body, runtime);
+    return touching(Operand.buffers(call.reads()), Operand.buffers(call.writes())).build();
+  }
+
+  private Footprint footprint(BlasBatch body) {
+    if (body.getRequests() == null) {
+      return Footprint.EVERYTHING;
     }
+    List<DeviceBuffer> reads = new ArrayList<>();
+    List<DeviceBuffer> writes = new ArrayList<>();
+    for (BlasRequest r : body.getRequests()) {
+      BlasCall call;
+      try {
+        call = BlasCall.of(r, runtime);
+      } catch (RuntimeException e) {
+        continue; // a request that fails its checks touches nothing
+      }
+      reads.addAll(Operand.buffers(call.reads()));
+      writes.addAll(Operand.buffers(call.writes()));
+    }
+    return touching(reads, writes).build();
+  }
+
+  private Preparation serve(Request r, BlasRequest body, Object prepared) {
+    BlasCall call = BlasCall.of(body, runtime);
+    Pending p = new Pending(call, answer(r));
+    if (batchable(call) && options.getMaxBatchSize() >= 2) {
+      hold(p);
+    } else {
+      flush();
+      run(List.of(p));
+    }
+    return null;
+  }
+
+  private Preparation serve(Request r, BlasBatch body, Object prepared) {
+    flush();
+    serveBatch(r, body.getRequests());
     return null;
   }
 
@@ -109,14 +120,8 @@ public final class BlasVerticle extends LibraryVerticle implements com.vertxcuda
    * One BLAS call as a step of a recorded pipeline, queued alone (never batched with others). The
    * reductions that answer a scalar cannot be recorded: a replay returns no values.
    */
-  @Override
-  public com.vertxcuda.device.spi.RecordedStep record(Object body) {
-    if (!(body instanceof BlasRequest)) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "the blas library records BlasRequests, not "
-        + (body == null ? "an empty message" : body.getClass().getSimpleName())
-        + (body instanceof BlasBatch ? " (record its requests one by one)" : ""));
-    }
-    BlasCall call = BlasCall.of((BlasRequest) body, runtime);
+  private com.vertxcuda.device.spi.RecordedStep record(BlasRequest body) {
+    BlasCall call = BlasCall.of(body, runtime);
     if (call.isScalar()) {
       throw new CudaException(FailureCode.BAD_REQUEST, call.op() + " answers a scalar, which a replay does not "
         + "return: it cannot be recorded");

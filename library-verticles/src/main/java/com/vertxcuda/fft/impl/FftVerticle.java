@@ -8,11 +8,14 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.fft.FftOptions;
 import com.vertxcuda.fft.FftReply;
 import com.vertxcuda.fft.FftRequest;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
+
+import java.util.List;
 
 /**
  * The FFT library of one context generation: validates each {@link FftRequest}, takes its plan
@@ -22,6 +25,10 @@ import com.vertxcuda.library.impl.LibraryVerticle;
  * only requests touching its buffers wait for it. Plans are released when the context closes.
  */
 public final class FftVerticle extends LibraryVerticle {
+
+  private static final RequestType<FftVerticle, FftRequest> TYPE = RequestType.of(FftVerticle.class, FftRequest.class)
+    .footprint(FftVerticle::footprint).handler(FftVerticle::serve)
+    .notRecordable("plans are made off the submission thread").build();
 
   private FftEngine engine;
   private PlanCache plans;
@@ -51,20 +58,17 @@ public final class FftVerticle extends LibraryVerticle {
   }
 
   @Override
-  public Footprint footprint(Object body) {
-    if (!(body instanceof FftRequest)) {
-      return Footprint.EVERYTHING;
-    }
-    FftCall call = FftCall.of((FftRequest) body, runtime);
+  public List<RequestType<?, ?>> types() {
+    return List.of(TYPE);
+  }
+
+  private Footprint footprint(FftRequest body) {
+    FftCall call = FftCall.of(body, runtime);
     return touching(call.reads(), call.writes()).build();
   }
 
-  @Override
-  protected Preparation serve(Request r, Object prepared) throws BackendException {
-    if (!(r.body() instanceof FftRequest)) {
-      throw notServed(r.body());
-    }
-    FftCall call = FftCall.of((FftRequest) r.body(), runtime);
+  private Preparation serve(Request r, FftRequest body, Object prepared) throws BackendException {
+    FftCall call = FftCall.of(body, runtime);
     PlanCache.Entry plan = prepared == null ? plans.get(call.key()) : plans.take(call.key(), prepared);
     if (plan == null) {
       return plans.make(call.key());

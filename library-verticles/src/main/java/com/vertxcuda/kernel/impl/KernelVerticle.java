@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelReply;
 import com.vertxcuda.kernel.KernelRequest;
@@ -42,7 +43,12 @@ import static com.vertxcuda.library.impl.RequestChecks.require;
  * 64), {@code ptxCacheDirectory} (a folder; unset: memory only) and {@code maxModules} (default
  * {@value #DEFAULT_MAX_MODULES}).
  */
-public final class KernelVerticle extends LibraryVerticle implements com.vertxcuda.device.spi.Recordable {
+public final class KernelVerticle extends LibraryVerticle {
+
+  /** Loads, compiles, unloads and launches; launches and built-ins can be recorded. */
+  private static final RequestType<KernelVerticle, KernelRequest> TYPE =
+    RequestType.of(KernelVerticle.class, KernelRequest.class)
+      .footprint(KernelVerticle::footprint).handler(KernelVerticle::serve).recorder(KernelVerticle::record).build();
 
   private static final System.Logger LOG = System.getLogger(KernelVerticle.class.getName());
 
@@ -113,11 +119,11 @@ public final class KernelVerticle extends LibraryVerticle implements com.vertxcu
   }
 
   @Override
-  public Footprint footprint(Object body) {
-    if (!(body instanceof KernelRequest)) {
-      return Footprint.EVERYTHING;
-    }
-    KernelRequest r = (KernelRequest) body;
+  public List<RequestType<?, ?>> types() {
+    return List.of(TYPE);
+  }
+
+  private Footprint footprint(KernelRequest r) {
     require(r.getOp() != null, "op is missing");
     switch (r.getOp()) {
       case LOAD_PTX:
@@ -139,12 +145,7 @@ public final class KernelVerticle extends LibraryVerticle implements com.vertxcu
     }
   }
 
-  @Override
-  protected Preparation serve(Request m, Object prepared) throws BackendException {
-    if (!(m.body() instanceof KernelRequest)) {
-      throw notServed(m.body());
-    }
-    KernelRequest r = (KernelRequest) m.body();
+  private Preparation serve(Request m, KernelRequest r, Object prepared) throws BackendException {
     require(r.getOp() != null, "op is missing");
     switch (r.getOp()) {
       case LOAD_PTX:
@@ -198,12 +199,7 @@ public final class KernelVerticle extends LibraryVerticle implements com.vertxcu
    * module: once the module is unloaded, replays fail with NOT_FOUND before anything runs.
    * Loads, compiles and unloads cannot be recorded.
    */
-  @Override
-  public com.vertxcuda.device.spi.RecordedStep record(Object body) {
-    if (!(body instanceof KernelRequest)) {
-      throw notServed(body);
-    }
-    KernelRequest r = (KernelRequest) body;
+  private com.vertxcuda.device.spi.RecordedStep record(KernelRequest r) {
     require(r.getOp() != null, "op is missing");
     switch (r.getOp()) {
       case LOAD_PTX:

@@ -1,7 +1,5 @@
 package com.vertxcuda.library.impl;
 
-import com.vertxcuda.CudaException;
-import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceBuffer;
@@ -9,10 +7,7 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.LibraryContext;
-import com.vertxcuda.device.spi.Preparation;
-import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestHandler;
-import com.vertxcuda.device.spi.UnreadableRequest;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 
@@ -20,9 +15,11 @@ import java.util.List;
 
 /**
  * What every library does the same way: on its context's submission thread it creates its stream,
- * opens its engine and registers itself as the library's {@link RequestHandler}; it closes when the
- * context does. Each request is checked against a poisoned context and an unreadable body before
- * {@link #serve}; anything thrown is answered through the context's failure mapping.
+ * opens its engine and registers itself as the library's {@link RequestHandler}, with the
+ * descriptors of its request types ({@link #types}); it closes when the context does. The
+ * submission loop answers a poisoned context, an unreadable body and a body of no type of the
+ * library before a descriptor's handler runs; anything thrown is answered through the context's
+ * failure mapping.
  */
 public abstract class LibraryVerticle extends VerticleBase implements RequestHandler {
 
@@ -43,7 +40,11 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
     return runtime.onSubmissionThread(() -> {
       stream = runtime.device().createStream(library.suffix());
       String unavailable = openOrWhyNot();
-      runtime.register(library, unavailable == null ? this : new Unavailable(library, unavailable));
+      if (unavailable == null) {
+        runtime.register(library, this);
+      } else {
+        runtime.unavailable(library, unavailable);
+      }
       runtime.onClose(() -> close(runtime.isPoisoned()));
       return null;
     });
@@ -69,37 +70,11 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
     return unavailable;
   }
 
-  @Override
-  public final Preparation submit(Request request, Object prepared) throws Exception {
-    if (runtime.isPoisoned()) {
-      request.fail(runtime.lostFailure());
-      return null;
-    }
-    Object body = request.body();
-    if (body instanceof UnreadableRequest) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "the request cannot be read: "
-        + ((UnreadableRequest) body).reason());
-    }
-    return serve(request, prepared);
-  }
-
   /** Opens the engine on the submission thread, after the stream exists. */
   protected abstract void open() throws BackendException;
 
-  /**
-   * Validates, queues and answers one request ({@link RequestHandler#submit}'s contract); anything
-   * thrown is answered through the context's failure mapping.
-   */
-  protected abstract Preparation serve(Request request, Object prepared) throws Exception;
-
   /** Releases the engine on the submission thread; when {@code poisoned}, without calling into the device. */
   protected abstract void close(boolean poisoned);
-
-  /** The BAD_REQUEST for a body this library does not serve. */
-  protected CudaException notServed(Object body) {
-    return new CudaException(FailureCode.BAD_REQUEST, "the " + library.suffix() + " library does not serve "
-      + (body == null ? "an empty message" : body.getClass().getSimpleName()));
-  }
 
   /** Orders {@code work} on this library's stream after earlier uses of the buffers it touches. */
   protected GpuEvent enqueue(List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
@@ -108,7 +83,7 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
   }
 
   /**
-   * A step of a recorded pipeline ({@link com.vertxcuda.device.spi.Recordable}) whose {@code work}
+   * A step of a recorded pipeline (what a descriptor's recorder returns) whose {@code work}
    * queues on this library's stream; {@code check} runs before each replay (null: nothing besides
    * the buffers to check).
    */
@@ -136,31 +111,5 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
     reads.forEach(r -> b.read(r.handle()));
     writes.forEach(w -> b.write(w.handle()));
     return b;
-  }
-
-  /** Answers every request UNSUPPORTED, naming why the library could not open; refuses recordings the same way. */
-  private record Unavailable(Library library, String reason)
-    implements RequestHandler, com.vertxcuda.device.spi.Recordable {
-
-    @Override
-    public Footprint footprint(Object body) {
-      return Footprint.NONE;
-    }
-
-    @Override
-    public Preparation submit(Request request, Object prepared) {
-      request.fail(unsupported());
-      return null;
-    }
-
-    @Override
-    public com.vertxcuda.device.spi.RecordedStep record(Object body) {
-      throw unsupported();
-    }
-
-    private CudaException unsupported() {
-      return new CudaException(FailureCode.UNSUPPORTED, "the " + library.suffix() + " library cannot run on this device: "
-        + reason);
-    }
   }
 }

@@ -7,6 +7,7 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.LibraryVerticle;
 import com.vertxcuda.rand.RandRequest;
@@ -22,6 +23,10 @@ import java.util.List;
  */
 public final class RandVerticle extends LibraryVerticle {
 
+  private static final RequestType<RandVerticle, RandRequest> TYPE = RequestType.of(RandVerticle.class, RandRequest.class)
+    .footprint(RandVerticle::footprint).handler(RandVerticle::serve)
+    .notRecordable("seeding a generator for each request re-initialises its state and synchronises").build();
+
   private RandEngine engine;
 
   public RandVerticle(LibraryContext runtime) {
@@ -34,19 +39,16 @@ public final class RandVerticle extends LibraryVerticle {
   }
 
   @Override
-  public Footprint footprint(Object body) {
-    if (!(body instanceof RandRequest)) {
-      return Footprint.EVERYTHING;
-    }
-    return Footprint.builder().write(RandCall.of((RandRequest) body, runtime).output().buffer().handle()).build();
+  public List<RequestType<?, ?>> types() {
+    return List.of(TYPE);
   }
 
-  @Override
-  protected Preparation serve(Request r, Object prepared) throws BackendException {
-    if (!(r.body() instanceof RandRequest)) {
-      throw notServed(r.body());
-    }
-    RandCall call = RandCall.of((RandRequest) r.body(), runtime);
+  private Footprint footprint(RandRequest body) {
+    return Footprint.builder().write(RandCall.of(body, runtime).output().buffer().handle()).build();
+  }
+
+  private Preparation serve(Request r, RandRequest body, Object prepared) throws BackendException {
+    RandCall call = RandCall.of(body, runtime);
     EngineResult[] result = new EngineResult[1];
     GpuEvent done = enqueue(List.of(), List.of(call.output().buffer()), () -> result[0] = engine.enqueue(stream, call));
     runtime.replyWhenDone(r, done, () -> {

@@ -21,6 +21,8 @@ import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 import static com.vertxcuda.samples.bench.Await.await;
 
@@ -54,22 +56,37 @@ final class GraphSection implements Section {
     return new Plan(Math.max(3, runs / 10), runs);
   }
 
-  /** The ten steps: each a library (null: the device's own) and its request body. */
-  record Step(Library library, Object body) {
+  /**
+   * The ten steps: each a library and its request body, or one of the device's own operations (a
+   * fill, a copy) as how to record it and how to send it.
+   */
+  record Step(Library library, Object body, UnaryOperator<PipelineRecorder> recordOwn,
+              Function<DeviceClient, Future<?>> sendOwn) {
+    static Step of(Library library, Object body) {
+      return new Step(library, body, null, null);
+    }
+
+    static Step fill(BufferHandle h, float value) {
+      return new Step(null, null, r -> r.fill(h, value), d -> d.fill(h, value));
+    }
+
+    static Step copy(BufferHandle source, BufferHandle target) {
+      return new Step(null, null, r -> r.copy(source, target), d -> d.copy(source, target));
+    }
   }
 
   static List<Step> steps(BufferHandle x, BufferHandle y, BufferHandle z, int n) {
     List<Step> s = new ArrayList<>();
-    s.add(new Step(null, com.vertxcuda.message.FillRequest.of(x, 1)));
-    s.add(new Step(null, com.vertxcuda.message.FillRequest.of(y, 2)));
-    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.AXPY).setN(n).setAlpha(0.5).setX(x).setY(y)));
-    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.SCAL).setN(n).setAlpha(0.5).setX(x)));
-    s.add(new Step(Library.KERNEL, new KernelRequest(KernelOp.ADD).setX(x).setY(y).setOutput(z)));
-    s.add(new Step(Library.KERNEL, new KernelRequest(KernelOp.SCALE).setX(z).setScalar(0.5).setOutput(z)));
-    s.add(new Step(null, new com.vertxcuda.message.CopyRequest(z, x)));
-    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.AXPY).setN(n).setAlpha(0.5).setX(x).setY(y)));
-    s.add(new Step(Library.KERNEL, new KernelRequest(KernelOp.ADD).setX(x).setY(y).setOutput(z)));
-    s.add(new Step(Library.BLAS, new BlasRequest(BlasOp.SCAL).setN(n).setAlpha(0.25).setX(y)));
+    s.add(Step.fill(x, 1));
+    s.add(Step.fill(y, 2));
+    s.add(Step.of(Library.BLAS, new BlasRequest(BlasOp.AXPY).setN(n).setAlpha(0.5).setX(x).setY(y)));
+    s.add(Step.of(Library.BLAS, new BlasRequest(BlasOp.SCAL).setN(n).setAlpha(0.5).setX(x)));
+    s.add(Step.of(Library.KERNEL, new KernelRequest(KernelOp.ADD).setX(x).setY(y).setOutput(z)));
+    s.add(Step.of(Library.KERNEL, new KernelRequest(KernelOp.SCALE).setX(z).setScalar(0.5).setOutput(z)));
+    s.add(Step.copy(z, x));
+    s.add(Step.of(Library.BLAS, new BlasRequest(BlasOp.AXPY).setN(n).setAlpha(0.5).setX(x).setY(y)));
+    s.add(Step.of(Library.KERNEL, new KernelRequest(KernelOp.ADD).setX(x).setY(y).setOutput(z)));
+    s.add(Step.of(Library.BLAS, new BlasRequest(BlasOp.SCAL).setN(n).setAlpha(0.25).setX(y)));
     return s;
   }
 
@@ -100,11 +117,8 @@ final class GraphSection implements Section {
       for (Step s : steps) {
         if (s.library() != null) {
           recorder.step(s.library(), s.body());
-        } else if (s.body() instanceof com.vertxcuda.message.CopyRequest c) {
-          recorder.copy(c.getSource(), c.getTarget());
         } else {
-          com.vertxcuda.message.FillRequest f = (com.vertxcuda.message.FillRequest) s.body();
-          recorder.fill(f.getHandle(), Float.intBitsToFloat((int) f.getBits()));
+          s.recordOwn().apply(recorder);
         }
       }
       PipelineHandle pipeline = await(recorder.build());
@@ -158,11 +172,7 @@ final class GraphSection implements Section {
 
   private static Future<?> send(DeviceClient device, BlasClient blas, KernelClient kernels, Step s) {
     if (s.library() == null) {
-      if (s.body() instanceof com.vertxcuda.message.CopyRequest c) {
-        return device.copy(c.getSource(), c.getTarget());
-      }
-      com.vertxcuda.message.FillRequest f = (com.vertxcuda.message.FillRequest) s.body();
-      return device.fill(f.getHandle(), Float.intBitsToFloat((int) f.getBits()));
+      return s.sendOwn().apply(device);
     }
     return s.library() == Library.BLAS ? blas.execute((BlasRequest) s.body()) : kernels.execute((KernelRequest) s.body());
   }

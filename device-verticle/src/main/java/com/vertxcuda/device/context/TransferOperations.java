@@ -1,0 +1,190 @@
+package com.vertxcuda.device.context;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.spi.BackendException;
+import com.vertxcuda.device.spi.DeviceContext;
+import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.HostMemoryRegistration;
+import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.message.DownloadReply;
+import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.UploadRequest;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The device's transfers between host memory and its buffers on the submission thread: uploads,
+ * downloads, and the device host's transfers through its shared region (in chunks, keeping their
+ * place for their whole duration). They run on the context's copy stream.
+ */
+final class TransferOperations {
+
+  private final ContextRuntime runtime;
+  private final DeviceContext device;
+  private final GpuStream stream;
+  /** Transfers in chunks in progress, by the id of their first chunk. */
+  private final Map<Long, SubmissionLoop.Hold> transfers = new HashMap<>();
+
+  TransferOperations(ContextRuntime runtime, GpuStream stream) {
+    this.runtime = runtime;
+    this.device = runtime.device();
+    this.stream = stream;
+  }
+
+  /**
+   * Uploads from direct memory go to the device as they are. A large upload from the Java heap is
+   * first copied, off the submission thread, into memory the device copies from fastest (pinned on
+   * cuda), so staging it never holds up the requests behind it.
+   */
+  Preparation upload(Request r, UploadRequest u, Object prepared) throws BackendException {
+    Buffer staged = (Buffer) prepared;
+    if (u.getData() == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "data is missing");
+    }
+    BufferHandle h = u.getHandle();
+    ByteBuffer src = ((BufferInternal) u.getData()).getByteBuf().nioBuffer();
+    if (staged == null && !src.isDirect() && src.remaining() >= MemoryOperations.PREPARED_BYTES) {
+      runtime.allocations().resolve(h, "handle");
+      Transfers.checkUpload(h, src.remaining());
+      return () -> {
+        Buffer into = device.hostBuffer(src.remaining());
+        ((BufferInternal) into).getByteBuf().nioBuffer(0, src.remaining()).put(src.duplicate());
+        return into;
+      };
+    }
+    ByteBuffer from = staged == null ? src : ((BufferInternal) staged).getByteBuf().nioBuffer(0, src.remaining());
+    GpuEvent done;
+    try {
+      done = toDevice(h, from);
+    } catch (BackendException | RuntimeException e) {
+      if (staged != null) {
+        device.releaseHostBuffer(staged);
+      }
+      throw e;
+    }
+    runtime.replyWhenDone(r, done, () -> {
+      if (staged != null) {
+        device.releaseHostBuffer(staged);
+      }
+      return h;
+    });
+    return null;
+  }
+
+  Preparation download(Request r, DownloadRequest d, Object preparedBuffer) throws BackendException {
+    Buffer prepared = (Buffer) preparedBuffer;
+    BufferHandle h = d.getHandle();
+    runtime.allocations().resolve(h, "handle");
+    Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+    // The device picks the memory copies reach fastest: pinned on cuda, the host buffer pool
+    // elsewhere. A pool's idle block is taken here; fresh memory can take milliseconds, so a large
+    // one is made off the submission thread while the download keeps its place.
+    int bytes = (int) h.byteLength();
+    Buffer idle = prepared != null ? prepared : device.idleHostBuffer(bytes);
+    if (idle == null && bytes >= MemoryOperations.PREPARED_BYTES) {
+      return () -> device.hostBuffer(bytes);
+    }
+    Buffer out = idle != null ? idle : device.hostBuffer(bytes);
+    ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
+    GpuEvent done;
+    try {
+      done = toHost(h, dst);
+    } catch (BackendException | RuntimeException e) {
+      device.releaseHostBuffer(out);
+      throw e;
+    }
+    runtime.replyWhenDone(r, done, () -> new DownloadReply(h, out));
+    return null;
+  }
+
+  void transfer(Request r, TransferRequest t) throws BackendException {
+    BufferHandle h = t.handle();
+    if (t.direction() == TransferRequest.Direction.REGISTER) {
+      boolean pinned = device instanceof HostMemoryRegistration;
+      if (pinned) {
+        ((HostMemoryRegistration) device).registerHostMemory(t.host());
+      }
+      r.reply(pinned);
+      return;
+    }
+    if (t.transfer() != 0 && t.from() != 0) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "chunk at byte " + t.from() + " of transfer #"
+        + t.transfer() + " came before its first chunk");
+    }
+    GpuEvent done = chunk(h, t);
+    if (!t.last()) {
+      // The transfer keeps its place for its whole duration: later requests that touch the buffer
+      // wait until its last chunk is queued.
+      transfers.put(t.transfer(), runtime.loop().hold(r, t.footprint()));
+    }
+    runtime.replyWhenDone(r, done, () -> h);
+  }
+
+  /**
+   * Serves a chunk after the first of a transfer in chunks; on the submission thread, outside the
+   * order (its transfer holds its place).
+   */
+  void continueTransfer(Request r) {
+    TransferRequest t = (TransferRequest) r.body();
+    SubmissionLoop.Hold hold = transfers.get(t.transfer());
+    try {
+      if (hold == null) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "transfer #" + t.transfer() + " is not in progress");
+      }
+      GpuEvent done;
+      try {
+        done = chunk(t.handle(), t);
+      } finally {
+        if (t.last()) {
+          transfers.remove(t.transfer());
+          hold.release();
+        }
+      }
+      runtime.replyWhenDone(r, done, t::handle);
+    } catch (Throwable e) {
+      if (hold != null && !t.last()) {
+        transfers.remove(t.transfer());
+        hold.release();
+      }
+      r.fail(runtime.failure(e));
+    }
+  }
+
+  // One piece of a transfer: bytes [from, from + host.remaining()) of the view {@code h}.
+  private GpuEvent chunk(BufferHandle h, TransferRequest t) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkView(h);
+    long bytes = t.host().remaining();
+    if (t.from() < 0 || bytes > h.byteLength() - t.from() || t.transfer() == 0 && bytes != h.byteLength()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "host memory has " + bytes + " bytes at " + t.from()
+        + "; the handle's view has " + h.byteLength());
+    }
+    long at = h.byteOffset() + t.from();
+    return t.direction() == TransferRequest.Direction.TO_DEVICE
+      ? runtime.ordering().run(stream, List.of(), List.of(a), () -> device.copyHostToDevice(stream, t.host(), a.memory(), at))
+      : runtime.ordering().run(stream, List.of(a), List.of(), () -> device.copyDeviceToHost(stream, a.memory(), at, t.host()));
+  }
+
+  private GpuEvent toDevice(BufferHandle h, ByteBuffer src) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkUpload(h, src.remaining());
+    return runtime.ordering().run(stream, List.of(), List.of(a),
+      () -> device.copyHostToDevice(stream, src, a.memory(), h.byteOffset()));
+  }
+
+  private GpuEvent toHost(BufferHandle h, ByteBuffer dst) throws BackendException {
+    Allocation a = runtime.allocations().resolve(h, "handle");
+    Transfers.checkDownload(h, dst.remaining());
+    return runtime.ordering().run(stream, List.of(a), List.of(),
+      () -> device.copyDeviceToHost(stream, a.memory(), h.byteOffset(), dst));
+  }
+}
