@@ -19,11 +19,6 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Moves {@link HostElements} to or from a buffer in chunks, several in flight, so that the copy on
@@ -34,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * memory on cuda, a slot of the shared region in process isolation), so a value is copied once on
  * the host, in bulk, and the device copies it by DMA with no staging of its own. An upload keeps a
  * ring of at most {@link #RING} chunks of {@link #LOCAL_CHUNK} bytes: chunk k+1 is filled, on
- * {@link #COPY_THREADS} copy threads, while chunk k is on its way to the GPU, and a chunk's buffer
+ * the {@link CopyThreads}, while chunk k is on its way to the GPU, and a chunk's buffer
  * is filled again once the device has read it. A download asks for {@link #RING} views at a time
  * and reads each lent reply with bulk gets on the copy threads, then gives the reply's memory
  * back at once. Where the device lends little (a small shared region) chunks shrink so that a ring
@@ -67,10 +62,6 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   static final int MIN_LOCAL_CHUNK = 64 << 10;
   /** Bytes below which a transfer to a device in this JVM is copied on the thread that sends it. */
   static final int INLINE_BYTES = 256 << 10;
-  /** Threads copying between Java memory and lent buffers, for all transfers of this JVM. */
-  static final int COPY_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
-
-  private static final ExecutorService COPIES = copies();
 
   private final RequestSender sender;
   /** The device's route in this JVM, or null: heap views through the event bus. */
@@ -175,7 +166,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
       if (parallel) {
         // Its buffer is found (or lent, which may allocate) and filled on a copy thread.
         Buffer reused = idle.poll();
-        COPIES.execute(() -> filled(k, reused != null ? reused : staging(k)));
+        CopyThreads.execute(() -> filled(k, reused != null ? reused : staging(k)));
       } else {
         Buffer b = staging(k);
         try {
@@ -274,7 +265,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
         }
         settle();
       } else if (parallel) {
-        COPIES.execute(() -> read(k, count, ar.result()));
+        CopyThreads.execute(() -> read(k, count, ar.result()));
       } else {
         read(k, count, ar.result());
       }
@@ -421,17 +412,5 @@ final class ChunkedTransfer implements CallerOrder.Hold {
         done.tryFail(failure);
       }
     });
-  }
-
-  private static ExecutorService copies() {
-    AtomicInteger n = new AtomicInteger();
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(COPY_THREADS, COPY_THREADS, 30, TimeUnit.SECONDS,
-      new LinkedBlockingQueue<>(), r -> {
-        Thread t = new Thread(r, "vertx-cuda-copy-" + n.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
-    pool.allowCoreThreadTimeOut(true);
-    return pool;
   }
 }

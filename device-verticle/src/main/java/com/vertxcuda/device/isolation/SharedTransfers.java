@@ -39,6 +39,12 @@ final class SharedTransfers {
   private final AtomicLong transfers = new AtomicLong();
   /** Downloads up to this many bytes are copied out of the region instead of lent over it. */
   static final int COPIED_OUT = 256 << 10;
+  /**
+   * Bytes copied on the thread that submits an upload (the caller's, often an event loop), at most:
+   * a larger upload goes in chunks whose first is this large and whose others are copied on the copy
+   * threads.
+   */
+  static final int INLINE_COPY = 1 << 20;
 
   SharedTransfers(SharedRegion region, ProcessContextTier tier) {
     this.region = region;
@@ -61,7 +67,7 @@ final class SharedTransfers {
       return;
     }
     ByteBuffer src = ((BufferInternal) data).getByteBuf().nioBuffer();
-    if (data.length() <= region.largestSlot()) {
+    if (data.length() <= INLINE_COPY && data.length() <= region.largestSlot()) {
       long slot = slot(data.length());
       region.slice(slot, data.length()).put(src);
       tier.send(r, new SharedTransfer(h, slot, data.length(), true, 0, 0),
@@ -69,7 +75,9 @@ final class SharedTransfers {
       return;
     }
     // Through one slot of at most an eighth of the region, as a large download: several such
-    // transfers in flight (a client's pieces) leave the rest of the region to others.
+    // transfers in flight (a client's pieces) leave the rest of the region to others. Only the first
+    // chunk, which takes the transfer's place in the order, is copied on this (the caller's) thread,
+    // and it is small; the rest are copied on the copy threads.
     new Chunks(r, h, true, src, Math.min(region.largestSlot(), region.size() / 8)).next(0);
   }
 
@@ -145,7 +153,8 @@ final class SharedTransfers {
     }
 
     void next(long from) {
-      long n = Math.min(perChunk, handle.byteLength() - from);
+      // An upload's first chunk is small: it is copied on the submitting thread.
+      long n = Math.min(toDevice && from == 0 ? Math.min(perChunk, INLINE_COPY) : perChunk, handle.byteLength() - from);
       if (toDevice) {
         region.slice(slot, n).put(source.slice((int) from, (int) n));
       }
@@ -163,6 +172,9 @@ final class SharedTransfers {
             region.release(slot, perChunk);
             request.reply(toDevice ? handle : new DownloadReply(handle,
               HostBufferPool.shared().lease(assembled.flip(), (int) handle.byteLength())));
+          } else if (toDevice) {
+            // Off the link's reader: the next chunk's bytes are copied on a copy thread.
+            com.vertxcuda.impl.CopyThreads.execute(() -> next(from + n));
           } else {
             next(from + n);
           }

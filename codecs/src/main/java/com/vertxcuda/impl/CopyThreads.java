@@ -1,0 +1,41 @@
+package com.vertxcuda.impl;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The threads that copy bulk data between Java memory and the memory a device lends (pinned
+ * buffers, shared-region slots), for every transfer of this JVM: never the caller's thread, an
+ * event loop or a link's reader. min(4, cores / 2) daemon threads ({@code vertx-cuda-copy-*}),
+ * started on demand and ended when idle.
+ */
+public final class CopyThreads {
+
+  /** How many there are. */
+  public static final int COUNT = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
+
+  private static final Executor POOL = pool();
+
+  private CopyThreads() {
+  }
+
+  /** Runs {@code copy} on a copy thread. */
+  public static void execute(Runnable copy) {
+    POOL.execute(copy);
+  }
+
+  private static Executor pool() {
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(COUNT, COUNT, 30, TimeUnit.SECONDS,
+      new LinkedBlockingQueue<>(), r -> {
+        Thread t = new Thread(r, "vertx-cuda-copy-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+}
