@@ -120,11 +120,14 @@ class LoopNeverStopsTest {
         }
       });
     });
+    long gcBefore = gcMillis();
     Object result = done.get(120, TimeUnit.SECONDS);
+    long gc = gcMillis() - gcBefore;
     double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
     double widestMs = widest.get() / 1e6;
-    System.out.printf("[figure] loop during a %d MiB %s (%s, %s): widest timer gap %.1f ms, %.2f GB/s%n", BYTES >> 20,
-      kind, TestDevices.backend(), TestDevices.isolation(), widestMs, BYTES / seconds / 1e9);
+    System.out.printf("[figure] loop during a %d MiB %s (%s, %s): widest timer gap %.1f ms, %.2f GB/s (the JVM's "
+      + "collectors: %d ms meanwhile)%n", BYTES >> 20, kind, TestDevices.backend(), TestDevices.isolation(), widestMs,
+      BYTES / seconds / 1e9, gc);
     if (result instanceof java.nio.FloatBuffer) {
       assertEquals(array[floats - 1024], ((java.nio.FloatBuffer) result).get(floats - 1024), 0);
     } else if (result instanceof float[]) {
@@ -135,6 +138,12 @@ class LoopNeverStopsTest {
     assertTrue(widestMs <= ALLOWED_GAP_MS, kind + ": the caller's loop stopped for " + widestMs + " ms; it was in"
       + stuckIn[0]);
     get(c.free(h));
+  }
+
+  // Time the JVM's collectors have spent so far (pauses stop every thread, the loop's too).
+  private static long gcMillis() {
+    return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+      .mapToLong(java.lang.management.GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
   }
 
   private static <T> T get(Future<T> f) throws Exception {
