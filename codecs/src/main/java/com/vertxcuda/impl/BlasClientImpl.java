@@ -1,6 +1,5 @@
 package com.vertxcuda.impl;
 
-import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
@@ -18,7 +17,6 @@ import com.vertxcuda.blas.Diagonal;
 import com.vertxcuda.blas.FillMode;
 import com.vertxcuda.blas.Side;
 import com.vertxcuda.blas.Transpose;
-import com.vertxcuda.codec.CudaCodecs;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -38,10 +36,7 @@ public final class BlasClientImpl implements BlasClient {
   private final Map<CallerOrder, Group> open = new ConcurrentHashMap<>();
 
   public BlasClientImpl(Vertx vertx, DeviceClientOptions options, BlasClientOptions blas) {
-    CudaCodecs.register(vertx.eventBus());
-    String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
-    this.sender = new RequestSender(vertx, Addresses.library(node, options.getDevice(), Library.BLAS),
-      options.getTimeout());
+    this.sender = RequestSender.of(vertx, options, Library.BLAS);
     this.coalesce = blas.isCoalesce();
     this.maxCoalesced = blas.getMaxCoalesced();
   }

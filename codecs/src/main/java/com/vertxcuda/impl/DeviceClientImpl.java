@@ -8,7 +8,6 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceScope;
 import com.vertxcuda.Failures;
-import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.DescribeRequest;
@@ -47,12 +46,11 @@ public final class DeviceClientImpl implements DeviceClient {
   private final AtomicLong ignoredEvents = new AtomicLong();
 
   public DeviceClientImpl(Vertx vertx, DeviceClientOptions options) {
-    CudaCodecs.register(vertx.eventBus());
-    this.node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
+    this.sender = RequestSender.of(vertx, options, null);
+    this.node = Addresses.nodeOf(sender.address());
     this.device = options.getDevice();
     this.maxMessageSize = options.getMaxMessageSize();
     this.timeout = options.getTimeout();
-    this.sender = new RequestSender(vertx, Addresses.device(node, device), options.getTimeout());
   }
 
   @Override

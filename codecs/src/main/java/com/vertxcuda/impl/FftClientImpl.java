@@ -1,10 +1,8 @@
 package com.vertxcuda.impl;
 
-import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.fft.FftClient;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftReply;
@@ -20,10 +18,7 @@ public final class FftClientImpl implements FftClient {
   private final RequestSender sender;
 
   public FftClientImpl(Vertx vertx, DeviceClientOptions options) {
-    CudaCodecs.register(vertx.eventBus());
-    String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
-    this.sender = new RequestSender(vertx, Addresses.library(node, options.getDevice(), Library.FFT),
-      options.getTimeout());
+    this.sender = RequestSender.of(vertx, options, Library.FFT);
   }
 
   @Override

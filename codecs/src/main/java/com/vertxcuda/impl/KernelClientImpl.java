@@ -1,10 +1,8 @@
 package com.vertxcuda.impl;
 
-import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.kernel.KernelArg;
 import com.vertxcuda.kernel.KernelClient;
 import com.vertxcuda.kernel.KernelOp;
@@ -24,10 +22,7 @@ public final class KernelClientImpl implements KernelClient {
   private final RequestSender sender;
 
   public KernelClientImpl(Vertx vertx, DeviceClientOptions options) {
-    CudaCodecs.register(vertx.eventBus());
-    String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
-    this.sender = new RequestSender(vertx, Addresses.library(node, options.getDevice(), Library.KERNEL),
-      options.getTimeout());
+    this.sender = RequestSender.of(vertx, options, Library.KERNEL);
   }
 
   @Override

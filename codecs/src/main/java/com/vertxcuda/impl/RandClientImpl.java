@@ -1,10 +1,8 @@
 package com.vertxcuda.impl;
 
-import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;
-import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandClient;
 import com.vertxcuda.rand.RandRequest;
@@ -17,10 +15,7 @@ public final class RandClientImpl implements RandClient {
   private final RequestSender sender;
 
   public RandClientImpl(Vertx vertx, DeviceClientOptions options) {
-    CudaCodecs.register(vertx.eventBus());
-    String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
-    this.sender = new RequestSender(vertx, Addresses.library(node, options.getDevice(), Library.RAND),
-      options.getTimeout());
+    this.sender = RequestSender.of(vertx, options, Library.RAND);
   }
 
   @Override

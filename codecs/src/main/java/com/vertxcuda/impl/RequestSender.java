@@ -45,6 +45,18 @@ public final class RequestSender {
       .addHeader(TIMEOUT_HEADER, Long.toString(timeoutMillis));
   }
 
+  /**
+   * The one way a typed client is made: registers the codecs once and aims at the device that
+   * {@code options} names (this node's when none) or, with {@code library}, at that library of it.
+   */
+  public static RequestSender of(Vertx vertx, com.vertxcuda.DeviceClientOptions options, com.vertxcuda.Library library) {
+    com.vertxcuda.codec.CudaCodecs.register(vertx.eventBus());
+    String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
+    String address = library == null ? com.vertxcuda.Addresses.device(node, options.getDevice())
+      : com.vertxcuda.Addresses.library(node, options.getDevice(), library);
+    return new RequestSender(vertx, address, options.getTimeout());
+  }
+
   public Vertx vertx() {
     return vertx;
   }
