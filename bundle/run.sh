@@ -12,7 +12,8 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|graph|tests+cluster|bench+cluster]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|graph|focus|tests+cluster|bench+cluster|bench+focus]
+#   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 set -u
@@ -176,7 +177,23 @@ if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ]; then
   tar czf "$out/tests.tgz" -C "$work" .
 fi
 
-if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ]; then
+if [ "$what" = focus ] || [ "$what" = bench+focus ]; then
+  # The request path's own tests, both modes: the caller's order (coalesced GEMMs, chunked transfers,
+  # from an event loop, a worker, a plain thread), losses answered when decided, the caller's loop
+  # during 1 GiB transfers.
+  echo "== focus: ordering, losses and the caller's loop, both modes"
+  for mode in in_process process; do
+    stage focus-device-$mode 150 "$devcp" -Xmx8g -Dvertxcuda.test.backend=$backend -Dvertxcuda.test.isolation=$mode \
+      "${launcher[@]}" --select-class com.vertxcuda.device.LoopNeverStopsTest --reports-dir "$work/reports-focus-device-$mode"
+    stage focus-libraries-$mode 150 "$cp" -Xmx6g -Dvertxcuda.test.backend=$backend -Dvertxcuda.test.isolation=$mode \
+      "${launcher[@]}" --select-class com.vertxcuda.blas.CallerOrderTest --select-class com.vertxcuda.library.LossAnswersTest \
+      --select-class com.vertxcuda.blas.CoalescingClientTest --reports-dir "$work/reports-focus-libraries-$mode"
+  done
+  grep -h "\[figure\]" "$work"/focus-*.txt > "$out/figures.txt" 2>/dev/null
+  cat "$summary"
+fi
+
+if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+focus ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
   cat "$summary"
