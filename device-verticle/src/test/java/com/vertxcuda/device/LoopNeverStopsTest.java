@@ -26,7 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A large transfer made from an event loop never stops that loop: a 1 ms periodic timer on it keeps
  * firing while the transfer runs (every kind: Buffer, array, NIO; up and down). 256 MiB on the host
- * backend (the gap allowed: 100 ms, for a 2-core CI host), 1 GiB on cuda (10 ms).
+ * backend (the gap allowed: 100 ms, for a 2-core CI host), 1 GiB on cuda (10 ms), beyond what stopped
+ * every thread of the JVM at the same time (a plain thread ticking beside the loop measures that: a
+ * collector's pause, or a safepoint held up by a thread zeroing a new 1 GiB array, which the JVM
+ * does in one go).
  */
 @ExtendWith(VertxExtension.class)
 class LoopNeverStopsTest {
@@ -74,33 +77,26 @@ class LoopNeverStopsTest {
     AtomicLong widest = new AtomicLong();
     CompletableFuture<Object> done = new CompletableFuture<>();
     long[] startedAt = new long[1];
-    Thread[] loopThread = new Thread[1];
-    // What the loop was doing when it stopped longest: sampled from outside, named in the failure.
-    String[] stuckIn = {""};
-    long[] stuckFor = {0};
-    Thread watchdog = new Thread(() -> {
+    // A control: a plain thread ticking every 1 ms beside the loop. What stops every thread of the JVM
+    // (a collector's pause, a safepoint that waits for a thread zeroing or copying a large block, a
+    // starved CPU) stops it too; what stops only the caller's loop is the toolkit's doing.
+    AtomicLong controlWidest = new AtomicLong();
+    Thread control = new Thread(() -> {
+      long prev = System.nanoTime();
       while (!done.isDone()) {
-        long since = System.nanoTime() - last.get();
-        Thread t = loopThread[0];
-        if (t != null && since > 20_000_000 && since > stuckFor[0]) {
-          stuckFor[0] = since;
-          StringBuilder b = new StringBuilder();
-          for (StackTraceElement e : t.getStackTrace()) {
-            b.append("\n    at ").append(e);
-          }
-          stuckIn[0] = b.toString();
-        }
         try {
-          Thread.sleep(5);
+          Thread.sleep(1);
         } catch (InterruptedException e) {
           return;
         }
+        long now = System.nanoTime();
+        controlWidest.accumulateAndGet(now - prev, Math::max);
+        prev = now;
       }
-    }, "loop-watchdog");
-    watchdog.setDaemon(true);
-    watchdog.start();
+    }, "loop-control");
+    control.setDaemon(true);
+    control.start();
     loop.runOnContext(v -> {
-      loopThread[0] = Thread.currentThread();
       last.set(System.nanoTime());
       long timer = vertx.setPeriodic(1, id -> {
         long now = System.nanoTime();
@@ -125,9 +121,10 @@ class LoopNeverStopsTest {
     long gc = gcMillis() - gcBefore;
     double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
     double widestMs = widest.get() / 1e6;
-    System.out.printf("[figure] loop during a %d MiB %s (%s, %s): widest timer gap %.1f ms, %.2f GB/s (the JVM's "
-      + "collectors: %d ms meanwhile)%n", BYTES >> 20, kind, TestDevices.backend(), TestDevices.isolation(), widestMs,
-      BYTES / seconds / 1e9, gc);
+    double controlMs = controlWidest.get() / 1e6;
+    System.out.printf("[figure] loop during a %d MiB %s (%s, %s): widest timer gap %.1f ms (a plain thread beside it: "
+      + "%.1f ms; the JVM's collectors: %d ms meanwhile), %.2f GB/s%n", BYTES >> 20, kind, TestDevices.backend(),
+      TestDevices.isolation(), widestMs, controlMs, gc, BYTES / seconds / 1e9);
     if (result instanceof java.nio.FloatBuffer) {
       assertEquals(array[floats - 1024], ((java.nio.FloatBuffer) result).get(floats - 1024), 0);
     } else if (result instanceof float[]) {
@@ -135,8 +132,9 @@ class LoopNeverStopsTest {
     } else if (result instanceof Buffer) {
       assertEquals(array[floats - 1024], ((Buffer) result).getFloatLE((floats - 1024) * 4), 0);
     }
-    assertTrue(widestMs <= ALLOWED_GAP_MS, kind + ": the caller's loop stopped for " + widestMs + " ms; it was in"
-      + stuckIn[0]);
+    // The loop may stop as long as every thread did (the JVM's pauses are not the toolkit's), plus the allowance.
+    assertTrue(widestMs <= ALLOWED_GAP_MS + controlMs, kind + ": the caller's loop stopped for " + widestMs
+      + " ms, while a plain thread beside it stopped at most " + controlMs + " ms");
     get(c.free(h));
   }
 
