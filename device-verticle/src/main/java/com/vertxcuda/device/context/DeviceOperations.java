@@ -557,12 +557,9 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
     return new Allocation[] {src, dst};
   }
 
+  // An IllegalArgumentException for bits the dtype cannot hold: Failures answers it BAD_REQUEST.
   private static long fillBits(BufferHandle h, FillRequest f) {
-    try {
-      return h.dtype().checkBits(f.getBits());
-    } catch (IllegalArgumentException e) {
-      throw new CudaException(FailureCode.BAD_REQUEST, e.getMessage());
-    }
+    return h.dtype().checkBits(f.getBits());
   }
 
   private void fill(Request r, FillRequest f) throws BackendException {
