@@ -9,8 +9,6 @@ import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -125,7 +123,7 @@ final class ChunkedTransfer implements RequestSender.Held {
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
     this.window = route == null ? WINDOW : localWindow(route.lendingLimit(), chunkBytes);
     this.parallel = route != null && chunks > 1;
-    this.done = ((ContextInternal) sender.vertx().getOrCreateContext()).promise();
+    this.done = VertxInternals.promise(sender.vertx());
   }
 
   /** A chunk's bytes for a device that may lend {@code limit} bytes: a ring takes at most a quarter of it. */
@@ -223,7 +221,7 @@ final class ChunkedTransfer implements RequestSender.Held {
         sendDownload(k, count, false);
         continue;
       }
-      Buffer heap = BufferInternal.buffer(Unpooled.wrappedBuffer(new byte[bytes(k, count)]));
+      Buffer heap = VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[bytes(k, count)]));
       try {
         fill(k, count, heap);
       } catch (RuntimeException e) {
@@ -368,7 +366,7 @@ final class ChunkedTransfer implements RequestSender.Held {
       try {
         long from = k * perChunk;
         int values = Math.toIntExact(Math.min(perChunk * count, handle.length() - from) * per);
-        host.read(((BufferInternal) data).getByteBuf().nioBuffer(), from * per, values);
+        host.read(VertxInternals.byteBuf(data).nioBuffer(), from * per, values);
       } catch (RuntimeException e) {
         error = e;
       }
@@ -417,7 +415,7 @@ final class ChunkedTransfer implements RequestSender.Held {
         // not ready, or it lends no more now: the heap, which the device stages itself
       }
     }
-    return BufferInternal.buffer(Unpooled.wrappedBuffer(new byte[bytes]));
+    return VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[bytes]));
   }
 
   // Copies upload chunk k into the start of b, in bulk.
@@ -429,7 +427,7 @@ final class ChunkedTransfer implements RequestSender.Held {
   private void fill(long k, long count, Buffer b) {
     long from = k * perChunk;
     long n = Math.min(perChunk * count, handle.length() - from);
-    host.write(from * per, Math.toIntExact(n * per), ((BufferInternal) b).getByteBuf().nioBuffer(0, bytes(k, count)));
+    host.write(from * per, Math.toIntExact(n * per), VertxInternals.byteBuf(b).nioBuffer(0, bytes(k, count)));
   }
 
   private int bytes(long k) {

@@ -28,7 +28,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.eventbus.MessageConsumer;
 
 import java.nio.ByteBuffer;
@@ -89,7 +88,7 @@ public final class DeviceClientImpl implements DeviceClient {
       return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
-    ByteBuffer bytes = ((BufferInternal) data).getByteBuf().nioBuffer(0, data.length());
+    ByteBuffer bytes = VertxInternals.byteBuf(data).nioBuffer(0, data.length());
     return upload(target, () -> HostElements.of(bytes, false));
   }
 
@@ -111,7 +110,7 @@ public final class DeviceClientImpl implements DeviceClient {
     }
     int n = (int) source.byteLength();
     Buffer whole = Buffer.buffer(new byte[n]);
-    ByteBuffer into = ((BufferInternal) whole).getByteBuf().nioBuffer(0, n);
+    ByteBuffer into = VertxInternals.byteBuf(whole).nioBuffer(0, n);
     return downloadInto(source, into).map(whole);
   }
 

@@ -1,5 +1,6 @@
 package com.vertxcuda.device;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DeviceRegistry;
@@ -273,9 +274,16 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void accept(Message<Object> message, Library library) {
-    // The owner of what the request allocates is the node the event bus says sent it.
-    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message),
-      Nodes.sender(vertx, message)));
+    // The owner of what the request allocates is the node the event bus says sent it. Fails closed:
+    // a request whose sender cannot be identified is refused, never served with no owner.
+    String sender = VertxInternals.sender(vertx, message);
+    if (sender == null) {
+      InFlight.Answer.of(message).fail(new CudaException(FailureCode.FORBIDDEN, "the sender of this request "
+        + "could not be identified (the event bus did not name the node that sent it), so what it would "
+        + "allocate would have no owner; refused"));
+      return;
+    }
+    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender));
   }
 
   /**
@@ -294,7 +302,7 @@ public class DeviceVerticle extends VerticleBase {
     @SuppressWarnings("unchecked")
     public <T> Future<T> request(String target, Object body, long timeoutMillis) {
       Library library = libraryOf(target);
-      io.vertx.core.Promise<Object> promise = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).promise();
+      io.vertx.core.Promise<Object> promise = VertxInternals.promise(vertx);
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
       InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise), library, deadline, self);
       ContextTier tier = context;

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.context;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -33,7 +34,6 @@ import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -279,17 +279,17 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
       throw new CudaException(FailureCode.BAD_REQUEST, "data is missing");
     }
     BufferHandle h = u.getHandle();
-    ByteBuffer src = ((BufferInternal) u.getData()).getByteBuf().nioBuffer();
+    ByteBuffer src = VertxInternals.byteBuf(u.getData()).nioBuffer();
     if (staged == null && !src.isDirect() && src.remaining() >= PREPARED_BYTES) {
       runtime.allocations().resolve(h, "handle");
       Transfers.checkUpload(h, src.remaining());
       return () -> {
         Buffer into = device.hostBuffer(src.remaining());
-        ((BufferInternal) into).getByteBuf().nioBuffer(0, src.remaining()).put(src.duplicate());
+        VertxInternals.byteBuf(into).nioBuffer(0, src.remaining()).put(src.duplicate());
         return into;
       };
     }
-    ByteBuffer from = staged == null ? src : ((BufferInternal) staged).getByteBuf().nioBuffer(0, src.remaining());
+    ByteBuffer from = staged == null ? src : VertxInternals.byteBuf(staged).nioBuffer(0, src.remaining());
     GpuEvent done;
     try {
       done = toDevice(h, from);
@@ -321,7 +321,7 @@ final class DeviceOperations implements RequestHandler, com.vertxcuda.device.spi
       return () -> device.hostBuffer(bytes);
     }
     Buffer out = idle != null ? idle : device.hostBuffer(bytes);
-    ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
+    ByteBuffer dst = VertxInternals.byteBuf(out).nioBuffer(0, bytes);
     GpuEvent done;
     try {
       done = toHost(h, dst);

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
@@ -328,6 +329,6 @@ public final class ProcessContextTier implements ContextTier {
     if (link != null) {
       link.close();
     }
-    return process == null ? Future.succeededFuture() : Future.fromCompletionStage(process.stop(), vertx.getOrCreateContext());
+    return process == null ? Future.succeededFuture() : VertxInternals.fromCompletionStage(vertx, process.stop());
   }
 }
