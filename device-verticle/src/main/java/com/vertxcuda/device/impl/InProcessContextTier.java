@@ -1,6 +1,5 @@
 package com.vertxcuda.device.impl;
 
-import com.vertxcuda.CudaException;
 import com.vertxcuda.Failures;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.ContextVerticle;
