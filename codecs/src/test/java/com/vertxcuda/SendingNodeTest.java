@@ -11,6 +11,7 @@ import com.vertxcuda.fft.FftReply;
 import com.vertxcuda.fft.FftRequest;
 import com.vertxcuda.fft.FftType;
 import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.kernel.KernelClient;
 import com.vertxcuda.kernel.KernelReply;
 import com.vertxcuda.kernel.KernelRequest;
@@ -91,7 +92,7 @@ class SendingNodeTest {
   private static <T> Future<Void> answer(Vertx gpu, Library library, Set<String> senders, Function<T, Object> reply) {
     MessageConsumer<T> consumer = gpu.eventBus().consumer(Addresses.library(Nodes.self(gpu), 0, library),
       (Message<T> m) -> {
-        senders.add(Nodes.sender(gpu, m));
+        senders.add(VertxInternals.sender(gpu, m));
         m.reply(reply.apply(m.body()));
       });
     return consumer.completion();

@@ -1,5 +1,6 @@
 package com.vertxcuda.jmh;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.blas.BlasOp;
@@ -58,7 +59,7 @@ public class CodecBenchmarks {
   @Benchmark
   public Buffer encode() {
     Buffer b = out;
-    ((io.vertx.core.internal.buffer.BufferInternal) b).getByteBuf().clear();
+    VertxInternals.byteBuf(b).clear();
     codec.encodeToWire(b, value);
     return b;
   }

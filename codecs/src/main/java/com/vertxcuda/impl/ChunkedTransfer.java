@@ -10,7 +10,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Context;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -281,7 +280,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
       try {
         long from = k * perChunk;
         int values = Math.toIntExact(Math.min(perChunk * count, handle.length() - from) * per);
-        host.read(((BufferInternal) data).getByteBuf().nioBuffer(), from * per, values);
+        host.read(VertxInternals.byteBuf(data).nioBuffer(), from * per, values);
       } catch (RuntimeException e) {
         error = e;
       }
@@ -334,7 +333,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
         // not ready, or it lends no more now: the heap, which the device stages itself
       }
     }
-    return BufferInternal.buffer(Unpooled.wrappedBuffer(new byte[bytes]));
+    return VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[bytes]));
   }
 
   // Copies upload chunk k into the start of b, in bulk.
@@ -346,7 +345,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   private void fill(long k, long count, Buffer b) {
     long from = k * perChunk;
     long n = Math.min(perChunk * count, handle.length() - from);
-    host.write(from * per, Math.toIntExact(n * per), ((BufferInternal) b).getByteBuf().nioBuffer(0, bytes(k, count)));
+    host.write(from * per, Math.toIntExact(n * per), VertxInternals.byteBuf(b).nioBuffer(0, bytes(k, count)));
   }
 
   private int bytes(long k) {

@@ -6,8 +6,6 @@ import com.vertxcuda.FailureCode;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
 import io.vertx.core.spi.cluster.ClusterManager;
@@ -53,9 +51,9 @@ public final class ClusterWatch {
 
   private ClusterWatch(Vertx vertx) {
     this.vertx = vertx;
-    this.cluster = vertx.isClustered() && vertx instanceof VertxInternal ? ((VertxInternal) vertx).clusterManager() : null;
+    this.cluster = VertxInternals.clusterManager(vertx);
     this.self = Nodes.self(vertx);
-    this.tls = Nodes.eventBusTls(vertx);
+    this.tls = VertxInternals.eventBusTls(vertx);
     this.members = readMembers();
   }
 
@@ -86,7 +84,7 @@ public final class ClusterWatch {
     long poll = vertx.setPeriodic(POLL_MILLIS, id -> poll());
     long policy = vertx.setPeriodic(POLICY_MILLIS, id -> checkPolicy());
     firstCheck = checkPolicy().otherwiseEmpty();
-    ((VertxInternal) vertx).addCloseHook(done -> {
+    VertxInternals.addCloseHook(vertx, done -> {
       vertx.cancelTimer(poll);
       vertx.cancelTimer(policy);
       WATCHES.remove(vertx);
@@ -157,7 +155,7 @@ public final class ClusterWatch {
     if (cluster == null || node.equals(self)) {
       return request;
     }
-    Promise<T> promise = ((ContextInternal) vertx.getOrCreateContext()).promise();
+    Promise<T> promise = VertxInternals.promise(vertx);
     Set<Promise<?>> set = waiting.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet());
     set.add(promise);
     if (!members.contains(node)) {

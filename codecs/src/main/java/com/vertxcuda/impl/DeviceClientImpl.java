@@ -27,7 +27,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.eventbus.MessageConsumer;
 
 import java.nio.ByteBuffer;
@@ -87,7 +86,7 @@ public final class DeviceClientImpl implements DeviceClient {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
-    ByteBuffer bytes = ((BufferInternal) data).getByteBuf().nioBuffer(0, data.length());
+    ByteBuffer bytes = VertxInternals.byteBuf(data).nioBuffer(0, data.length());
     return upload(target, () -> HostElements.of(bytes, false));
   }
 
@@ -111,7 +110,7 @@ public final class DeviceClientImpl implements DeviceClient {
     HostElements into = HostElements.bytesFor((int) source.byteLength());
     try {
       return ChunkedTransfer.download(sender, source, into, maxMessageSize)
-        .map(x -> BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer((byte[]) into.array())));
+        .map(x -> VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer((byte[]) into.array())));
     } catch (RuntimeException refused) {
       return sender.refuse(refused);
     }

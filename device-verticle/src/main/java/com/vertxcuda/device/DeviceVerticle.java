@@ -1,5 +1,6 @@
 package com.vertxcuda.device;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DeviceRegistry;
@@ -291,9 +292,16 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void accept(Message<Object> message, Library library) {
-    // The owner of what the request allocates is the node the event bus says sent it.
-    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message),
-      Nodes.sender(vertx, message)));
+    // The owner of what the request allocates is the node the event bus says sent it. Fails closed:
+    // a request whose sender cannot be identified is refused, never served with no owner.
+    String sender = VertxInternals.sender(vertx, message);
+    if (sender == null) {
+      InFlight.Answer.of(message).fail(new CudaException(FailureCode.FORBIDDEN, "the sender of this request "
+        + "could not be identified (the event bus did not name the node that sent it), so what it would "
+        + "allocate would have no owner; refused"));
+      return;
+    }
+    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender));
   }
 
   /**

@@ -23,7 +23,6 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -228,30 +227,16 @@ public final class ContextRuntime implements LibraryContext {
   }
 
   /**
-   * The one failure mapping of the context tier: a backend error's own code (sticky ones poison the
-   * context and read CONTEXT_LOST), exact-arithmetic overflow in a check as BAD_REQUEST, and
-   * anything else through {@link Failures}.
+   * A failure as the context tier answers it: {@link Failures} decides the code; a sticky backend
+   * error first poisons the context, and reads CONTEXT_LOST naming what poisoned it.
    */
   @Override
   public CudaException failure(Throwable t) {
-    Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    if (cause instanceof BackendException) {
-      BackendException be = (BackendException) cause;
-      if (be.isSticky()) {
-        poison(be.getMessage());
-        return lostFailure();
-      }
-      return new CudaException(be.code(), be.getMessage());
+    String sticky = Failures.stickyCause(t);
+    if (sticky != null) {
+      poison(sticky);
+      return lostFailure();
     }
-    if (cause instanceof ArithmeticException) {
-      // Only the checks do exact arithmetic before anything is queued.
-      return new CudaException(FailureCode.BAD_REQUEST, "a size, stride or distance of the request overflows: "
-        + cause.getMessage());
-    }
-    if (cause instanceof OutOfMemoryError) {
-      return new CudaException(FailureCode.OUT_OF_MEMORY, "the host ran out of memory serving the request: "
-        + cause.getMessage());
-    }
-    return Failures.toCudaException(cause);
+    return Failures.toCudaException(t);
   }
 }

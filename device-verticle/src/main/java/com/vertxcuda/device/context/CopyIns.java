@@ -1,5 +1,6 @@
 package com.vertxcuda.device.context;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -11,7 +12,6 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.impl.CopyInChunk;
 import com.vertxcuda.impl.CopyInRequest;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -169,7 +169,7 @@ final class CopyIns {
     }
     try {
       BufferHandle v = k.view();
-      ByteBuffer bytes = ((BufferInternal) k.data()).getByteBuf().nioBuffer();
+      ByteBuffer bytes = VertxInternals.byteBuf(k.data()).nioBuffer();
       if (v == null || v.id() != in.target.id() || v.generation() != in.target.generation()
         || v.offset() < in.target.offset() || v.offset() + v.length() > in.target.offset() + in.target.length()
         || bytes.remaining() != v.byteLength()) {

@@ -175,13 +175,11 @@ final class CopyOperations {
     return new Allocation[] {src, dst};
   }
 
+  // An IllegalArgumentException for bits the dtype cannot hold: Failures answers it BAD_REQUEST.
   private static long fillBits(BufferHandle h, FillRequest f) {
-    try {
-      return h.dtype().checkBits(f.getBits());
-    } catch (IllegalArgumentException e) {
-      throw new CudaException(FailureCode.BAD_REQUEST, e.getMessage());
-    }
+    return h.dtype().checkBits(f.getBits());
   }
+
 
   void fill(Request r, FillRequest f) throws BackendException {
     BufferHandle h = f.getHandle();

@@ -89,7 +89,8 @@ final class MemoryOperations {
   private DeviceMemory allocate(AllocationTable table, long bytes, String owner) throws BackendException {
     try {
       return device.allocate(bytes);
-    } catch (BackendException | RuntimeException e) {
+    } catch (BackendException | RuntimeException | Error e) {
+      // An Error too: the host backend lets the JVM's OutOfMemoryError through for Failures to map.
       table.unreserve(bytes, owner);
       throw e;
     }

@@ -145,7 +145,7 @@ final class Pipelines {
       return served.record(step.body());
     } catch (Throwable t) {
       CudaException e = runtime.failure(t);
-      if (e.code() == FailureCode.CONTEXT_LOST) {
+      if (e.code() == FailureCode.CONTEXT_LOST || e.code() == FailureCode.OUT_OF_MEMORY) {
         throw e;
       }
       // A recording with a bad step is a bad request, whatever was wrong with the step.

@@ -84,7 +84,7 @@ public final class SubmissionLoop {
   private final AtomicInteger preparing = new AtomicInteger();
   private final long spinNanos;
   private final Thread thread;
-  private Function<Throwable, CudaException> failures = Failures::plain;
+  private Function<Throwable, CudaException> failures = com.vertxcuda.Failures::toCudaException;
   private Supplier<CudaException> refusal = () -> null;
   private ExecutorService preparation;
   private Runnable preparationInit = () -> { };
@@ -530,10 +530,4 @@ public final class SubmissionLoop {
     }
   }
 
-  /** The fallback mapping until the context sets its own. */
-  private static final class Failures {
-    static CudaException plain(Throwable t) {
-      return com.vertxcuda.Failures.toCudaException(t);
-    }
-  }
 }

@@ -14,7 +14,7 @@ import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
+import com.vertxcuda.impl.VertxInternals;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -51,17 +51,17 @@ final class TransferOperations {
       throw new CudaException(FailureCode.BAD_REQUEST, "data is missing");
     }
     BufferHandle h = u.getHandle();
-    ByteBuffer src = ((BufferInternal) u.getData()).getByteBuf().nioBuffer();
+    ByteBuffer src = VertxInternals.byteBuf(u.getData()).nioBuffer();
     if (staged == null && !src.isDirect() && src.remaining() >= MemoryOperations.PREPARED_BYTES) {
       runtime.allocations().resolve(h, "handle");
       Transfers.checkUpload(h, src.remaining());
       return () -> {
         Buffer into = device.hostBuffer(src.remaining());
-        ((BufferInternal) into).getByteBuf().nioBuffer(0, src.remaining()).put(src.duplicate());
+        VertxInternals.byteBuf(into).nioBuffer(0, src.remaining()).put(src.duplicate());
         return into;
       };
     }
-    ByteBuffer from = staged == null ? src : ((BufferInternal) staged).getByteBuf().nioBuffer(0, src.remaining());
+    ByteBuffer from = staged == null ? src : VertxInternals.byteBuf(staged).nioBuffer(0, src.remaining());
     GpuEvent done;
     try {
       done = toDevice(h, from);
@@ -94,7 +94,7 @@ final class TransferOperations {
       return () -> device.hostBuffer(bytes);
     }
     Buffer out = idle != null ? idle : device.hostBuffer(bytes);
-    ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, bytes);
+    ByteBuffer dst = VertxInternals.byteBuf(out).nioBuffer(0, bytes);
     GpuEvent done;
     try {
       done = toHost(h, dst);

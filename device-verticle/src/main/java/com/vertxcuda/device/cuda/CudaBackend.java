@@ -1,6 +1,5 @@
 package com.vertxcuda.device.cuda;
 
-import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.spi.Backend;
 import com.vertxcuda.device.spi.BackendException;
@@ -87,10 +86,8 @@ public final class CudaBackend implements Backend {
     try {
       return PinnedMemory.shared(defaults.getDevice()).buffer(bytes);
     } catch (BackendException e) {
-      if (e.code() == FailureCode.OUT_OF_MEMORY) {
-        throw new CudaUnavailableException("no pinned memory for " + bytes + " bytes: " + e.getMessage(), e);
-      }
-      throw new CudaUnavailableException(e.getMessage(), e);
+      // The driver's code travels as the cause, for Failures to read.
+      throw new CudaUnavailableException("no pinned memory for " + bytes + " bytes: " + e.getMessage(), e);
     }
   }
 }

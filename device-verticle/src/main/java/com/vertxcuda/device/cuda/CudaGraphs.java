@@ -46,7 +46,7 @@ final class CudaGraphs {
     try {
       CudaErrors.check(JCudaDriver.cuStreamBeginCapture(o, CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED),
         "cuStreamBeginCapture");
-      BackendException failed = null;
+      Exception failed = null;
       for (int i = 0; i < steps.size() && failed == null; i++) {
         GraphCapture.Step step = steps.get(i);
         boolean forked = step.stream() != origin;
@@ -57,10 +57,9 @@ final class CudaGraphs {
             CudaErrors.check(JCudaDriver.cuStreamWaitEvent(s, fork, 0), "cuStreamWaitEvent (fork)");
           }
           step.work().enqueue();
-        } catch (BackendException e) {
+        } catch (BackendException | RuntimeException e) {
+          // Kept as thrown: Failures maps it where the request is answered.
           failed = e;
-        } catch (RuntimeException e) {
-          failed = BackendException.of(com.vertxcuda.FailureCode.LIBRARY_ERROR, "step " + i + " failed under capture: " + e);
         }
         if (forked) {
           // Joined back even after a failure, so ending the capture leaves no stream capturing.
@@ -78,7 +77,10 @@ final class CudaGraphs {
         if (ended == CUresult.CUDA_SUCCESS) {
           JCudaDriver.cuGraphDestroy(graph);
         }
-        throw failed;
+        if (failed instanceof BackendException) {
+          throw (BackendException) failed;
+        }
+        throw (RuntimeException) failed;
       }
       CudaErrors.check(ended, "cuStreamEndCapture");
     } finally {

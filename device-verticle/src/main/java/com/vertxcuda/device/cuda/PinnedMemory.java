@@ -1,11 +1,11 @@
 package com.vertxcuda.device.cuda;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.device.spi.BackendException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -87,7 +87,7 @@ public final class PinnedMemory {
   public Buffer buffer(int bytes) throws BackendException {
     ByteBuf b = wrap(lease(bytes), bytes);
     b.clear();
-    return BufferInternal.buffer(b);
+    return VertxInternals.buffer(b);
   }
 
   /** A full Buffer of {@code bytes} over an idle pinned block, or null when none is idle. */
@@ -102,12 +102,12 @@ public final class PinnedMemory {
       return null;
     }
     idleBytes.addAndGet(-size);
-    return BufferInternal.buffer(wrap(new Lease(block, size), bytes));
+    return VertxInternals.buffer(wrap(new Lease(block, size), bytes));
   }
 
   /** A full Buffer of {@code bytes} over pinned memory (download targets). */
   Buffer filledBuffer(int bytes) throws BackendException {
-    return BufferInternal.buffer(wrap(lease(bytes), bytes));
+    return VertxInternals.buffer(wrap(lease(bytes), bytes));
   }
 
   /**
@@ -115,7 +115,7 @@ public final class PinnedMemory {
    * memory of this pool. The buffer must not be used afterwards.
    */
   public static boolean release(Buffer buffer) {
-    ByteBuf b = ((BufferInternal) buffer).getByteBuf();
+    ByteBuf b = VertxInternals.byteBuf(buffer);
     while (b != null && !(b instanceof PinnedByteBuf)) {
       ByteBuf inner = b.unwrap();
       b = inner == b ? null : inner;
@@ -129,7 +129,7 @@ public final class PinnedMemory {
 
   /** Whether {@code buffer} lies in pinned memory of this pool. */
   public static boolean isPinned(Buffer buffer) {
-    ByteBuf b = ((BufferInternal) buffer).getByteBuf();
+    ByteBuf b = VertxInternals.byteBuf(buffer);
     while (b != null && !(b instanceof PinnedByteBuf)) {
       ByteBuf inner = b.unwrap();
       b = inner == b ? null : inner;

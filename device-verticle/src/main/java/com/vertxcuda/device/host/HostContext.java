@@ -78,8 +78,9 @@ final class HostContext implements DeviceContext, FaultInjection {
     try {
       return new HostMemory(ByteBuffer.allocateDirect((int) bytes).order(ByteOrder.LITTLE_ENDIAN));
     } catch (OutOfMemoryError e) {
+      // Not counted after all; Failures answers the error OUT_OF_MEMORY.
       used.addAndGet(-bytes);
-      throw BackendException.of(FailureCode.OUT_OF_MEMORY, "the JVM has no direct memory for " + bytes + " bytes");
+      throw e;
     }
   }
 

@@ -1,7 +1,6 @@
 package com.vertxcuda.device.impl;
 
-import com.vertxcuda.CudaException;
-import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.ContextVerticle;
 import com.vertxcuda.device.cuda.CudaBackend;
@@ -84,7 +83,8 @@ public final class InProcessContextTier implements ContextTier {
     try {
       return CudaBackend.pinnedBuffer(bytes);
     } catch (CudaUnavailableException e) {
-      throw new CudaException(FailureCode.OUT_OF_MEMORY, e.getMessage());
+      // No pinned memory is the driver's OUT_OF_MEMORY, carried as the cause.
+      throw Failures.toCudaException(e);
     }
   }
 

@@ -1,10 +1,9 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.impl.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.util.internal.PlatformDependent;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
@@ -31,8 +30,8 @@ public final class LentBuffers {
    */
   public Buffer lend(ByteBuffer memory, int length, Runnable onReturn) {
     ByteBuf buf = Unpooled.wrappedBuffer(memory.slice().order(ByteOrder.LITTLE_ENDIAN)).writerIndex(length);
-    Buffer b = BufferInternal.buffer(buf);
-    long address = PlatformDependent.directBufferAddress(memory) + memory.position();
+    Buffer b = VertxInternals.buffer(buf);
+    long address = VertxInternals.directBufferAddress(memory) + memory.position();
     AtomicBoolean done = new AtomicBoolean();
     // Tied to the ByteBuf, not the Buffer wrapper: slices and duplicates (a Buffer.slice the user
     // keeps, a write still in flight) reach it, so the memory cannot be reused under them.
@@ -58,7 +57,7 @@ public final class LentBuffers {
 
   /** Returns a lent buffer's memory now; the buffer must not be used afterwards. False if not lent here. */
   public boolean release(Buffer buffer) {
-    ByteBuf buf = ((BufferInternal) buffer).getByteBuf();
+    ByteBuf buf = VertxInternals.byteBuf(buffer);
     if (!buf.hasMemoryAddress()) {
       return false;
     }

@@ -229,8 +229,9 @@ public final class DeviceHostMain {
       if (answered.compareAndSet(false, true)) {
         try {
           link.send(LinkFrame.reply(id, reply).encode());
-        } catch (RuntimeException e) {
-          link.send(LinkFrame.failure(id, FailureCode.LIBRARY_ERROR.code(), "the reply cannot cross the link: " + e).encode());
+        } catch (RuntimeException | OutOfMemoryError e) {
+          CudaException failure = Failures.toCudaException("the reply cannot cross the link", e);
+          link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode());
         }
       }
     }

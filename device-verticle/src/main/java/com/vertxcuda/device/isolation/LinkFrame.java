@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
@@ -9,7 +10,6 @@ import com.vertxcuda.codec.WireType;
 import com.vertxcuda.codec.impl.WireCodec;
 import com.vertxcuda.device.spi.UnreadableRequest;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
 import java.util.HashMap;
@@ -109,7 +109,7 @@ final class LinkFrame {
       SCRATCH.set(scratch);
     }
     scratch.clear();
-    Buffer b = BufferInternal.buffer(scratch);
+    Buffer b = VertxInternals.buffer(scratch);
     b.appendInt(0).appendByte((byte) kind.ordinal()).appendLong(id).appendLong(code);
     WireOut out = new WireOut(b);
     switch (kind) {
@@ -125,7 +125,7 @@ final class LinkFrame {
         out.writeString(text);
     }
     b.setInt(0, b.length() - 4);
-    return ((BufferInternal) b).getByteBuf().nioBuffer();
+    return VertxInternals.byteBuf(b).nioBuffer();
   }
 
   private void writeBody(Buffer b, WireOut out) {

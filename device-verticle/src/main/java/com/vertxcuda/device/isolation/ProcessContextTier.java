@@ -1,6 +1,8 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.CudaException;
+import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
@@ -173,10 +175,10 @@ public final class ProcessContextTier implements ContextTier {
           }
         });
       }
-    } catch (CudaException e) {
-      r.fail(e);
-    } catch (RuntimeException e) {
-      r.fail(new CudaException(FailureCode.BAD_REQUEST, "the request cannot cross to the device host: " + e.getMessage()));
+    } catch (RuntimeException | Error e) {
+      // A body without a wire form is an IllegalArgumentException (BAD_REQUEST); encoding a huge one
+      // may exhaust the heap (OUT_OF_MEMORY).
+      r.fail(Failures.toCudaException("the request cannot cross to the device host", e));
     }
   }
 
@@ -243,8 +245,7 @@ public final class ProcessContextTier implements ContextTier {
       case FAILURE: {
         Call c = calls.remove(frame.id);
         if (c != null) {
-          FailureCode code = FailureCode.fromCode((int) frame.code);
-          c.failed(new CudaException(code == null ? FailureCode.LIBRARY_ERROR : code, frame.text));
+          c.failed(Failures.fromCode((int) frame.code, frame.text));
         }
         break;
       }
@@ -347,6 +348,6 @@ public final class ProcessContextTier implements ContextTier {
     if (link != null) {
       link.close();
     }
-    return process == null ? Future.succeededFuture() : Future.fromCompletionStage(process.stop(), vertx.getOrCreateContext());
+    return process == null ? Future.succeededFuture() : VertxInternals.fromCompletionStage(vertx, process.stop());
   }
 }

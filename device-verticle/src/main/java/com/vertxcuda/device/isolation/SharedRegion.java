@@ -1,9 +1,8 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.impl.VertxInternals;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.internal.PlatformDependent;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import com.vertxcuda.device.impl.LentBuffers;
 
 import java.io.IOException;
@@ -53,7 +52,7 @@ final class SharedRegion {
     this.path = path;
     this.mapping = mapping;
     this.size = mapping.capacity();
-    this.base = PlatformDependent.directBufferAddress(mapping);
+    this.base = VertxInternals.directBufferAddress(mapping);
     free.put(0L, size);
   }
 
@@ -270,7 +269,7 @@ final class SharedRegion {
 
   /** Where a buffer lies in the region, or -1 if it does not. */
   long offsetOf(Buffer buffer) {
-    ByteBuf buf = ((BufferInternal) buffer).getByteBuf();
+    ByteBuf buf = VertxInternals.byteBuf(buffer);
     if (!buf.hasMemoryAddress()) {
       return -1;
     }

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -10,7 +11,6 @@ import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
@@ -66,7 +66,7 @@ final class SharedTransfers {
       tier.send(r, new SharedTransfer(h, at, data.length(), true, 0, 0), answer(r, () -> h, () -> { }));
       return;
     }
-    ByteBuffer src = ((BufferInternal) data).getByteBuf().nioBuffer();
+    ByteBuffer src = VertxInternals.byteBuf(data).nioBuffer();
     if (data.length() <= INLINE_COPY && data.length() <= region.largestSlot()) {
       long slot = slot(data.length());
       region.slice(slot, data.length()).put(src);

@@ -1,12 +1,14 @@
 package com.vertxcuda.device.spi;
 
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.impl.CodedFailure;
 
 /**
  * A backend failure. A sticky one (illegal address, launch failure, ...) means the context is
- * poisoned: it must never be touched again.
+ * poisoned: it must never be touched again. Its code is data that {@link com.vertxcuda.Failures}
+ * reads; the backend's status table (e.g. {@code CudaErrors}) decided it.
  */
-public class BackendException extends Exception {
+public class BackendException extends Exception implements CodedFailure {
 
   private final FailureCode code;
   private final boolean sticky;
@@ -27,10 +29,12 @@ public class BackendException extends Exception {
     return new BackendException(FailureCode.CONTEXT_LOST, message, true);
   }
 
+  @Override
   public FailureCode code() {
     return code;
   }
 
+  @Override
   public boolean isSticky() {
     return sticky;
   }

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.cuda;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
@@ -16,7 +17,6 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
@@ -89,7 +89,7 @@ class CudaDeviceTest {
       }
       int tail = 1 << 20;
       Buffer out = device.hostBuffer(tail * 4);
-      ByteBuffer dst = ((BufferInternal) out).getByteBuf().nioBuffer(0, tail * 4).order(ByteOrder.LITTLE_ENDIAN);
+      ByteBuffer dst = VertxInternals.byteBuf(out).nioBuffer(0, tail * 4).order(ByteOrder.LITTLE_ENDIAN);
       GpuEvent read = ordering.run(reader, List.of(a), List.of(),
         () -> device.copyDeviceToHost(reader, memory, (count - tail) * 4, dst));
       device.whenComplete(read).get(30, TimeUnit.SECONDS);
@@ -116,7 +116,7 @@ class CudaDeviceTest {
       // Heap source (staged through pinned blocks), pinned destination.
       device.copyHostToDevice(s, patterned(ByteBuffer.allocate(n)), memory, 0);
       Buffer pinnedOut = device.hostBuffer(n);
-      ByteBuffer pinnedDst = ((BufferInternal) pinnedOut).getByteBuf().nioBuffer(0, n);
+      ByteBuffer pinnedDst = VertxInternals.byteBuf(pinnedOut).nioBuffer(0, n);
       device.copyDeviceToHost(s, memory, 0, pinnedDst);
       waitFor(device, s);
       assertPattern(pinnedDst, n);
@@ -134,7 +134,7 @@ class CudaDeviceTest {
       Buffer pinnedIn = device.pinnedBuffer(n);
       pinnedIn.appendBytes(patterned(ByteBuffer.allocate(n)).array());
       assertTrue(PinnedMemory.isPinned(pinnedIn));
-      ByteBuffer src = ((BufferInternal) pinnedIn).getByteBuf().nioBuffer();
+      ByteBuffer src = VertxInternals.byteBuf(pinnedIn).nioBuffer();
       assertTrue(src.isDirect());
       device.copyHostToDevice(s, src, memory, 0);
       ByteBuffer directDst = ByteBuffer.allocateDirect(n);
@@ -205,12 +205,12 @@ class CudaDeviceTest {
   void oneGibUploadDownloadReturnsEqualBytes(Vertx vertx, VertxTestContext ctx) {
     int n = 1 << 30;
     ByteBuffer data = patterned(ByteBuffer.allocate(n));
-    Buffer up = BufferInternal.buffer(io.netty.buffer.Unpooled.wrappedBuffer(data));
+    Buffer up = VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(data));
     vertx.deployVerticle(new DeviceVerticle(new DeviceOptions(CUDA).setIsolation(TestDevices.isolation()))).compose(id -> {
       DeviceClient c = DeviceClient.create(vertx);
       return c.alloc(DType.U8, n).compose(h -> c.upload(h, up).compose(x -> c.download(h)).map(down -> {
         assertEquals(n, down.length());
-        ByteBuffer got = ((BufferInternal) down).getByteBuf().nioBuffer(0, n);
+        ByteBuffer got = VertxInternals.byteBuf(down).nioBuffer(0, n);
         assertEquals(-1, data.duplicate().clear().mismatch(got), "first differing byte");
         PinnedMemory.release(down);
         return h;

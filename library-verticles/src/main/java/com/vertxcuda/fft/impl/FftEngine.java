@@ -22,6 +22,15 @@ public interface FftEngine {
 
   Plan plan(FftPlanKey key) throws BackendException;
 
+  /**
+   * An upper bound of {@link Plan#bytes()} for {@code key}, known before the plan is made: the plan
+   * cache reserves it before it builds the plan. 0 when the engine cannot tell (then the plan is
+   * counted once made).
+   */
+  default long estimatedBytes(FftPlanKey key) {
+    return 0;
+  }
+
   /** Queues {@code call} with {@code plan} (made for the call's key); returns what to check once it completes, or null. */
   EngineResult enqueue(GpuStream stream, Plan plan, FftCall call) throws BackendException;
 

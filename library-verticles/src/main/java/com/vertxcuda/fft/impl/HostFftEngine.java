@@ -73,6 +73,44 @@ final class HostFftEngine implements FftEngine {
     return new HostPlan(key, fft);
   }
 
+  /**
+   * What JTransforms allocates for a plan, from its algorithm per dimension (a 2D or 3D plan holds a
+   * 1D plan per dimension): a power of two keeps twiddles and bit-reversal tables (under 2n values),
+   * sizes of 2, 3, 4 and 5 keep two mixed-radix tables (6n values), any other size Bluestein's chirp
+   * and its transform at the next power of two m ≥ 2n - 1 (2m each) with that size's tables (m).
+   */
+  @Override
+  public long estimatedBytes(FftPlanKey key) {
+    long value = key.type().isDoublePrecision() ? 8 : 4;
+    long bytes = 0;
+    for (int s : key.dims()) {
+      if (s <= 1) {
+        continue;
+      }
+      long n = s;
+      long values;
+      if (Long.bitCount(n) == 1) {
+        values = 2 * n;
+      } else if (smooth(n)) {
+        values = 6 * n + 30;
+      } else {
+        long m = Long.highestOneBit(2 * n - 1) << 1;
+        values = 5 * m;
+      }
+      bytes += values * value + 4 * (2 + (long) Math.ceil(Math.sqrt(2 * n)));
+    }
+    return bytes;
+  }
+
+  private static boolean smooth(long n) {
+    for (long f : new long[] {2, 3, 5}) {
+      while (n % f == 0) {
+        n /= f;
+      }
+    }
+    return n == 1;
+  }
+
   @Override
   public void destroy(Plan plan, boolean poisoned) {
   }

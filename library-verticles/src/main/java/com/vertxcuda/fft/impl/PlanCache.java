@@ -21,7 +21,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link Preparation}): requests of a key whose plan is being made wait for that one plan rather
  * than make their own. Every plan taken counts its {@link FftEngine.Plan#bytes()} against the
  * device's memory limit ({@link LibraryContext#reserveLibraryBytes}) until it is destroyed; when
- * that limit is reached, idle cached plans are released to make room. A plan is destroyed only
+ * that limit is reached, idle cached plans are released to make room. A plan is counted before it
+ * is built: its engine's estimate is reserved against the memory limit when its preparation is
+ * handed out, and against the plan budget ({@link PlanBuilds}) before the build starts, so plans
+ * made at once cannot together pass either; both become the plan's measured bytes once it is taken. A plan is destroyed only
  * after the last work queued with it has completed, on the submission thread; a plan larger than
  * the whole budget serves its request uncached and goes the same way. A plan made for requests
  * that all timed out is destroyed when the last of them is dropped. On close, every plan goes at once.
@@ -45,7 +48,15 @@ final class PlanCache {
   /** A plan being made, and how many requests' preparations still hold a ticket for it. */
   private static final class Making {
     final CompletableFuture<FftEngine.Plan> plan = new CompletableFuture<>();
+    /** The estimate reserved against the memory limit until the plan is taken or destroyed. */
+    final long estimate;
+    /** Bytes held in {@link #builds} (the estimate, then the measured bytes) until then. */
+    volatile long building;
     int tickets;
+
+    Making(long estimate) {
+      this.estimate = estimate;
+    }
   }
 
   /**
@@ -72,6 +83,7 @@ final class PlanCache {
       if (--making.tickets == 0 && making.plan.isDone() && !making.plan.isCompletedExceptionally()
         && PlanCache.this.making.remove(key, making)) {
         engine.destroy(making.plan.join(), runtime.isPoisoned());
+        unreserve(making);
       }
     }
   }
@@ -84,6 +96,7 @@ final class PlanCache {
   private final List<Entry> retiring = new ArrayList<>();
   /** Plans being made, or made and not yet cached; removed off the submission thread when making fails. */
   private final Map<FftPlanKey, Making> making = new ConcurrentHashMap<>();
+  private final PlanBuilds builds;
   private long cachedBytes;
 
   PlanCache(int capacity, long budget, FftEngine engine, LibraryContext runtime) {
@@ -91,6 +104,7 @@ final class PlanCache {
     this.budget = Math.max(0, budget);
     this.engine = engine;
     this.runtime = runtime;
+    this.builds = new PlanBuilds(this.budget);
   }
 
   /** The cached plan of {@code key}, or null. */
@@ -103,28 +117,46 @@ final class PlanCache {
    * result (a {@link Ticket}) goes to {@link #take}.
    */
   Preparation make(FftPlanKey key) {
-    Making fresh = new Making();
-    Making made = making.putIfAbsent(key, fresh);
-    Making m = made != null ? made : fresh;
-    m.tickets++;
-    Ticket ticket = new Ticket(key, m);
+    Making made = making.get(key);
     if (made != null) {
+      made.tickets++;
+      Ticket ticket = new Ticket(key, made);
       return () -> {
         made.plan.join();
         return ticket;
       };
     }
+    long estimate = engine.estimatedBytes(key);
+    // On the submission thread, before anything is built: OUT_OF_MEMORY now if it cannot fit.
+    reserve(estimate, null);
+    Making fresh = new Making(estimate);
+    making.put(key, fresh);
+    fresh.tickets++;
+    Ticket ticket = new Ticket(key, fresh);
     return () -> {
       try {
-        fresh.plan.complete(engine.plan(key));
+        builds.reserve(estimate);
+        fresh.building = estimate;
+        FftEngine.Plan plan = engine.plan(key);
+        builds.adjust(estimate, plan.bytes());
+        fresh.building = plan.bytes();
+        fresh.plan.complete(plan);
       } catch (Throwable t) {
-        // The next request of this key tries again.
+        // Nothing was made: the next request of this key tries again.
         making.remove(key, fresh);
+        unreserve(fresh);
         fresh.plan.completeExceptionally(t);
       }
       fresh.plan.join();
       return ticket;
     };
+  }
+
+  // Gives back what a plan being made held against the memory limit and the plan budget. Any thread.
+  private void unreserve(Making m) {
+    builds.release(m.building);
+    m.building = 0;
+    runtime.releaseLibraryBytes(Library.FFT, m.estimate);
   }
 
   /**
@@ -143,7 +175,9 @@ final class PlanCache {
     }
     FftEngine.Plan plan = ticket.making.plan.join();
     long bytes = plan.bytes();
-    reserve(plan, bytes);
+    // The estimate becomes the measured bytes, counted from here on by the cache or the entry.
+    unreserve(ticket.making);
+    reserve(bytes, plan);
     if (bytes > budget) {
       return new Entry(plan, bytes, true);
     }
@@ -190,16 +224,19 @@ final class PlanCache {
     return cachedBytes;
   }
 
-  // Counts the plan against the memory limit, releasing idle cached plans (least recently used
-  // first) while it does not fit; destroys it and fails OUT_OF_MEMORY when nothing more can go.
-  private void reserve(FftEngine.Plan plan, long bytes) {
+  // Counts bytes of a plan (made, or still to be made when null) against the memory limit,
+  // releasing idle cached plans (least recently used first) while they do not fit; destroys the plan
+  // and fails OUT_OF_MEMORY when nothing more can go.
+  private void reserve(long bytes, FftEngine.Plan plan) {
     while (true) {
       try {
         runtime.reserveLibraryBytes(Library.FFT, bytes);
         return;
       } catch (CudaException full) {
         if (full.code() != FailureCode.OUT_OF_MEMORY || !evictIdle()) {
-          engine.destroy(plan, runtime.isPoisoned());
+          if (plan != null) {
+            engine.destroy(plan, runtime.isPoisoned());
+          }
           throw full;
         }
       }
@@ -259,7 +296,10 @@ final class PlanCache {
     retiring.forEach(e -> release(e, poisoned));
     retiring.clear();
     // A plan still being made is destroyed when it is done (on the preparation thread that made it).
-    making.values().forEach(m -> m.plan.thenAccept(plan -> engine.destroy(plan, poisoned)));
+    making.values().forEach(m -> m.plan.thenAccept(plan -> {
+      engine.destroy(plan, poisoned);
+      unreserve(m);
+    }));
     making.clear();
   }
 }

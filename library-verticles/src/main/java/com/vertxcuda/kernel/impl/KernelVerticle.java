@@ -237,13 +237,15 @@ public final class KernelVerticle extends LibraryVerticle {
     held.incrementAndGet();
   }
 
-  // Loads an image and counts its bytes against the memory limit (OUT_OF_MEMORY, nothing left loaded, past it).
+  // Counts an image's bytes against the memory limit before it is loaded (OUT_OF_MEMORY, nothing
+  // loaded, past it), so loads in flight together cannot pass the limit; given back if the load fails.
   private Loaded loaded(byte[] image, String log, boolean cached) throws BackendException {
-    Object module = engine.load(image);
+    runtime.reserveLibraryBytes(Library.KERNEL, image.length);
+    Object module;
     try {
-      runtime.reserveLibraryBytes(Library.KERNEL, image.length);
-    } catch (RuntimeException e) {
-      unload(module);
+      module = engine.load(image);
+    } catch (BackendException | RuntimeException | Error e) {
+      runtime.releaseLibraryBytes(Library.KERNEL, image.length);
       throw e;
     }
     return new Loaded(module, image.length, log, cached);

@@ -1,7 +1,6 @@
 package com.vertxcuda.library.impl;
 
-import com.vertxcuda.CudaException;
-import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
 
 import java.util.function.DoubleSupplier;
 
@@ -26,7 +25,7 @@ public final class HostResult implements EngineResult {
   public double value() {
     Throwable t = failure;
     if (t != null) {
-      throw new CudaException(FailureCode.LIBRARY_ERROR, "the host engine failed: " + t, t);
+      throw Failures.toCudaException("the host engine failed", t);
     }
     return value;
   }

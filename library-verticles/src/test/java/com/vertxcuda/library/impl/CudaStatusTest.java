@@ -16,18 +16,18 @@ class CudaStatusTest {
   @Test
   void allocationFailuresOfEveryLibraryAreOutOfMemory() {
     assertEquals(FailureCode.OUT_OF_MEMORY,
-      CudaStatus.failure(cublasStatus.stringFor(cublasStatus.CUBLAS_STATUS_ALLOC_FAILED), "cublasSgemm").code());
+      CudaStatus.CUBLAS.failure(cublasStatus.CUBLAS_STATUS_ALLOC_FAILED, "cublasSgemm").code());
     assertEquals(FailureCode.OUT_OF_MEMORY,
-      CudaStatus.failure(cufftResult.stringFor(cufftResult.CUFFT_ALLOC_FAILED), "cufftPlanMany").code());
-    assertEquals(FailureCode.OUT_OF_MEMORY, CudaStatus.failure(
-      curandStatus.stringFor(curandStatus.CURAND_STATUS_ALLOCATION_FAILED), "curandCreateGenerator").code());
+      CudaStatus.CUFFT.failure(cufftResult.CUFFT_ALLOC_FAILED, "cufftPlanMany").code());
+    assertEquals(FailureCode.OUT_OF_MEMORY, CudaStatus.CURAND.failure(
+      curandStatus.CURAND_STATUS_ALLOCATION_FAILED, "curandCreateGenerator").code());
     assertEquals(FailureCode.OUT_OF_MEMORY,
-      CudaStatus.failure(nvrtcResult.stringFor(nvrtcResult.NVRTC_ERROR_OUT_OF_MEMORY), "nvrtcCompileProgram").code());
+      CudaStatus.NVRTC.failure(nvrtcResult.NVRTC_ERROR_OUT_OF_MEMORY, "nvrtcCompileProgram").code());
   }
 
   @Test
   void otherStatusesAreLibraryErrorsNamingTheCall() {
-    var e = CudaStatus.failure(cublasStatus.stringFor(cublasStatus.CUBLAS_STATUS_INVALID_VALUE), "cublasSgemm");
+    var e = CudaStatus.CUBLAS.failure(cublasStatus.CUBLAS_STATUS_INVALID_VALUE, "cublasSgemm");
     assertEquals(FailureCode.LIBRARY_ERROR, e.code());
     assertTrue(e.getMessage().contains("cublasSgemm") && e.getMessage().contains("INVALID_VALUE"), e.getMessage());
   }

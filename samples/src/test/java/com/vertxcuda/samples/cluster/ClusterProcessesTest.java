@@ -1,5 +1,6 @@
 package com.vertxcuda.samples.cluster;
 
+import com.vertxcuda.impl.VertxInternals;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.vertxcuda.BufferHandle;
@@ -18,7 +19,6 @@ import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.VertxInternal;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -109,7 +109,7 @@ class ClusterProcessesTest {
     BufferHandle h = await(c.alloc(DType.F32, 1024));
 
     AtomicLong leftAt = new AtomicLong();
-    ((HazelcastClusterManager) ((VertxInternal) client).clusterManager()).getHazelcastInstance().getCluster()
+    ((HazelcastClusterManager) VertxInternals.clusterManager(client)).getHazelcastInstance().getCluster()
       .addMembershipListener(new MembershipListener() {
         @Override public void memberAdded(MembershipEvent e) { }
         @Override public void memberRemoved(MembershipEvent e) { leftAt.compareAndSet(0, System.nanoTime()); }

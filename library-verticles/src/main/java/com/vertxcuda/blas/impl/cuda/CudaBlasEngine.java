@@ -33,7 +33,6 @@ import jcuda.jcublas.cublasMath;
 import jcuda.jcublas.cublasOperation;
 import jcuda.jcublas.cublasPointerMode;
 import jcuda.jcublas.cublasSideMode;
-import jcuda.jcublas.cublasStatus;
 import jcuda.runtime.cudaStream_t;
 
 import java.nio.ByteBuffer;
@@ -72,9 +71,8 @@ public final class CudaBlasEngine implements BlasEngine {
     this.pointers = pointers;
     this.cuStream = pointers.stream(stream);
     JCublas2.setExceptionsEnabled(false);
-    CudaStatus.check(JCublas2.cublasCreate(handle), "cublasCreate", cublasStatus::stringFor);
-    CudaStatus.check(JCublas2.cublasSetStream(handle, new cudaStream_t(cuStream)), "cublasSetStream",
-      cublasStatus::stringFor);
+    CudaStatus.CUBLAS.check(JCublas2.cublasCreate(handle), "cublasCreate");
+    CudaStatus.CUBLAS.check(JCublas2.cublasSetStream(handle, new cudaStream_t(cuStream)), "cublasSetStream");
     scalarDevice = device.allocate(SCALAR_SLOTS * 8L);
     CudaStatus.checkDriver(JCudaDriver.cuMemAllocHost(scalarHost, SCALAR_SLOTS * 8L), "cuMemAllocHost");
     batchDevice = device.allocate(BATCH_RING * 3L * BATCH_CAPACITY * 8);
@@ -138,7 +136,7 @@ public final class CudaBlasEngine implements BlasEngine {
   }
 
   private static void check(int status, String call) throws BackendException {
-    CudaStatus.check(status, call, cublasStatus::stringFor);
+    CudaStatus.CUBLAS.check(status, call);
   }
 
   @Override

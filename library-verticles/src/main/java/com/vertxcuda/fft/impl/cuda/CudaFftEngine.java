@@ -14,7 +14,6 @@ import com.vertxcuda.library.impl.EngineResult;
 import jcuda.driver.CUdeviceptr;
 import jcuda.jcufft.JCufft;
 import jcuda.jcufft.cufftHandle;
-import jcuda.jcufft.cufftResult;
 import jcuda.jcufft.cufftType;
 import jcuda.runtime.cudaStream_t;
 
@@ -46,7 +45,7 @@ public final class CudaFftEngine implements FftEngine {
   }
 
   private static void check(int status, String call) throws BackendException {
-    CudaStatus.check(status, call, cufftResult::stringFor);
+    CudaStatus.CUFFT.check(status, call);
   }
 
   private static long[] longs(java.util.List<Integer> v) {

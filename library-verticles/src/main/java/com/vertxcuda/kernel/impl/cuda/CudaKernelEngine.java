@@ -209,7 +209,7 @@ public final class CudaKernelEngine implements KernelEngine {
   }
 
   private static void nvrtc(int result, String call) throws BackendException {
-    com.vertxcuda.library.impl.CudaStatus.check(result, call, nvrtcResult::stringFor);
+    com.vertxcuda.library.impl.CudaStatus.NVRTC.check(result, call);
   }
 
   private static byte[] resource(String path) {

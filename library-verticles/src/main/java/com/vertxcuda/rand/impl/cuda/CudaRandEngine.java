@@ -46,7 +46,7 @@ public final class CudaRandEngine implements RandEngine {
   }
 
   private static void check(int status, String call) throws BackendException {
-    CudaStatus.check(status, call, curandStatus::stringFor);
+    CudaStatus.CURAND.check(status, call);
   }
 
   private curandGenerator generator(RngType type) throws BackendException {

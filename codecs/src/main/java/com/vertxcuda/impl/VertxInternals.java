@@ -1,0 +1,173 @@
+package com.vertxcuda.impl;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
+import io.vertx.core.Closeable;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.spi.cluster.ClusterManager;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The one place that reaches into Vert.x (and Netty) internals. Each method says why the public API
+ * does not do; where an internal is missing (another Vert.x version), the method fails closed: it
+ * says it cannot tell rather than guess.
+ */
+public final class VertxInternals {
+
+  /** The longest node id taken from a message (a Vert.x/Hazelcast node id is 36 characters). */
+  static final int MAX_NODE_LENGTH = 256;
+
+  private static final Class<?> CLUSTERED_MESSAGE = find("io.vertx.core.eventbus.impl.clustered.ClusteredMessage");
+  private static final Class<?> CLUSTERED_BUS = find("io.vertx.core.eventbus.impl.clustered.ClusteredEventBus");
+  private static final MethodHandle SENDER = handle(CLUSTERED_MESSAGE, "getSender", String.class);
+  private static final MethodHandle BUS_OPTIONS = handle(CLUSTERED_BUS, "options", EventBusOptions.class);
+
+  /** Tests only: false makes {@link #sender} unable to read a clustered message's sender, as on a Vert.x without it. */
+  static volatile boolean senderReadable = true;
+
+  private VertxInternals() {
+  }
+
+  /**
+   * The cluster manager, or null when not clustered. Vert.x gives it only through
+   * {@link VertxInternal}; we need it for this node's id and for membership events (which node left).
+   */
+  public static ClusterManager clusterManager(Vertx vertx) {
+    return vertx.isClustered() && vertx instanceof VertxInternal ? ((VertxInternal) vertx).clusterManager() : null;
+  }
+
+  /**
+   * Runs {@code hook} when {@code vertx} closes. Public Vert.x has no close hook for something that
+   * is not a verticle; the cluster watch must stop listening before the cluster manager goes.
+   * False when this Vert.x cannot take one (the caller then closes by itself).
+   */
+  public static boolean addCloseHook(Vertx vertx, Closeable hook) {
+    if (!(vertx instanceof VertxInternal)) {
+      return false;
+    }
+    ((VertxInternal) vertx).addCloseHook(hook);
+    return true;
+  }
+
+  /**
+   * A promise whose future completes on the caller's context (never on the completer's thread):
+   * the contract for a client's futures when the answer arrives on a device or link thread. Public
+   * {@link Promise#promise()} completes on whichever thread completes it.
+   */
+  public static <T> Promise<T> promise(Vertx vertx) {
+    return ((ContextInternal) vertx.getOrCreateContext()).promise();
+  }
+
+  /** {@code stage} as a Future completing on the caller's context, for the reason {@link #promise} gives. */
+  public static <T> Future<T> fromCompletionStage(Vertx vertx, CompletionStage<T> stage) {
+    return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
+  }
+
+  /**
+   * The node that sent {@code message}, as its event bus stamped it (the id the reply is routed to),
+   * or this node for a message sent in this JVM on a Vert.x that is not clustered. Vert.x keeps the
+   * sender package-private ({@code ClusteredMessage.getSender()}); the owner of what a request
+   * allocates is that node. Null — never a guess — when it cannot be read: a clustered bus whose
+   * message is not the expected class, a missing method, or a value that is not a node id.
+   */
+  public static String sender(Vertx vertx, Message<?> message) {
+    if (!vertx.isClustered()) {
+      return Nodes.self(vertx);
+    }
+    if (!senderReadable || CLUSTERED_MESSAGE == null || SENDER == null || !CLUSTERED_MESSAGE.isInstance(message)) {
+      return null;
+    }
+    try {
+      String sender = (String) SENDER.invoke(message);
+      if (sender != null && !sender.isEmpty() && sender.length() <= MAX_NODE_LENGTH && sender.indexOf('.') < 0) {
+        return sender;
+      }
+      return null;
+    } catch (Throwable t) {
+      return null;
+    }
+  }
+
+  /**
+   * Whether this node's clustered event bus runs over TLS. Vert.x keeps the bus's options
+   * package-private; a device refuses to send a shared-memory handle over a bus it cannot see is
+   * encrypted. False (the cautious answer) when it cannot be read.
+   */
+  public static boolean eventBusTls(Vertx vertx) {
+    EventBus bus = vertx.eventBus();
+    if (CLUSTERED_BUS != null && CLUSTERED_BUS.isInstance(bus) && BUS_OPTIONS != null) {
+      try {
+        EventBusOptions options = (EventBusOptions) BUS_OPTIONS.invoke(bus);
+        return options != null && options.isSsl();
+      } catch (Throwable t) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The Netty buffer under a Vert.x {@link Buffer}: bulk data is read and written in place through
+   * it (public Buffer only copies), so the event loop never copies a large payload.
+   */
+  public static ByteBuf byteBuf(Buffer buffer) {
+    return ((BufferInternal) buffer).getByteBuf();
+  }
+
+  /** The bytes of {@code buffer} as a ByteBuffer over the same memory, for the reason {@link #byteBuf} gives. */
+  public static ByteBuffer nioBuffer(Buffer buffer) {
+    return byteBuf(buffer).nioBuffer();
+  }
+
+  /** Bytes {@code [index, index + length)} of {@code buffer} over the same memory, as {@link #nioBuffer(Buffer)}. */
+  public static ByteBuffer nioBuffer(Buffer buffer, int index, int length) {
+    return byteBuf(buffer).nioBuffer(index, length);
+  }
+
+  /** A Vert.x Buffer over {@code buf} without copying (pinned, shared or pooled memory handed to a client). */
+  public static Buffer buffer(ByteBuf buf) {
+    return BufferInternal.buffer(buf);
+  }
+
+  /**
+   * The native address of a direct ByteBuffer: the device host's shared region and the lent host
+   * buffers hand raw addresses to the backend, and the JDK exposes them only through internals.
+   */
+  public static long directBufferAddress(ByteBuffer direct) {
+    return PlatformDependent.directBufferAddress(direct);
+  }
+
+  private static Class<?> find(String name) {
+    try {
+      return Class.forName(name, false, VertxInternals.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      return null;
+    }
+  }
+
+  private static MethodHandle handle(Class<?> owner, String name, Class<?> returns) {
+    if (owner == null) {
+      return null;
+    }
+    try {
+      return MethodHandles.privateLookupIn(owner, MethodHandles.lookup())
+        .findVirtual(owner, name, MethodType.methodType(returns));
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return null;
+    }
+  }
+}
