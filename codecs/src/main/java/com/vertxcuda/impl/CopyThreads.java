@@ -22,6 +22,25 @@ public final class CopyThreads {
   private CopyThreads() {
   }
 
+  /** Bytes of one bulk copy at most: between two, the JVM can reach a safepoint. */
+  public static final int PIECE = 4 << 20;
+
+  /**
+   * Copies what remains of {@code from} into {@code to} at its position, in pieces of at most
+   * {@link #PIECE} bytes. One bulk copy of hundreds of MiB holds up every safepoint the JVM asks for
+   * meanwhile, and so stops every thread — event loops included — until it ends (seen on the H200: a
+   * 1 GiB heap upload staged in one put stopped a timer on an idle event loop for 300 ms).
+   */
+  public static void copy(java.nio.ByteBuffer from, java.nio.ByteBuffer to) {
+    java.nio.ByteBuffer src = from.duplicate();
+    while (src.hasRemaining()) {
+      int n = Math.min(PIECE, src.remaining());
+      java.nio.ByteBuffer piece = src.slice(src.position(), n);
+      to.put(piece);
+      src.position(src.position() + n);
+    }
+  }
+
   /** Runs {@code copy} on a copy thread. */
   public static void execute(Runnable copy) {
     POOL.execute(copy);

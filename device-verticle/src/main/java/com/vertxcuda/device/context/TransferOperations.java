@@ -57,7 +57,7 @@ final class TransferOperations {
       Transfers.checkUpload(h, src.remaining());
       return () -> {
         Buffer into = device.hostBuffer(src.remaining());
-        VertxInternals.byteBuf(into).nioBuffer(0, src.remaining()).put(src.duplicate());
+        com.vertxcuda.impl.CopyThreads.copy(src, VertxInternals.byteBuf(into).nioBuffer(0, src.remaining()));
         return into;
       };
     }

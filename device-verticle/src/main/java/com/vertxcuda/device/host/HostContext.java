@@ -1,5 +1,7 @@
 package com.vertxcuda.device.host;
 
+import com.vertxcuda.impl.CopyThreads;
+
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
@@ -130,19 +132,19 @@ final class HostContext implements DeviceContext, FaultInjection {
   @Override
   public void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException {
     ByteBuffer from = src.duplicate();
-    enqueue(stream, () -> slice(dst, dstOffset, from.remaining()).put(from));
+    enqueue(stream, () -> CopyThreads.copy(from, slice(dst, dstOffset, from.remaining())));
   }
 
   @Override
   public void copyDeviceToHost(GpuStream stream, DeviceMemory src, long srcOffset, ByteBuffer dst) throws BackendException {
     ByteBuffer to = dst.duplicate();
-    enqueue(stream, () -> to.put(slice(src, srcOffset, to.remaining())));
+    enqueue(stream, () -> CopyThreads.copy(slice(src, srcOffset, to.remaining()), to));
   }
 
   @Override
   public void copyDeviceToDevice(GpuStream stream, DeviceMemory src, long srcOffset, DeviceMemory dst, long dstOffset,
                                  long bytes) throws BackendException {
-    enqueue(stream, () -> slice(dst, dstOffset, bytes).put(slice(src, srcOffset, bytes)));
+    enqueue(stream, () -> CopyThreads.copy(slice(src, srcOffset, bytes), slice(dst, dstOffset, bytes)));
   }
 
   /** Another host context of this process: its memory is this process's memory too. */
@@ -157,7 +159,7 @@ final class HostContext implements DeviceContext, FaultInjection {
     if (((HostContext) peer).poisoned) {
       throw BackendException.of(com.vertxcuda.FailureCode.CONTEXT_LOST, "the peer context is poisoned");
     }
-    enqueue(stream, () -> slice(dst, dstOffset, bytes).put(slice(src, srcOffset, bytes)));
+    enqueue(stream, () -> CopyThreads.copy(slice(src, srcOffset, bytes), slice(dst, dstOffset, bytes)));
   }
 
   @Override

@@ -156,7 +156,7 @@ final class SharedTransfers {
       // An upload's first chunk is small: it is copied on the submitting thread.
       long n = Math.min(toDevice && from == 0 ? Math.min(perChunk, INLINE_COPY) : perChunk, handle.byteLength() - from);
       if (toDevice) {
-        region.slice(slot, n).put(source.slice((int) from, (int) n));
+        com.vertxcuda.impl.CopyThreads.copy(source.slice((int) from, (int) n), region.slice(slot, n));
       }
       tier.send(request, new SharedTransfer(handle, slot, n, toDevice, transfer, from), new ProcessContextTier.Call() {
         @Override
@@ -166,7 +166,7 @@ final class SharedTransfers {
               // Taken once the first chunk came back: by then the context has checked the handle.
               assembled = HostBufferPool.shared().take((int) handle.byteLength());
             }
-            assembled.put(region.slice(slot, n));
+            com.vertxcuda.impl.CopyThreads.copy(region.slice(slot, n), assembled);
           }
           if (from + n >= handle.byteLength()) {
             region.release(slot, perChunk);
