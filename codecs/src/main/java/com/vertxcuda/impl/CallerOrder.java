@@ -47,6 +47,7 @@ public final class CallerOrder {
     }
   }
 
+  private static final System.Logger LOG = System.getLogger(CallerOrder.class.getName());
   private static final Object KEY = new Object();
   private static final ThreadLocal<CallerOrder> THREAD = ThreadLocal.withInitial(CallerOrder::new);
 
@@ -113,9 +114,11 @@ public final class CallerOrder {
       }
     }
     if (later == null) {
-      Future<T> sent = sent(context, send);
-      drain();
-      return sent;
+      try {
+        return sent(context, send);
+      } finally {
+        drain();
+      }
     }
     if (ahead != null) {
       ahead.hurry();
@@ -141,8 +144,11 @@ public final class CallerOrder {
       }
     }
     if (now) {
-      turn(hold);
-      drain();
+      try {
+        turn(hold);
+      } finally {
+        drain();
+      }
     } else if (ahead != null) {
       ahead.hurry();
     }
@@ -196,20 +202,23 @@ public final class CallerOrder {
     }
   }
 
+  // A holder that fails to start cannot keep the order waiting: its place is released, and what
+  // waits behind it goes on.
   private void turn(Hold hold) {
     try {
       hold.turn();
-    } catch (RuntimeException e) {
-      // A holder that failed to start cannot keep the order waiting.
+    } catch (RuntimeException | Error e) {
       release(hold);
-      throw e;
+      LOG.log(System.Logger.Level.WARNING, "a holder failed when its turn came; its place is released", e);
     }
   }
 
+  // A request that cannot be sent (an exception, the heap exhausted) is answered, never lost, and
+  // never stops the queue.
   private static <T> Future<T> sent(Context context, Supplier<Future<T>> send) {
     try {
       return send.get();
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       return RequestSender.failLater(context, e);
     }
   }

@@ -1,0 +1,169 @@
+package com.vertxcuda.impl;
+
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The one place that keeps a caller's order, without a device: what is sent behind a hold waits
+ * for its release (from any thread) and then goes in the order it was made; a hold that can be
+ * hurried is; a failing send or holder is answered and never stops the queue.
+ */
+class CallerOrderTest {
+
+  private Vertx vertx;
+
+  @BeforeEach
+  void start() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** Runs {@code work} on a plain thread of its own (the caller) and waits for it. */
+  private static <T> T onAPlainThread(java.util.concurrent.Callable<T> work) throws Exception {
+    CompletableFuture<T> done = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        done.complete(work.call());
+      } catch (Exception e) {
+        done.completeExceptionally(e);
+      }
+    });
+    t.start();
+    return done.get(10, TimeUnit.SECONDS);
+  }
+
+  private static <T> T await(Future<T> f) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** A hold that keeps its place until released from outside. */
+  static final class Held implements CallerOrder.Hold {
+    final List<String> log;
+    final String name;
+    volatile boolean turned;
+    volatile boolean hurried;
+    final boolean hurryable;
+    CallerOrder order;
+
+    Held(List<String> log, String name, boolean hurryable) {
+      this.log = log;
+      this.name = name;
+      this.hurryable = hurryable;
+    }
+
+    @Override
+    public void turn() {
+      turned = true;
+      log.add(name);
+    }
+
+    @Override
+    public void hurry() {
+      hurried = true;
+      if (hurryable) {
+        order.release(this);
+      }
+    }
+  }
+
+  @Test
+  void sendsBehindAHoldGoInOrderOnceItIsReleasedFromAnotherThread() throws Exception {
+    List<String> log = new CopyOnWriteArrayList<>();
+    Context context = vertx.getOrCreateContext();
+    Object[] made = onAPlainThread(() -> {
+      CallerOrder order = CallerOrder.current();
+      Held transfer = new Held(log, "transfer", false);
+      transfer.order = order;
+      order.hold(context, true, transfer);
+      Future<String> first = order.send(context, true, () -> {
+        log.add("first");
+        return Future.succeededFuture("first");
+      });
+      Future<String> second = order.send(context, true, () -> {
+        log.add("second");
+        return Future.succeededFuture("second");
+      });
+      return new Object[] {order, transfer, first, second};
+    });
+    CallerOrder order = (CallerOrder) made[0];
+    Held transfer = (Held) made[1];
+    assertEquals(List.of("transfer"), log, "nothing made after the hold went before its release");
+    assertTrue(transfer.hurried, "the hold heard that a request waits behind it");
+    assertFalse(((Future<?>) made[2]).isComplete());
+    // Released from another thread (a copy thread, say): what waited goes, in order.
+    order.release(transfer);
+    assertEquals("first", await((Future<String>) made[2]));
+    assertEquals("second", await((Future<String>) made[3]));
+    assertEquals(List.of("transfer", "first", "second"), log);
+  }
+
+  @Test
+  void aHoldThatCanSendAtOnceIsHurriedByTheNextRequest() throws Exception {
+    List<String> log = new CopyOnWriteArrayList<>();
+    Context context = vertx.getOrCreateContext();
+    Future<String> next = onAPlainThread(() -> {
+      CallerOrder order = CallerOrder.current();
+      Held group = new Held(log, "group", true);
+      group.order = order;
+      order.hold(context, true, group);
+      return order.send(context, true, () -> {
+        log.add("next");
+        return Future.succeededFuture("next");
+      });
+    });
+    assertEquals("next", await(next));
+    assertEquals(List.of("group", "next"), log);
+  }
+
+  @Test
+  void aFailingSendOrHolderIsAnsweredAndTheQueueGoesOn() throws Exception {
+    Context context = vertx.getOrCreateContext();
+    AtomicBoolean onCallersStack = new AtomicBoolean(true);
+    Future<String>[] made = onAPlainThread(() -> {
+      CallerOrder order = CallerOrder.current();
+      Future<String> refused = order.send(context, true, () -> {
+        throw new IllegalArgumentException("no such thing");
+      });
+      // Handlers run later, in a task of the caller's context, never on this stack.
+      refused.onComplete(ar -> onCallersStack.set(false));
+      order.hold(context, true, new CallerOrder.Hold() {
+        @Override
+        public void turn() {
+          throw new IllegalStateException("a holder with a bug");
+        }
+      });
+      Future<String> after = order.send(context, true, () -> Future.succeededFuture("after"));
+      @SuppressWarnings("unchecked")
+      Future<String>[] both = new Future[] {refused, after};
+      return both;
+    });
+    Promise<Throwable> failure = Promise.promise();
+    made[0].onComplete(ar -> failure.complete(ar.cause()));
+    Throwable t = await(failure.future());
+    assertTrue(t instanceof CudaException, "typed: " + t);
+    assertEquals(FailureCode.BAD_REQUEST, ((CudaException) t).code());
+    assertFalse(onCallersStack.get());
+    assertEquals("after", await(made[1]), "a failing holder released its place");
+  }
+}
