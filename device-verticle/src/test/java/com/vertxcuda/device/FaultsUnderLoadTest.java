@@ -51,7 +51,6 @@ class FaultsUnderLoadTest {
       case FAIL_NEXT_OPERATION:
         return EnumSet.of(FailureCode.LIBRARY_ERROR);
       case STALL:
-      case SIGSTOP:
         // Requests held by the hung context time out or are failed when it is replaced.
         return EnumSet.of(FailureCode.CONTEXT_LOST, FailureCode.STALE_HANDLE, FailureCode.TIMEOUT);
       default:
