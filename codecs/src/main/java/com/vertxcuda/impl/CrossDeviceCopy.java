@@ -16,7 +16,8 @@ import java.security.SecureRandom;
 
 /**
  * A copy between two devices (of one node or of two), staged through host memory in views of at most
- * the client's {@code maxMessageSize}, {@value #WINDOW} of them in flight.
+ * the client's {@code maxMessageSize}, as many in flight as a transfer to another node has
+ * ({@link ChunkedTransfer#WINDOW}).
  *
  * <p>Where both devices' contexts share a process ({@link LocalRoutes.Route#copiesDirectlyTo}), the
  * source's context copies straight into the target instead ({@link CopyOutRequest}: peer to peer on
@@ -32,8 +33,6 @@ import java.security.SecureRandom;
  */
 final class CrossDeviceCopy implements CallerOrder.Hold {
 
-  /** Views in flight at once. */
-  static final int WINDOW = 4;
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -108,7 +107,7 @@ final class CrossDeviceCopy implements CallerOrder.Hold {
         from.<BufferHandle>dispatch(new CopyOutRequest(source, target, transfer), caller).onFailure(t -> fail(t, true));
         next = chunks;
       }
-      while (next < chunks && next < WINDOW && !failed) {
+      while (next < chunks && next < ChunkedTransfer.WINDOW && !failed) {
         sendNext();
       }
     }
