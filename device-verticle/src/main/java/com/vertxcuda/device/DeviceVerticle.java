@@ -3,7 +3,6 @@ package com.vertxcuda.device;
 import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
-import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
@@ -16,6 +15,7 @@ import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.impl.RegistryPublisher;
 import com.vertxcuda.device.impl.SpareTier;
 import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
@@ -68,12 +68,8 @@ public class DeviceVerticle extends VerticleBase {
   private final InFlight inFlight = new InFlight();
   private final ArrayDeque<Long> restarts = new ArrayDeque<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
-  private long registryTimer = -1;
-  private long publishTimer = -1;
+  private RegistryPublisher registry;
   private long statsTimer = -1;
-  /** What the registry was told last: state, generation, load and free memory; and when. */
-  private String published;
-  private long publishedAt;
   private volatile long freeMemory;
   private String self;
   private Runnable stopWatching = () -> { };
@@ -114,6 +110,7 @@ public class DeviceVerticle extends VerticleBase {
     eventLoop = vertx.getOrCreateContext();
     isolation = Backends.isolation(options);
     spare = new SpareTier(this::launch, address);
+    registry = new RegistryPublisher(vertx, node, device, options, this::info);
     consumers.add(vertx.eventBus().consumer(address, m -> accept(m, null)));
     LocalRoutes.register(vertx, address, route);
     for (Library library : options.getLibraries()) {
@@ -125,11 +122,10 @@ public class DeviceVerticle extends VerticleBase {
     return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> launch(generation))
       .onSuccess(tier -> {
         ready(tier);
-        publish(DeviceEvent.Type.READY, generation, generation, "started");
+        registry.publish(DeviceEvent.Type.READY, generation, generation, "started");
         // What a node that left the cluster held here goes back.
         stopWatching = watch.onLeft(gone -> eventLoop.runOnContext(x -> reclaim(gone)));
-        registryTimer = vertx.setPeriodic(options.getRegistryRefresh(), id -> register());
-        publishTimer = vertx.setPeriodic(Math.max(10, options.getRegistryMinInterval()), id -> publishIfChanged());
+        registry.start();
         statsTimer = vertx.setPeriodic(1_000, id -> refreshFreeMemory());
         heartbeatTimer = vertx.setPeriodic(options.getHeartbeatInterval(), id -> heartbeat());
         // Requests past their deadline are answered TIMEOUT even if their context never answers.
@@ -147,22 +143,20 @@ public class DeviceVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     // Started (its READY published), whatever state its context's undeployment left it in.
-    boolean served = registryTimer != -1;
+    boolean served = registry.started();
     state = DeviceState.STOPPED;
     unregisterRoutes();
     failAll("the device was undeployed");
     stopWatching.run();
     if (served) {
-      publish(DeviceEvent.Type.REMOVED, generation, generation, "the device was undeployed");
+      registry.publish(DeviceEvent.Type.REMOVED, generation, generation, "the device was undeployed");
     }
-    vertx.cancelTimer(publishTimer);
     vertx.cancelTimer(statsTimer);
-    vertx.cancelTimer(registryTimer);
     vertx.cancelTimer(heartbeatTimer);
     vertx.cancelTimer(expiryTimer);
     List<Future<?>> done = new ArrayList<>();
     consumers.forEach(c -> done.add(c.unregister()));
-    done.add(DeviceRegistry.remove(vertx, address).otherwiseEmpty());
+    done.add(registry.stop().otherwiseEmpty());
     if (context != null) {
       done.add(context.stop().otherwiseEmpty());
       context = null;
@@ -287,7 +281,7 @@ public class DeviceVerticle extends VerticleBase {
       submit(pending.poll());
     }
     state = DeviceState.READY;
-    register();
+    registry.put();
     startSpare();
   }
 
@@ -506,7 +500,7 @@ public class DeviceVerticle extends VerticleBase {
     long oldGeneration = generation;
     generation = nextGeneration(address, generation);
     state = DeviceState.REBUILDING;
-    register();
+    registry.put();
     spare.takeOrLaunch(generation).onComplete(ar -> {
       if (state != DeviceState.REBUILDING) {
         if (ar.succeeded()) {
@@ -518,7 +512,7 @@ public class DeviceVerticle extends VerticleBase {
         lost("rebuilding the context failed: " + ar.cause().getMessage());
         return;
       }
-      publish(DeviceEvent.Type.GENERATION_CHANGED, oldGeneration, generation, reason);
+      registry.publish(DeviceEvent.Type.GENERATION_CHANGED, oldGeneration, generation, reason);
       ready(ar.result());
     });
   }
@@ -535,8 +529,8 @@ public class DeviceVerticle extends VerticleBase {
     LOG.log(System.Logger.Level.ERROR, address + " is LOST: " + reason);
     spare.drop();
     failAll(reason);
-    publish(DeviceEvent.Type.LOST, generation, generation, reason);
-    register();
+    registry.publish(DeviceEvent.Type.LOST, generation, generation, reason);
+    registry.put();
   }
 
   private void failAll(String reason) {
@@ -557,35 +551,6 @@ public class DeviceVerticle extends VerticleBase {
     return info.setNode(node).setDevice(device).setAddress(address).setGeneration(generation).setState(state)
       .setIsolation(isolation == Isolation.PROCESS ? "process" : "in-process")
       .setLoad(inFlight.size() + pending.size()).setFreeMemory(freeMemory);
-  }
-
-  // On the device's events address and on the registry's, so one watcher sees the whole cluster.
-  private void publish(DeviceEvent.Type type, long oldGeneration, long newGeneration, String reason) {
-    DeviceEvent event = new DeviceEvent(type, node, device, oldGeneration, newGeneration, reason);
-    vertx.eventBus().publish(Addresses.events(node, device), event);
-    vertx.eventBus().publish(Addresses.REGISTRY_EVENTS, event);
-  }
-
-  private void register() {
-    if (state == DeviceState.STOPPED) {
-      return;
-    }
-    DeviceInfo info = info().setUpdated(System.currentTimeMillis());
-    published = summary(info);
-    publishedAt = System.nanoTime();
-    DeviceRegistry.put(vertx, info, 3 * options.getRegistryRefresh())
-      .onFailure(t -> LOG.log(System.Logger.Level.DEBUG, "registry update failed: " + t));
-  }
-
-  // The registry hears of a change in state, generation, load or free memory within registryMinInterval.
-  private void publishIfChanged() {
-    if (state != DeviceState.STOPPED && !summary(info()).equals(published)) {
-      register();
-    }
-  }
-
-  private static String summary(DeviceInfo d) {
-    return d.getState() + "/" + d.getGeneration() + "/" + d.getLoad() + "/" + (d.getFreeMemory() >> 20);
   }
 
   // Free memory comes from the context's own counters (the control lane answers at once).
