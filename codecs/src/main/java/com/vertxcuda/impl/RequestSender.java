@@ -65,10 +65,6 @@ public final class RequestSender {
     return address;
   }
 
-  public long timeoutMillis() {
-    return timeoutMillis;
-  }
-
   /** The device's route when it is served in this JVM by the same Vert.x; null otherwise. */
   public LocalRoutes.Route localRoute() {
     return watch != null ? null : local.get(address);

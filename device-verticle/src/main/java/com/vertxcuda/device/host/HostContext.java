@@ -1,7 +1,5 @@
 package com.vertxcuda.device.host;
 
-import com.vertxcuda.impl.CopyThreads;
-
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
@@ -9,6 +7,7 @@ import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.FaultInjection;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.impl.CopyThreads;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;
