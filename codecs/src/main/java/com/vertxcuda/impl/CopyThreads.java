@@ -9,13 +9,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The threads that copy bulk data between Java memory and the memory a device lends (pinned
  * buffers, shared-region slots), for every transfer of this JVM: never the caller's thread, an
- * event loop or a link's reader. min(4, cores / 2) daemon threads ({@code vertx-cuda-copy-*}),
+ * event loop or a link's reader. min(8, cores / 2) daemon threads ({@code vertx-cuda-copy-*}),
  * started on demand and ended when idle.
  */
 public final class CopyThreads {
 
   /** How many there are. */
-  public static final int COUNT = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
+  public static final int COUNT = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors() / 2));
 
   private static final Executor POOL = pool();
 

@@ -79,7 +79,7 @@ public final class DeviceClientImpl implements DeviceClient {
    */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
-    if (!sender.remote() || target == null || data == null || data.length() <= maxMessageSize || oversized(target)) {
+    if (target == null || data == null || oversized(target) || !pumped(data, target)) {
       return sender.request(new UploadRequest(target, data));
     }
     if (data.length() != target.byteLength()) {
@@ -88,6 +88,22 @@ public final class DeviceClientImpl implements DeviceClient {
     }
     ByteBuffer bytes = VertxInternals.byteBuf(data).nioBuffer(0, data.length());
     return upload(target, () -> HostElements.of(bytes, false));
+  }
+
+  /**
+   * Whether an upload of {@code data} goes through the one pump ({@link ChunkedTransfer}): to another
+   * node, past {@code maxMessageSize}; to a device in this JVM, past what is worth copying inline,
+   * unless it lies in memory the device moves as it is (pinned, the shared region) — then it is one
+   * request, with no host copy at all. A mismatched length to a local device is one request too: the
+   * device checks the handle's token before it refuses the size.
+   */
+  private boolean pumped(Buffer data, BufferHandle target) {
+    if (sender.remote()) {
+      return data.length() > maxMessageSize;
+    }
+    LocalRoutes.Route route = sender.localRoute();
+    return route != null && data.length() > ChunkedTransfer.INLINE_BYTES && data.length() == target.byteLength()
+      && !route.lends(data);
   }
 
   /**
@@ -106,12 +122,24 @@ public final class DeviceClientImpl implements DeviceClient {
       || source.byteLength() > Integer.MAX_VALUE - 8) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
-    // The bytes are read into an array made on a copy thread, and wrapped once all are in.
-    HostElements into = HostElements.bytesFor((int) source.byteLength());
+    int bytes = (int) source.byteLength();
+    // Into pooled host memory the device lends (reused from one large download to the next), else
+    // into an array made on a copy thread and wrapped once all is in.
+    Buffer landing = route == null ? null : route.landing(bytes);
+    HostElements into = landing == null ? HostElements.bytesFor(bytes)
+      : HostElements.of(VertxInternals.byteBuf(landing).nioBuffer(0, bytes), true);
     try {
       return ChunkedTransfer.download(sender, source, into, maxMessageSize)
-        .map(x -> VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer((byte[]) into.array())));
+        .map(x -> landing != null ? landing : VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer((byte[]) into.array())))
+        .onFailure(t -> {
+          if (landing != null) {
+            route.releaseTransferBuffer(landing);
+          }
+        });
     } catch (RuntimeException refused) {
+      if (landing != null) {
+        route.releaseTransferBuffer(landing);
+      }
       return sender.refuse(refused);
     }
   }

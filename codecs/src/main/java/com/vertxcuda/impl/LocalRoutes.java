@@ -60,6 +60,24 @@ public final class LocalRoutes {
     default long lendingLimit() {
       return Long.MAX_VALUE;
     }
+
+    /**
+     * Whether {@code buffer} is memory the device moves without a host copy of its own (pinned on
+     * cuda, the shared region in process isolation): an upload from it is one request; from any
+     * other memory a large one goes through the one pump ({@link ChunkedTransfer}).
+     */
+    default boolean lends(Buffer buffer) {
+      return false;
+    }
+
+    /**
+     * Host memory of {@code bytes} (its length) from the device's pool, for a download larger than
+     * it may lend at once, filled by the pump; it goes back on {@link #releaseTransferBuffer} or
+     * once unreachable. Null: none (a heap array is used).
+     */
+    default Buffer landing(int bytes) {
+      return null;
+    }
   }
 
   private static final Map<Vertx, Map<String, Route>> ROUTES = new WeakHashMap<>();

@@ -357,6 +357,18 @@ public class DeviceVerticle extends VerticleBase {
       ContextTier tier = context;
       return tier == null ? Long.MAX_VALUE : tier.lendingLimit();
     }
+
+    @Override
+    public boolean lends(Buffer buffer) {
+      ContextTier tier = context;
+      return tier != null && tier.lends(buffer);
+    }
+
+    @Override
+    public Buffer landing(int bytes) {
+      ContextTier tier = context;
+      return tier == null ? null : tier.landing(bytes);
+    }
   };
   /** Local requests on their way to the event loop: while any is, later ones follow it there. */
   private final java.util.concurrent.atomic.AtomicInteger hops = new java.util.concurrent.atomic.AtomicInteger();

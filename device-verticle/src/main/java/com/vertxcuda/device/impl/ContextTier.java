@@ -57,6 +57,23 @@ public interface ContextTier {
     return Long.MAX_VALUE;
   }
 
+  /**
+   * Whether {@code buffer} is memory this tier moves to the device without a host copy of its own
+   * (see {@code LocalRoutes.Route#lends}): direct memory here, where the backend reads it as it is.
+   */
+  default boolean lends(Buffer buffer) {
+    return com.vertxcuda.impl.VertxInternals.byteBuf(buffer).hasMemoryAddress();
+  }
+
+  /**
+   * Pooled host memory of {@code bytes} (its length) for a download too large to lend at once, which
+   * the one pump fills chunk by chunk; it returns to the pool on {@link #releaseTransferBuffer} or
+   * once unreachable.
+   */
+  default Buffer landing(int bytes) {
+    return HostBufferPool.shared().lease(HostBufferPool.shared().take(bytes), bytes);
+  }
+
   /** Bytes of transfer buffers and downloads lent to users and not yet returned. */
   default long heldTransferBytes() {
     return HostBufferPool.shared().lentBytes();

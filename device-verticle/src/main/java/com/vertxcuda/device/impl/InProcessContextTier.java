@@ -88,6 +88,12 @@ public final class InProcessContextTier implements ContextTier {
     }
   }
 
+  /** On cuda only pinned memory goes by DMA as it is; any other memory the pump stages. */
+  @Override
+  public boolean lends(Buffer buffer) {
+    return "cuda".equals(info.getBackend()) ? PinnedMemory.isPinned(buffer) : ContextTier.super.lends(buffer);
+  }
+
   @Override
   public boolean releaseTransferBuffer(Buffer buffer) {
     return PinnedMemory.release(buffer) || ContextTier.super.releaseTransferBuffer(buffer);

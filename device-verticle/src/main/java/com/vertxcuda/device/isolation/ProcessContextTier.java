@@ -98,6 +98,8 @@ public final class ProcessContextTier implements ContextTier {
     Thread accept = new Thread(() -> {
       try {
         link = process.accept(timeout, frame -> onFrame(LinkFrame.decode(frame)), this::linkClosed, spin);
+        // Requests on the link await their answers: its reader spins for them rather than sleep.
+        link.awaiting(() -> !calls.isEmpty());
         connected.tryComplete();
       } catch (IOException | RuntimeException e) {
         connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "the device host did not connect: " + e.getMessage()));
@@ -326,6 +328,12 @@ public final class ProcessContextTier implements ContextTier {
   @Override
   public boolean releaseTransferBuffer(Buffer buffer) {
     return transfers.releaseTransferBuffer(buffer);
+  }
+
+  /** Only the shared region crosses to the device host without a copy. */
+  @Override
+  public boolean lends(Buffer buffer) {
+    return transfers.lends(buffer);
   }
 
   @Override

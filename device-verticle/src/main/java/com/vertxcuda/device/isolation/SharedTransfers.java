@@ -253,6 +253,11 @@ final class SharedTransfers {
     return region.buffer(offset, bytes, 0);
   }
 
+  /** Whether {@code buffer} lies in the region (an upload from it crosses without a copy). */
+  boolean lends(Buffer buffer) {
+    return buffer.length() > 0 && region.offsetOf(buffer) >= 0;
+  }
+
   /** What users may hold of the region at once ({@link SharedRegion#heldLimit}). */
   long lendingLimit() {
     return region.heldLimit();
