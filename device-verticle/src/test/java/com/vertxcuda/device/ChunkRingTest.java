@@ -269,6 +269,45 @@ class ChunkRingTest {
       })));
   }
 
+  /**
+   * A heap {@code Buffer} (and a direct one the device did not lend) larger than the region goes
+   * through the same pump as arrays: uploaded byte-equal through a 16 MiB region, downloaded back as
+   * one Buffer, and a fill made right after the upload, without awaiting it, lands after all of it.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void heapAndDirectBuffersLargerThanTheRegionGoThroughThePump(Vertx vertx, VertxTestContext ctx) {
+    int bytes = 40 << 20;
+    Buffer heap = Buffer.buffer(bytes);
+    Random random = new Random(7);
+    byte[] pattern = new byte[bytes];
+    random.nextBytes(pattern);
+    heap.setBytes(0, pattern);
+    ByteBuffer nio = ByteBuffer.allocateDirect(bytes);
+    nio.put(pattern).flip();
+    Buffer direct = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(nio));
+    DeviceOptions options = TestDevices.options().setSharedMemorySize(16 << 20);
+    deploy(vertx, options).compose(client -> client.alloc(DType.U8, bytes).compose(h -> {
+      Future<BufferHandle> up = client.upload(h, heap);
+      // Made at once after the upload: it must land on top of every chunk of it.
+      Future<BufferHandle> fill = client.fill(h.view(bytes - 16, 16), 0x5a);
+      return Future.all(up, fill).compose(x -> client.download(h)).compose(first ->
+        client.upload(h, direct).compose(x -> client.download(h)).map(second -> List.of(first, second)));
+    })).onComplete(ctx.succeeding(both -> ctx.verify(() -> {
+      Buffer first = both.get(0);
+      assertEquals(bytes, first.length());
+      for (int k = 0; k < bytes - 16; k += 4093) {
+        assertEquals(pattern[k], first.getByte(k), "heap upload, byte " + k);
+      }
+      for (int k = bytes - 16; k < bytes; k++) {
+        assertEquals((byte) 0x5a, first.getByte(k), "the fill made after the upload, byte " + k);
+      }
+      Buffer second = both.get(1);
+      assertEquals(Buffer.buffer(pattern), second, "direct upload, then download");
+      ctx.completeNow();
+    })));
+  }
+
   private <A> Future<A> roundTrip(DeviceClient client, DType dtype, int n, Function<BufferHandle, Future<BufferHandle>> up,
                                   Function<BufferHandle, Future<A>> down) {
     return client.alloc(dtype, n).compose(h -> up.apply(h).compose(down).compose(back -> client.free(h).map(back)));
