@@ -43,6 +43,8 @@ public final class ContextRuntime implements LibraryContext {
   private final AllocationTable allocations;
   private final StreamOrdering ordering;
   private final SubmissionLoop loop;
+  /** Completions awaited now. */
+  private final java.util.concurrent.atomic.AtomicInteger awaited = new java.util.concurrent.atomic.AtomicInteger();
   private final Consumer<String> poisoned;
   private final AtomicReference<String> poisonedBy = new AtomicReference<>();
   private final java.util.Deque<Runnable> closers = new java.util.concurrent.ConcurrentLinkedDeque<>();
@@ -220,10 +222,18 @@ public final class ContextRuntime implements LibraryContext {
 
   @Override
   public void whenDone(GpuEvent event, Consumer<Throwable> then) {
+    awaited.incrementAndGet();
     device.whenComplete(event).whenComplete((v, err) -> {
+      awaited.decrementAndGet();
+      loop.touch();
       event.release();
       then.accept(err);
     });
+  }
+
+  /** Whether work queued on the GPU is still awaited (the submission loop spins meanwhile). */
+  boolean awaiting() {
+    return awaited.get() > 0;
   }
 
   /**

@@ -76,6 +76,7 @@ public class ContextVerticle extends VerticleBase {
         operations = new DeviceOperations(runtime, device.createStream("context"));
         PeerCopies.register(runtime);
         loop.device(operations);
+        loop.awaiting(runtime::awaiting);
         loop.refusal(() -> runtime.isPoisoned() ? runtime.lostFailure() : null);
         loop.preparationInit(() -> {
           try {

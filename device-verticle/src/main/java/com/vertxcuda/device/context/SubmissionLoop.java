@@ -31,13 +31,21 @@ import java.util.function.Supplier;
  * the others go on. A request whose deadline has passed when its turn comes is answered TIMEOUT
  * and never touches the device.
  *
- * <p>The thread spins for {@code spinNanos} when its queue runs dry, then parks; producers unpark it
- * only when it parked. Liveness ({@link #stalledNanos}) is judged by whether the thread is stuck
+ * <p>The thread spins for {@code spinNanos} when its queue runs dry or work completes, then parks;
+ * producers unpark it only when it parked. While work it queued is still on the GPU it keeps
+ * spinning up to {@link #AWAIT_SPIN_NANOS}: the caller of a one-at-a-time FFT or GEMM sends its next
+ * request a round trip after the answer, and a parked thread would take tens of microseconds (about
+ * a millisecond on some VMs) to wake for it. Liveness ({@link #stalledNanos}) is judged by whether the thread is stuck
  * on one item, which user work queued behind it cannot fake or starve.
  */
 public final class SubmissionLoop {
 
   private static final System.Logger LOG = System.getLogger(SubmissionLoop.class.getName());
+  /** While work is on the GPU, the thread spins this long after the last activity before it parks. */
+  static final long AWAIT_SPIN_NANOS = 20_000_000;
+  /** The last submission or completion (nanoTime). */
+  private volatile long activeAt = System.nanoTime();
+  private volatile java.util.function.BooleanSupplier awaiting = () -> false;
 
   /** A request that waits for its preparation, for an earlier waiting one, or for a transfer to end. */
   private static final class Waiting {
@@ -341,15 +349,26 @@ public final class SubmissionLoop {
     closed.complete(null);
   }
 
+  /** Whether work this loop queued is still on the GPU now (the loop spins meanwhile, when spinning is on). */
+  public void awaiting(java.util.function.BooleanSupplier awaiting) {
+    this.awaiting = awaiting;
+  }
+
+  /** Work finished (any thread): the next request usually follows within a round trip. */
+  public void touch() {
+    activeAt = System.nanoTime();
+  }
+
   // Spins a while (the next request usually follows at once), then parks until woken.
   private Object idle() {
-    long until = spinNanos > 0 ? System.nanoTime() + spinNanos : 0;
+    activeAt = System.nanoTime();
     while (running) {
       Object item = next();
       if (item != null) {
         return item;
       }
-      if (until != 0 && System.nanoTime() < until) {
+      long quiet = System.nanoTime() - activeAt;
+      if (spinNanos > 0 && (quiet < spinNanos || quiet < AWAIT_SPIN_NANOS && awaiting.getAsBoolean())) {
         Thread.onSpinWait();
         continue;
       }

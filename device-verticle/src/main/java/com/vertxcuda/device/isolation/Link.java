@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * <p>{@link #send} is thread-safe and never blocks: it writes what the socket takes at once and
  * leaves the rest to the reader thread, which flushes it when the socket can take more (a stopped
  * peer cannot stall the sender's event loop). The reader spins {@code spinNanos} after each frame
- * before it waits in {@code select}, since the next frame usually follows at once; and while its
+ * and after each frame it sends before it waits in {@code select}, since the next frame usually
+ * follows at once (an answer, or the request a caller sends when it gets one); and while its
  * side awaits answers ({@link #awaiting}) it keeps spinning up to {@link #AWAIT_SPIN_NANOS} after
  * the last frame, so the answer to work of a few milliseconds (an FFT, a large GEMM) is read the
  * moment it lands instead of after a wake-up from {@code select} (tens of microseconds on a VM).
@@ -36,6 +37,8 @@ final class Link {
   private final Consumer<String> closed;
   private final long spinNanos;
   private volatile java.util.function.BooleanSupplier awaiting = () -> false;
+  /** When this side last sent a frame (nanoTime): the peer's next frame usually follows within a round trip. */
+  private volatile long sentAt;
   private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
   private final Thread reader;
   private volatile boolean open = true;
@@ -71,6 +74,7 @@ final class Link {
     if (!open) {
       return;
     }
+    sentAt = System.nanoTime();
     boolean later;
     synchronized (backlog) {
       try {
@@ -133,7 +137,7 @@ final class Link {
           continue;
         }
         long now = System.nanoTime();
-        if (spinNanos > 0 && !hasBacklog() && (now < activeUntil
+        if (spinNanos > 0 && !hasBacklog() && (now < activeUntil || now - sentAt < spinNanos
           || now - lastFrame < AWAIT_SPIN_NANOS && awaiting.getAsBoolean())) {
           Thread.onSpinWait();
           continue;
