@@ -35,6 +35,13 @@ import java.util.Set;
  * stays within a fraction of what it may lend; a buffer the device cannot lend now is replaced by
  * heap memory (the device then stages it), so a transfer never fails for want of one.
  *
+ * <p><b>Between two devices</b> (a staged copy, {@link #copy}) chunk k is read from the source as
+ * a {@link DownloadRequest} of its view and written to the target as an {@link UploadRequest} of
+ * its view over the bytes that came back (memory the source lent, given back once the target has
+ * them), views of at most {@code maxMessageSize}, {@link #WINDOW} at once; the copy keeps its place
+ * in the caller's order until its last write has left, so a request made later on the caller — to
+ * either device — follows every read and write of it.
+ *
  * <p><b>To a device on another node</b> chunks are views of at most the client's
  * {@code maxMessageSize} bytes (8 MiB by default) in heap memory, at most {@link #WINDOW} in flight,
  * filled and read on the thread that sends them.
@@ -63,6 +70,11 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   static final int INLINE_BYTES = 256 << 10;
 
   private final RequestSender sender;
+  /** A copy's target device and range; null otherwise. */
+  private final RequestSender copyTo;
+  private final BufferHandle copyTarget;
+  /** A copy's writes sent so far. */
+  private long written;
   /** The device's route in this JVM, or null: heap views through the event bus. */
   private final LocalRoutes.Route route;
   private final BufferHandle handle;
@@ -99,6 +111,8 @@ final class ChunkedTransfer implements CallerOrder.Hold {
 
   private ChunkedTransfer(RequestSender sender, BufferHandle handle, HostElements host, boolean upload, int maxMessageSize) {
     this.sender = sender;
+    this.copyTo = null;
+    this.copyTarget = null;
     this.route = sender.remote() ? null : sender.localRoute();
     this.handle = handle;
     this.host = host;
@@ -110,6 +124,24 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     this.window = route == null ? WINDOW : localWindow(route.lendingLimit(), chunkBytes);
     this.parallel = route != null && handle.byteLength() > INLINE_BYTES;
     this.caller = sender.callerContext();
+    this.order = CallerOrder.current();
+  }
+
+  // A copy: reads of source's views from {@code from}, writes of target's views to {@code to}.
+  private ChunkedTransfer(RequestSender from, RequestSender to, BufferHandle source, BufferHandle target, int maxMessageSize) {
+    this.sender = from;
+    this.copyTo = to;
+    this.copyTarget = target;
+    this.route = from.remote() ? null : from.localRoute();
+    this.handle = source;
+    this.host = null;
+    this.upload = false;
+    this.per = 1;
+    this.perChunk = Math.max(1, maxMessageSize / source.dtype().size());
+    this.chunks = Math.max(1, (source.length() + perChunk - 1) / perChunk);
+    this.window = WINDOW;
+    this.parallel = false;
+    this.caller = from.callerContext();
     this.order = CallerOrder.current();
   }
 
@@ -136,11 +168,21 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     return new ChunkedTransfer(sender, source, host, false, maxMessageSize).start();
   }
 
+  /**
+   * Copies {@code source} (read from {@code from}'s device) into {@code target} (written on
+   * {@code to}'s), same dtype and length, staged through this JVM in views of {@code maxMessageSize}.
+   */
+  static Future<Void> copy(RequestSender from, RequestSender to, BufferHandle source, BufferHandle target,
+                           int maxMessageSize) {
+    return new ChunkedTransfer(from, to, source, target, maxMessageSize).start();
+  }
+
   // Takes the transfer's place in the caller's order; it starts when its turn comes.
   private Future<Void> start() {
-    // A local transfer's chunks may be sent from any thread (the copy threads); a remote one's leave
-    // from the caller's context, where the event bus keeps their order.
-    order.hold(caller, route != null, this);
+    // A local transfer's chunks may be sent from any thread (the copy threads); a remote one's — and
+    // a copy's, whose writes may cross the event bus — leave from the caller's context, where the
+    // event bus keeps their order.
+    order.hold(caller, route != null && copyTo == null, this);
     return done.future();
   }
 
@@ -158,6 +200,10 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     while (!failed && nextStart < chunks && active < window) {
       long k = nextStart++;
       active++;
+      if (copyTo != null) {
+        sendCopy(k);
+        continue;
+      }
       if (!upload) {
         sendDownload(k);
         continue;
@@ -271,6 +317,56 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     });
   }
 
+  // A copy's chunk k: read from the source, then written to the target over the bytes read.
+  private void sendCopy(long k) {
+    Future<DownloadReply> read = sender.dispatch(new DownloadRequest(view(k, 1)), caller);
+    read.onComplete(ar -> {
+      if (ar.failed()) {
+        synchronized (this) {
+          active--;
+          failed(ar.cause());
+        }
+        settle();
+        return;
+      }
+      Buffer data = ar.result().getData();
+      Future<BufferHandle> write;
+      synchronized (this) {
+        if (failed) {
+          active--;
+          write = null;
+        } else {
+          // Writes leave in chunk order: reads may complete out of order, but each write's place on
+          // the target only matters against later requests, which wait for the last write to leave.
+          written++;
+          long from = k * perChunk;
+          BufferHandle into = chunks == 1 ? copyTarget : copyTarget.view(from, Math.min(perChunk, copyTarget.length() - from));
+          write = copyTo.dispatch(new UploadRequest(into, data), caller);
+        }
+      }
+      if (write == null) {
+        giveBack(data);
+        settle();
+        return;
+      }
+      settle();
+      write.onComplete(w -> {
+        // The target has the bytes (or failed): the source's lent memory goes back.
+        giveBack(data);
+        synchronized (this) {
+          active--;
+          if (w.failed()) {
+            failed(w.cause());
+          } else if (!failed) {
+            completed++;
+            pump();
+          }
+        }
+        settle();
+      });
+    });
+  }
+
   // Reads chunk k's reply into the host elements, then gives its memory back to the device.
   private void read(long k, long count, DownloadReply reply) {
     Buffer data = reply.getData();
@@ -358,7 +454,12 @@ final class ChunkedTransfer implements CallerOrder.Hold {
 
   // Under the lock (any thread): a buffer the device lent goes back to it.
   private void giveBack(Buffer b) {
-    if (borrowed.remove(b)) {
+    if (copyTo != null) {
+      // A copy's read: memory the source lent when it is in this JVM (pinned, a region slot).
+      if (route != null && b != null) {
+        route.releaseTransferBuffer(b);
+      }
+    } else if (borrowed.remove(b)) {
       route.releaseTransferBuffer(b);
     }
   }
@@ -383,7 +484,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     Throwable failure;
     boolean release;
     synchronized (this) {
-      release = holding && (failed || (upload ? nextSend : nextStart) == chunks);
+      release = holding && (failed || (copyTo != null ? written : upload ? nextSend : nextStart) == chunks);
       if (release) {
         holding = false;
       }

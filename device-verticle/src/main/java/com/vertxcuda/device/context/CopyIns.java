@@ -1,6 +1,5 @@
 package com.vertxcuda.device.context;
 
-import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -13,7 +12,6 @@ import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.impl.CopyInChunk;
 import com.vertxcuda.impl.CopyInRequest;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,11 +19,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The target side of copies between devices ({@link CopyInRequest}): each copy holds its target's
- * place in the order from the moment its start is served until its last chunk is queued, so what
- * came before it is written first and what comes after and touches the target waits. Chunks come
- * outside the order; one that arrives before its start was served (the start waits behind an
- * earlier request) waits for it. On the submission thread.
+ * The target side of direct copies between devices of one process ({@link CopyInRequest}, peer to
+ * peer): each copy holds its target's place in the order from the moment its start is served until
+ * the source's context has queued its write, so what came before it is written first and what comes
+ * after and touches the target waits. A {@link CopyInChunk} (without bytes) is the client's abort
+ * when the source refused its side; one that arrives before its start was served waits for it.
+ * Staged copies are not served here: they are uploads of the target's views, sent by the one pump.
+ * On the submission thread.
  */
 final class CopyIns {
 
@@ -111,6 +111,10 @@ final class CopyIns {
       throw new CudaException(FailureCode.BAD_REQUEST, "source is " + s.length() + " " + s.dtype()
         + " but target is " + t.length() + " " + t.dtype());
     }
+    if (!c.peer()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "copy #" + c.transfer() + " is not a direct copy: a staged "
+        + "copy's bytes come as uploads of the target's views");
+    }
     if (c.transfer() == 0 || copies.containsKey(c.transfer()) || ended.containsKey(c.transfer())) {
       throw new CudaException(FailureCode.BAD_REQUEST, "copy #" + c.transfer() + " is not a new copy");
     }
@@ -161,38 +165,14 @@ final class CopyIns {
       r.fail(runtime.lostFailure());
       return;
     }
-    if (k.data() == null) {
-      r.reply(in.target);
-      giveUp(k.transfer(), new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer()
-        + " was aborted: its source could not be read"));
+    if (k.data() != null) {
+      r.fail(new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer() + " is direct: its bytes come from "
+        + "the source's context, not in chunks"));
       return;
     }
-    try {
-      BufferHandle v = k.view();
-      ByteBuffer bytes = VertxInternals.byteBuf(k.data()).nioBuffer();
-      if (v == null || v.id() != in.target.id() || v.generation() != in.target.generation()
-        || v.offset() < in.target.offset() || v.offset() + v.length() > in.target.offset() + in.target.length()
-        || bytes.remaining() != v.byteLength()) {
-        throw new CudaException(FailureCode.BAD_REQUEST, "chunk " + v + " of " + bytes.remaining()
-          + " bytes is not within copy #" + k.transfer() + "'s target " + in.target);
-      }
-      Allocation a = runtime.allocations().resolve(v, "view");
-      GpuEvent done = runtime.ordering().run(stream, List.of(), List.of(a),
-        () -> device.copyHostToDevice(stream, bytes, a.memory(), v.byteOffset()));
-      runtime.replyWhenDone(r, done, () -> v);
-      in.received += v.byteLength();
-      if (in.received >= in.target.byteLength()) {
-        copies.remove(k.transfer());
-        ended.put(k.transfer(), Boolean.TRUE);
-        runtime.vertx().cancelTimer(in.timer);
-        in.hold.release();
-        runtime.replyWhenDone(in.start, done, () -> in.target);
-      }
-    } catch (BackendException | RuntimeException e) {
-      CudaException failure = runtime.failure(e);
-      r.fail(failure);
-      end(k.transfer(), failure);
-    }
+    r.reply(in.target);
+    giveUp(k.transfer(), new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer()
+      + " was aborted: its source could not be read"));
   }
 
   /**
