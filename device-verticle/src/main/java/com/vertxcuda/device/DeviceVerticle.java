@@ -1,26 +1,21 @@
 package com.vertxcuda.device;
 
-import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.impl.ClusterWatch;
 import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.device.context.RequestTable;
-import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
-import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.impl.Admission;
 import com.vertxcuda.device.impl.RegistryPublisher;
 import com.vertxcuda.device.impl.SpareTier;
 import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
 import com.vertxcuda.impl.LocalRoutes;
-import com.vertxcuda.impl.RequestSender;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
@@ -29,7 +24,6 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Context;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 
 import java.util.ArrayDeque;
@@ -38,11 +32,13 @@ import java.util.List;
 
 /**
  * The outer tier of one GPU: a stable address that outlives any number of context incarnations and
- * owns the generation. It admits requests (bounded in flight; queued, bounded, while there is no
- * ready context), hands each straight to the current context tier's one submission queue, and
- * supervises: a poisoned, stuck or dead context is replaced, the generation goes up, and
- * subscribers hear of it on the events address. Every request it accepts gets exactly one reply
- * ({@link InFlight}); replies leave from where the work completes, not from here.
+ * owns the generation. It supervises: a poisoned, stuck or dead context is replaced, the generation
+ * goes up, and subscribers hear of it on the events address ({@link RegistryPublisher}). Requests
+ * enter through its {@link Admission} (from the event bus, or from a typed client's own thread),
+ * which reads the state and context this class keeps and hands each request straight to the
+ * current context tier's one submission queue. Every request accepted gets exactly one reply (the
+ * device's one in-flight table, {@code InFlight}); replies leave from where the work completes, not
+ * from here.
  *
  * <p>Its state lives on its event loop; it never blocks.
  */
@@ -64,8 +60,7 @@ public class DeviceVerticle extends VerticleBase {
   // Volatile: the transfer-buffer methods may be called from any thread.
   private volatile ContextTier context;
   private SpareTier spare;
-  private final ArrayDeque<InFlight.Entry> pending = new ArrayDeque<>();
-  private final InFlight inFlight = new InFlight();
+  private Admission admission;
   private final ArrayDeque<Long> restarts = new ArrayDeque<>();
   private final List<MessageConsumer<?>> consumers = new ArrayList<>();
   private RegistryPublisher registry;
@@ -105,18 +100,19 @@ public class DeviceVerticle extends VerticleBase {
     node = options.getNode() != null ? options.getNode() : self;
     device = options.getDevice();
     address = Addresses.device(node, device);
-    inFlight.listen(address, requestListener);
     generation = firstGeneration(address);
     eventLoop = vertx.getOrCreateContext();
+    admission = new Admission(vertx, options, address, self, eventLoop, supervised);
+    admission.inFlight().listen(address, requestListener);
     isolation = Backends.isolation(options);
     spare = new SpareTier(this::launch, address);
     registry = new RegistryPublisher(vertx, node, device, options, this::info);
-    consumers.add(vertx.eventBus().consumer(address, m -> accept(m, null)));
-    LocalRoutes.register(vertx, address, route);
+    consumers.add(vertx.eventBus().consumer(address, m -> admission.accept(m, null)));
+    LocalRoutes.register(vertx, address, admission.route());
     for (Library library : options.getLibraries()) {
       String a = Addresses.library(node, device, library);
-      consumers.add(vertx.eventBus().consumer(a, m -> accept(m, library)));
-      LocalRoutes.register(vertx, a, route);
+      consumers.add(vertx.eventBus().consumer(a, m -> admission.accept(m, library)));
+      LocalRoutes.register(vertx, a, admission.route());
     }
     ClusterWatch watch = ClusterWatch.of(vertx);
     return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> launch(generation))
@@ -130,7 +126,7 @@ public class DeviceVerticle extends VerticleBase {
         heartbeatTimer = vertx.setPeriodic(options.getHeartbeatInterval(), id -> heartbeat());
         // Requests past their deadline are answered TIMEOUT even if their context never answers.
         expiryTimer = vertx.setPeriodic(Math.max(10, Math.min(250, options.getRequestTimeout() / 4)),
-          id -> inFlight.expire(System.nanoTime()));
+          id -> admission.inFlight().expire(System.nanoTime()));
       })
       .recover(t -> {
         consumers.forEach(MessageConsumer::unregister);
@@ -166,9 +162,9 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void unregisterRoutes() {
-    LocalRoutes.unregister(vertx, address, route);
+    LocalRoutes.unregister(vertx, address, admission.route());
     for (Library library : options.getLibraries()) {
-      LocalRoutes.unregister(vertx, Addresses.library(node, device, library), route);
+      LocalRoutes.unregister(vertx, Addresses.library(node, device, library), admission.route());
     }
   }
 
@@ -277,189 +273,10 @@ public class DeviceVerticle extends VerticleBase {
   private void ready(ContextTier tier) {
     context = tier;
     // What waited goes first; only then may local callers submit from their own threads.
-    while (!pending.isEmpty()) {
-      submit(pending.poll());
-    }
+    admission.drain(tier);
     state = DeviceState.READY;
     registry.put();
     startSpare();
-  }
-
-  private void accept(Message<Object> message, Library library) {
-    // The owner of what the request allocates is the node the event bus says sent it. Fails closed:
-    // a request whose sender cannot be identified is refused, never served with no owner.
-    String sender = VertxInternals.sender(vertx, message);
-    if (sender == null) {
-      InFlight.Answer.of(message).fail(new CudaException(FailureCode.FORBIDDEN, "the sender of this request "
-        + "could not be identified (the event bus did not name the node that sent it), so what it would "
-        + "allocate would have no owner; refused"));
-      return;
-    }
-    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender));
-  }
-
-  /**
-   * The local route ({@link LocalRoutes}): a typed client in this JVM on this Vert.x admits its
-   * request from its own thread, straight into the context's queue, when the device is ready and no
-   * earlier request of the route is still on its way through the event loop; otherwise the request
-   * takes its turn on the event loop. The answer completes on the caller's context.
-   */
-  private final LocalRoutes.Route route = new LocalRoutes.Route() {
-    @Override
-    public boolean copiesDirectlyTo(String target) {
-      return isolation != Isolation.PROCESS && com.vertxcuda.device.context.PeerCopies.direct(address, target);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> Future<T> request(String target, Object body, long timeoutMillis, Context caller) {
-      Library library = libraryOf(target);
-      io.vertx.core.Promise<Object> promise = io.vertx.core.Promise.promise();
-      long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
-      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller), library, deadline, self);
-      ContextTier tier = context;
-      if (refusedFromClients(r)) {
-        // answered
-      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight()
-        && !RequestTable.admitted(r).exemptFromLoad()) {
-        // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
-        // hears it (in a task of its own) instead of behind the burst that filled the device.
-        rejectFull(r);
-      } else if (state == DeviceState.READY && tier != null && hops.get() == 0
-        && RequestTable.admitted(r).admission() != RequestType.Admission.DESCRIBED) {
-        submit(r, tier);
-      } else {
-        hops.incrementAndGet();
-        eventLoop.runOnContext(v -> {
-          try {
-            accept(r);
-          } finally {
-            // Only once it is admitted may a later local request skip the event loop.
-            hops.decrementAndGet();
-          }
-        });
-      }
-      return (Future<T>) promise.future();
-    }
-
-    @Override
-    public Buffer allocateTransferBuffer(int bytes) {
-      return DeviceVerticle.this.allocateTransferBuffer(bytes);
-    }
-
-    @Override
-    public boolean releaseTransferBuffer(Buffer buffer) {
-      return DeviceVerticle.this.releaseTransferBuffer(buffer);
-    }
-
-    @Override
-    public long lendingLimit() {
-      ContextTier tier = context;
-      return tier == null ? Long.MAX_VALUE : tier.lendingLimit();
-    }
-
-    @Override
-    public boolean lends(Buffer buffer) {
-      ContextTier tier = context;
-      return tier != null && tier.lends(buffer);
-    }
-
-    @Override
-    public Buffer landing(int bytes) {
-      ContextTier tier = context;
-      return tier == null ? null : tier.landing(bytes);
-    }
-  };
-  /** Local requests on their way to the event loop: while any is, later ones follow it there. */
-  private final java.util.concurrent.atomic.AtomicInteger hops = new java.util.concurrent.atomic.AtomicInteger();
-
-  private Library libraryOf(String target) {
-    if (target.equals(address)) {
-      return null;
-    }
-    return Library.of(target.substring(target.lastIndexOf('.') + 1));
-  }
-
-  // Requests only the device makes for itself are refused from clients (bus or local route).
-  private static boolean refusedFromClients(InFlight.Entry r) {
-    RequestType<?, ?> type = RequestTable.admitted(r);
-    if (!type.fromClients()) {
-      r.fail(FailureCode.BAD_REQUEST, "the device does not serve " + type.body().getSimpleName()
-        + ": only the device sends it");
-      return true;
-    }
-    return false;
-  }
-
-  private void accept(InFlight.Entry r) {
-    if (refusedFromClients(r)) {
-      return;
-    }
-    RequestType<?, ?> type = RequestTable.admitted(r);
-    if (type.admission() == RequestType.Admission.DESCRIBED) {
-      r.reply(info());
-      return;
-    }
-    switch (state) {
-      case READY:
-        if (inFlight.size() >= options.getMaxInFlight() && !type.exemptFromLoad()) {
-          rejectFull(r);
-        } else {
-          submit(r);
-        }
-        break;
-      case STARTING:
-      case REBUILDING:
-        if (pending.size() >= options.getPendingQueueCapacity()) {
-          r.fail(FailureCode.QUEUE_FULL, "the device's pending queue holds " + pending.size()
-            + " requests while the context is " + (state == DeviceState.STARTING ? "starting" : "rebuilt"));
-        } else {
-          pending.add(r);
-        }
-        break;
-      case LOST:
-        r.fail(FailureCode.CONTEXT_LOST, lostReason);
-        break;
-      default:
-        r.fail(FailureCode.CONTEXT_LOST, "the device was undeployed");
-    }
-  }
-
-  private void rejectFull(InFlight.Entry r) {
-    r.fail(FailureCode.QUEUE_FULL, "the device has " + inFlight.size() + " requests in flight (maxInFlight "
-      + options.getMaxInFlight() + "); try again when some are answered");
-  }
-
-  // The sender's timeout travels with the request (a header); the device's own bound caps it.
-  private long deadline(Message<Object> message) {
-    long timeout = options.getRequestTimeout();
-    String sent = message.headers().get(RequestSender.TIMEOUT_HEADER);
-    if (sent != null) {
-      try {
-        timeout = Math.min(timeout, Math.max(0, Long.parseLong(sent)));
-      } catch (NumberFormatException ignored) {
-        // the device's own bound holds
-      }
-    }
-    return System.nanoTime() + timeout * 1_000_000;
-  }
-
-  private void submit(InFlight.Entry r) {
-    ContextTier tier = context;
-    if (tier == null) {
-      // Not reached while state and context change together on the event loop; a guard, not a path.
-      r.fail(FailureCode.CONTEXT_LOST, "the device has no ready context");
-      return;
-    }
-    submit(r, tier);
-  }
-
-  // Any thread (the local route calls it from the caller's).
-  private void submit(InFlight.Entry r, ContextTier tier) {
-    if (RequestTable.admitted(r).admission() == RequestType.Admission.STATS) {
-      r.finish(body -> augment((DeviceStats) body));
-    }
-    tier.submit(r.track());
   }
 
   // A context whose submission thread is stuck (a hung call, a stopped device host) is as lost as a
@@ -488,7 +305,7 @@ public class DeviceVerticle extends VerticleBase {
   /** Replaces a lost context: fail what was in flight, bump the generation, rebuild, publish, drain. */
   private void contextLost(String reason) {
     LOG.log(System.Logger.Level.WARNING, address + ": context generation " + generation + " lost: " + reason);
-    inFlight.failAll(FailureCode.CONTEXT_LOST, "context generation " + generation + " was lost: " + reason);
+    admission.inFlight().failAll(FailureCode.CONTEXT_LOST, "context generation " + generation + " was lost: " + reason);
     ContextTier old = context;
     context = null;
     if (old != null) {
@@ -546,23 +363,47 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   private void failAll(String reason) {
-    inFlight.failAll(FailureCode.CONTEXT_LOST, reason);
-    while (!pending.isEmpty()) {
-      pending.poll().fail(FailureCode.CONTEXT_LOST, reason);
-    }
+    admission.failAll(reason);
   }
 
-  private DeviceStats augment(DeviceStats s) {
-    return s.setGeneration(generation).setState(state).setInFlight(inFlight.size())
-      .setQueueDepth(pending.size()).setOperationsServed(inFlight.served()).setFailuresByCode(inFlight.failuresByCode())
-      .setSpareReady(spare.ready());
-  }
+  /** What admission reads of this device's supervision. */
+  private final Admission.Device supervised = new Admission.Device() {
+    @Override
+    public DeviceState state() {
+      return state;
+    }
+
+    @Override
+    public ContextTier tier() {
+      return context;
+    }
+
+    @Override
+    public String lostReason() {
+      return lostReason;
+    }
+
+    @Override
+    public DeviceInfo info() {
+      return DeviceVerticle.this.info();
+    }
+
+    @Override
+    public DeviceStats supervised(DeviceStats s) {
+      return s.setGeneration(generation).setState(state).setSpareReady(spare.ready());
+    }
+
+    @Override
+    public boolean copiesDirectlyTo(String target) {
+      return isolation != Isolation.PROCESS && com.vertxcuda.device.context.PeerCopies.direct(address, target);
+    }
+  };
 
   private DeviceInfo info() {
     DeviceInfo info = context != null ? new DeviceInfo(context.info()) : new DeviceInfo();
     return info.setNode(node).setDevice(device).setAddress(address).setGeneration(generation).setState(state)
       .setIsolation(isolation == Isolation.PROCESS ? "process" : "in-process")
-      .setLoad(inFlight.size() + pending.size()).setFreeMemory(freeMemory);
+      .setLoad(admission.load()).setFreeMemory(freeMemory);
   }
 
   // Free memory comes from the context's own counters (the control lane answers at once).

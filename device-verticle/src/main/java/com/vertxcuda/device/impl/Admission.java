@@ -1,0 +1,300 @@
+package com.vertxcuda.device.impl;
+
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Library;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.RequestTable;
+import com.vertxcuda.device.spi.RequestType;
+import com.vertxcuda.impl.LocalRoutes;
+import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.message.DeviceStats;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.Message;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Admission for one device: where every request enters, from the event bus (on the device's event
+ * loop) or from a typed client in this JVM (on the caller's own thread, {@link #route}). It refuses
+ * what clients may not send, turns requests away past {@code maxInFlight}, queues them (bounded)
+ * while there is no ready context, and hands the rest straight to the current context tier. Every
+ * request it accepts is an entry of the device's one in-flight table ({@link InFlight}) until its one
+ * answer. The device verticle supervises (the state, the context tier, its replacement); this class
+ * only reads them.
+ */
+public final class Admission {
+
+  /** What admission reads of the device that supervises it. */
+  public interface Device {
+    /** The device's state; changed on its event loop only. */
+    DeviceState state();
+
+    /** The ready context tier, or null. */
+    ContextTier tier();
+
+    /** Why the device is LOST. */
+    String lostReason();
+
+    /** The device's description (answered at admission). */
+    DeviceInfo info();
+
+    /** A context's stats with what the supervisor knows (generation, state, spare). */
+    DeviceStats supervised(DeviceStats fromContext);
+
+    /** Whether a copy to the device at {@code target} may go straight between contexts. */
+    boolean copiesDirectlyTo(String target);
+  }
+
+  private final DeviceOptions options;
+  private final String address;
+  private final String self;
+  private final Context eventLoop;
+  private final Device device;
+  private final InFlight inFlight = new InFlight();
+  private final ArrayDeque<InFlight.Entry> pending = new ArrayDeque<>();
+  /** Local requests on their way to the event loop: while any is, later ones follow it there. */
+  private final AtomicInteger hops = new AtomicInteger();
+  private final Vertx vertx;
+
+  /**
+   * Admission for the device at {@code address}, whose state lives on {@code eventLoop}; {@code self}
+   * is this node (the owner of what local callers allocate).
+   */
+  public Admission(Vertx vertx, DeviceOptions options, String address, String self, Context eventLoop, Device device) {
+    this.vertx = vertx;
+    this.options = options;
+    this.address = address;
+    this.self = self;
+    this.eventLoop = eventLoop;
+    this.device = device;
+  }
+
+  /** The device's one in-flight table. */
+  public InFlight inFlight() {
+    return inFlight;
+  }
+
+  /** Requests waiting for a context now. */
+  public int pending() {
+    return pending.size();
+  }
+
+  /** Requests accepted and not yet answered, waiting ones included. */
+  public int load() {
+    return inFlight.size() + pending.size();
+  }
+
+  /** A request from the event bus, to the device ({@code library} null) or one of its libraries; on the event loop. */
+  public void accept(Message<Object> message, Library library) {
+    // The owner of what the request allocates is the node the event bus says sent it. Fails closed:
+    // a request whose sender cannot be identified is refused, never served with no owner.
+    String sender = VertxInternals.sender(vertx, message);
+    if (sender == null) {
+      InFlight.Answer.of(message).fail(new CudaException(FailureCode.FORBIDDEN, "the sender of this request "
+        + "could not be identified (the event bus did not name the node that sent it), so what it would "
+        + "allocate would have no owner; refused"));
+      return;
+    }
+    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender));
+  }
+
+  /** A context is ready: what waited goes to it first, in order; on the event loop, before the state becomes READY. */
+  public void drain(ContextTier tier) {
+    while (!pending.isEmpty()) {
+      submit(pending.poll(), tier);
+    }
+  }
+
+  /** Answers every request accepted and not yet answered, waiting ones included, CONTEXT_LOST. */
+  public void failAll(String reason) {
+    inFlight.failAll(FailureCode.CONTEXT_LOST, reason);
+    while (!pending.isEmpty()) {
+      pending.poll().fail(FailureCode.CONTEXT_LOST, reason);
+    }
+  }
+
+  /** The device's own stats, with what admission counts. */
+  public DeviceStats counted(DeviceStats s) {
+    return s.setInFlight(inFlight.size()).setQueueDepth(pending.size()).setOperationsServed(inFlight.served())
+      .setFailuresByCode(inFlight.failuresByCode());
+  }
+
+  /**
+   * The local route ({@link LocalRoutes}): a typed client in this JVM on this Vert.x admits its
+   * request from its own thread, straight into the context's queue, when the device is ready and no
+   * earlier request of the route is still on its way through the event loop; otherwise the request
+   * takes its turn on the event loop. The answer completes on the caller's context.
+   */
+  public LocalRoutes.Route route() {
+    return route;
+  }
+
+  private final LocalRoutes.Route route = new LocalRoutes.Route() {
+    @Override
+    public boolean copiesDirectlyTo(String target) {
+      return device.copiesDirectlyTo(target);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> Future<T> request(String target, Object body, long timeoutMillis, Context caller) {
+      Library library = libraryOf(target);
+      Promise<Object> promise = Promise.promise();
+      long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
+      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller), library, deadline, self);
+      ContextTier tier = device.tier();
+      DeviceState state = device.state();
+      if (refusedFromClients(r)) {
+        // answered
+      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight()
+        && !RequestTable.admitted(r).exemptFromLoad()) {
+        // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
+        // hears it (in a task of its own) instead of behind the burst that filled the device.
+        rejectFull(r);
+      } else if (state == DeviceState.READY && tier != null && hops.get() == 0
+        && RequestTable.admitted(r).admission() != RequestType.Admission.DESCRIBED) {
+        submit(r, tier);
+      } else {
+        hops.incrementAndGet();
+        eventLoop.runOnContext(v -> {
+          try {
+            accept(r);
+          } finally {
+            // Only once it is admitted may a later local request skip the event loop.
+            hops.decrementAndGet();
+          }
+        });
+      }
+      return (Future<T>) promise.future();
+    }
+
+    @Override
+    public Buffer allocateTransferBuffer(int bytes) {
+      ContextTier tier = device.tier();
+      if (tier == null) {
+        throw new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context");
+      }
+      return tier.allocateTransferBuffer(bytes);
+    }
+
+    @Override
+    public boolean releaseTransferBuffer(Buffer buffer) {
+      ContextTier tier = device.tier();
+      return tier != null && tier.releaseTransferBuffer(buffer);
+    }
+
+    @Override
+    public long lendingLimit() {
+      ContextTier tier = device.tier();
+      return tier == null ? Long.MAX_VALUE : tier.lendingLimit();
+    }
+
+    @Override
+    public boolean lends(Buffer buffer) {
+      ContextTier tier = device.tier();
+      return tier != null && tier.lends(buffer);
+    }
+
+    @Override
+    public Buffer landing(int bytes) {
+      ContextTier tier = device.tier();
+      return tier == null ? null : tier.landing(bytes);
+    }
+  };
+
+  private Library libraryOf(String target) {
+    if (target.equals(address)) {
+      return null;
+    }
+    return Library.of(target.substring(target.lastIndexOf('.') + 1));
+  }
+
+  // Requests only the device makes for itself are refused from clients (bus or local route).
+  private static boolean refusedFromClients(InFlight.Entry r) {
+    RequestType<?, ?> type = RequestTable.admitted(r);
+    if (!type.fromClients()) {
+      r.fail(FailureCode.BAD_REQUEST, "the device does not serve " + type.body().getSimpleName()
+        + ": only the device sends it");
+      return true;
+    }
+    return false;
+  }
+
+  // On the event loop.
+  private void accept(InFlight.Entry r) {
+    if (refusedFromClients(r)) {
+      return;
+    }
+    RequestType<?, ?> type = RequestTable.admitted(r);
+    if (type.admission() == RequestType.Admission.DESCRIBED) {
+      r.reply(device.info());
+      return;
+    }
+    DeviceState state = device.state();
+    switch (state) {
+      case READY:
+        if (inFlight.size() >= options.getMaxInFlight() && !type.exemptFromLoad()) {
+          rejectFull(r);
+        } else {
+          ContextTier tier = device.tier();
+          if (tier == null) {
+            // Not reached while state and context change together on the event loop; a guard, not a path.
+            r.fail(FailureCode.CONTEXT_LOST, "the device has no ready context");
+          } else {
+            submit(r, tier);
+          }
+        }
+        break;
+      case STARTING:
+      case REBUILDING:
+        if (pending.size() >= options.getPendingQueueCapacity()) {
+          r.fail(FailureCode.QUEUE_FULL, "the device's pending queue holds " + pending.size()
+            + " requests while the context is " + (state == DeviceState.STARTING ? "starting" : "rebuilt"));
+        } else {
+          pending.add(r);
+        }
+        break;
+      case LOST:
+        r.fail(FailureCode.CONTEXT_LOST, device.lostReason());
+        break;
+      default:
+        r.fail(FailureCode.CONTEXT_LOST, "the device was undeployed");
+    }
+  }
+
+  private void rejectFull(InFlight.Entry r) {
+    r.fail(FailureCode.QUEUE_FULL, "the device has " + inFlight.size() + " requests in flight (maxInFlight "
+      + options.getMaxInFlight() + "); try again when some are answered");
+  }
+
+  // The sender's timeout travels with the request (a header); the device's own bound caps it.
+  private long deadline(Message<Object> message) {
+    long timeout = options.getRequestTimeout();
+    String sent = message.headers().get(RequestSender.TIMEOUT_HEADER);
+    if (sent != null) {
+      try {
+        timeout = Math.min(timeout, Math.max(0, Long.parseLong(sent)));
+      } catch (NumberFormatException ignored) {
+        // the device's own bound holds
+      }
+    }
+    return System.nanoTime() + timeout * 1_000_000;
+  }
+
+  // Any thread (the local route calls it from the caller's).
+  private void submit(InFlight.Entry r, ContextTier tier) {
+    if (RequestTable.admitted(r).admission() == RequestType.Admission.STATS) {
+      r.finish(body -> counted(device.supervised((DeviceStats) body)));
+    }
+    tier.submit(r.track());
+  }
+}
