@@ -39,6 +39,10 @@ done
 # No java.desktop (10 MB): BenchReport draws its charts and writes PNGs with java.base alone.
 jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr,java.transaction.xa,jdk.net \
   --strip-debug --compress=2 --no-header-files --no-man-pages --output "$out/runtime"
+# jlink leaves out the JDK's default class-data sharing archive: without it every JVM of the bundle —
+# the device host that a recovery without a spare waits for, too — loads the JDK's classes the slow
+# way. -Xshare:dump makes it (lib/server/classes.jsa) for this runtime.
+"$out/runtime/bin/java" -Xshare:dump > /dev/null
 
 cp "$root/bundle/run.sh" "$out/run.sh"
 cp "$root/bundle/sampling-1ms.jfc" "$out/sampling-1ms.jfc"
