@@ -123,12 +123,12 @@ public final class DeviceHostMain {
           vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
         }
       }
-    }).compose(t -> register(t, region).map(pinned -> {
+    }).map(t -> {
       tier.complete(t);
       link[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(), 0,
-        "ready, shared region " + (pinned ? "pinned" : "pageable")).encode());
+        "ready, shared region pinned as it is used").encode());
       return null;
-    })).onFailure(t -> {
+    }).onFailure(t -> {
       link[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, 0, String.valueOf(t.getMessage())).encode());
       vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));
     });
@@ -159,12 +159,35 @@ public final class DeviceHostMain {
     return channel;
   }
 
-  // Page-locks the whole shared region once (cuda), so every transfer through it is a pinned copy.
-  private static Future<Boolean> register(ContextTier tier, SharedRegion region) {
-    Promise<Object> done = Promise.promise();
-    tier.submit(new LocalRequest(new TransferRequest(null, region.slice(0, region.size()),
-      TransferRequest.Direction.REGISTER), done));
-    return done.future().map(Boolean.TRUE::equals);
+  /** Bytes of the shared region page-locked at once, on first use. */
+  static final long PINNED_SEGMENT = 64L << 20;
+  /** Segments of the region page-locked so far; the link's reader thread only. */
+  private static final java.util.BitSet PINNED = new java.util.BitSet();
+
+  /**
+   * Page-locks (cuda) the segments of the shared region that bytes [offset, offset + length) lie in
+   * and that are not yet, in the context's order ahead of the transfer that needs them: the region is
+   * pinned as it is used, so an idle device host (or its spare) holds no more of it resident than
+   * its transfers have touched, and starting one waits for no pinning at all. On the link's reader.
+   */
+  private static void pin(ContextTier tier, SharedRegion region, long offset, long length) {
+    if (length <= 0) {
+      return;
+    }
+    for (long k = offset / PINNED_SEGMENT, last = (offset + length - 1) / PINNED_SEGMENT; k <= last; k++) {
+      if (PINNED.get((int) k)) {
+        continue;
+      }
+      PINNED.set((int) k);
+      long from = k * PINNED_SEGMENT;
+      Promise<Object> done = Promise.promise();
+      tier.submit(new LocalRequest(new TransferRequest(null, region.slice(from, Math.min(PINNED_SEGMENT,
+        region.size() - from)), TransferRequest.Direction.REGISTER), done));
+      long segment = k;
+      // Not pinned (another backend, or the driver refused): the transfers still work, pageable.
+      done.future().onFailure(t -> System.err.println("device host: segment " + segment
+        + " of the shared region stays pageable: " + t.getMessage()));
+    }
   }
 
   /** On the link's reader thread: a request goes straight into the context's queue. */
@@ -189,6 +212,10 @@ public final class DeviceHostMain {
       } catch (RuntimeException e) {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
+    }
+    if (tier.succeeded() && body instanceof TransferRequest && frame.body instanceof SharedTransfer) {
+      SharedTransfer t = (SharedTransfer) frame.body;
+      pin(tier.result(), region, t.offset, t.length);
     }
     Request r = new LinkRequest(link, frame, body);
     if (!tier.succeeded()) {
