@@ -25,26 +25,14 @@ import com.vertxcuda.rand.RngType;
 import com.vertxcuda.samples.bench.result.Series;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
-import jcuda.jcublas.JCublas2;
-import jcuda.jcublas.cublasHandle;
-import jcuda.jcublas.cublasMath;
-import jcuda.jcublas.cublasOperation;
-import jcuda.jcufft.JCufft;
-import jcuda.jcufft.cufftHandle;
-import jcuda.jcufft.cufftType;
-import jcuda.jcurand.JCurand;
-import jcuda.jcurand.curandGenerator;
-import jcuda.jcurand.curandRngType;
 import jcuda.runtime.cudaStream_t;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
-import java.util.function.LongFunction;
 
 import static com.vertxcuda.samples.bench.Await.await;
 
@@ -63,7 +51,7 @@ final class LibraryHopsSection implements Section {
 
   /** A point's share of time, as a multiple of the size plan's seconds per point (about 1 s on the GPU). */
   private static final int TIME_FACTOR = 4;
-  private static final long SEED = 1234;
+  static final long SEED = 1234;
 
   /** The calls measured, each a sweep of its own with one point (its size). */
   enum Op {
@@ -293,94 +281,6 @@ final class LibraryHopsSection implements Section {
             .setLdb(n).setC(c).setLdc(n).setTf32(true);
           return new Requests(Library.BLAS, i -> gemm);
         }
-      }
-    }
-  }
-
-  /**
-   * One op as a raw library call on a given stream, with what it needs made once (a cuFFT plan, a
-   * cuRAND generator, a cuBLAS handle in TF32 mode) and released on close; its device memory comes
-   * from {@code alloc} and is the caller's to free. Statuses are checked (JCuda's exceptions may be off).
-   */
-  private interface NativeCall extends AutoCloseable {
-
-    void launch();
-
-    @Override
-    void close();
-
-    static NativeCall of(Op op, long x, cudaStream_t stream, LongFunction<CUdeviceptr> alloc) {
-      switch (op) {
-        case FFT: {
-          CUdeviceptr signal = alloc.apply(8 * x);
-          check(JCudaDriver.cuMemsetD32(signal, Float.floatToIntBits(0.25f), 2 * x), "cuMemsetD32");
-          cufftHandle plan = new cufftHandle();
-          check(JCufft.cufftPlanMany(plan, 1, new int[] {(int) x}, null, 1, 0, null, 1, 0, cufftType.CUFFT_C2C, 1),
-            "cufftPlanMany");
-          check(JCufft.cufftSetStream(plan, stream), "cufftSetStream");
-          return new NativeCall() {
-            @Override
-            public void launch() {
-              check(JCufft.cufftExecC2C(plan, signal, signal, JCufft.CUFFT_FORWARD), "cufftExecC2C");
-            }
-
-            @Override
-            public void close() {
-              JCufft.cufftDestroy(plan);
-            }
-          };
-        }
-        case RNG: {
-          CUdeviceptr numbers = alloc.apply(4 * x);
-          curandGenerator gen = new curandGenerator();
-          check(JCurand.curandCreateGenerator(gen, curandRngType.CURAND_RNG_PSEUDO_PHILOX4_32_10),
-            "curandCreateGenerator");
-          check(JCurand.curandSetStream(gen, stream), "curandSetStream");
-          check(JCurand.curandSetPseudoRandomGeneratorSeed(gen, SEED), "curandSetPseudoRandomGeneratorSeed");
-          return new NativeCall() {
-            @Override
-            public void launch() {
-              check(JCurand.curandGenerateUniform(gen, numbers, x), "curandGenerateUniform");
-            }
-
-            @Override
-            public void close() {
-              JCurand.curandDestroyGenerator(gen);
-            }
-          };
-        }
-        default: {
-          int n = (int) x;
-          CUdeviceptr a = alloc.apply(4 * x * x);
-          CUdeviceptr b = alloc.apply(4 * x * x);
-          CUdeviceptr c = alloc.apply(4 * x * x);
-          check(JCudaDriver.cuMemsetD32(a, Float.floatToIntBits(1f), x * x), "cuMemsetD32");
-          check(JCudaDriver.cuMemsetD32(b, Float.floatToIntBits(0.5f), x * x), "cuMemsetD32");
-          cublasHandle blas = new cublasHandle();
-          check(JCublas2.cublasCreate(blas), "cublasCreate");
-          check(JCublas2.cublasSetStream(blas, stream), "cublasSetStream");
-          check(JCublas2.cublasSetMathMode(blas, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode");
-          Pointer one = Pointer.to(new float[] {1f});
-          Pointer zero = Pointer.to(new float[] {0f});
-          int op0 = cublasOperation.CUBLAS_OP_N;
-          return new NativeCall() {
-            @Override
-            public void launch() {
-              check(JCublas2.cublasSgemm(blas, op0, op0, n, n, n, one, a, n, b, n, zero, c, n), "cublasSgemm");
-            }
-
-            @Override
-            public void close() {
-              JCublas2.cublasDestroy(blas);
-            }
-          };
-        }
-      }
-    }
-
-    private static void check(int status, String call) {
-      if (status != 0) {
-        throw new IllegalStateException(call + " failed: status " + status);
       }
     }
   }
