@@ -28,8 +28,9 @@ import static com.vertxcuda.samples.bench.Await.await;
  * time, each with its latency distribution. Raw memset + synchronize (and the same completed by a
  * host function); fill + completion seen by the context's own completion path; fill submitted
  * straight into the context tier's queue (no event bus, no device verticle); through the device
- * verticle with a typed client. With {@code diagnostic.park}: what a 50 µs timed park really takes
- * here (why the hand-off threads spin before they park).
+ * verticle with a typed client. Each hop is a headline point, measured {@link Bench#REPEATS} times. With
+ * {@code diagnostic.park}: what a 50 µs timed park really takes here (why the hand-off threads spin
+ * before they park).
  */
 final class HopsSection implements Section {
 

@@ -38,6 +38,7 @@ interface NativeCall extends AutoCloseable {
         check(JCufft.cufftPlanMany(plan, 1, new int[] {(int) x}, null, 1, 0, null, 1, 0, cufftType.CUFFT_C2C, 1),
           "cufftPlanMany");
         check(JCufft.cufftSetStream(plan, stream), "cufftSetStream");
+        settled();
         return new NativeCall() {
           @Override
           public void launch() {
@@ -80,6 +81,7 @@ interface NativeCall extends AutoCloseable {
         check(JCublas2.cublasCreate(blas), "cublasCreate");
         check(JCublas2.cublasSetStream(blas, stream), "cublasSetStream");
         check(JCublas2.cublasSetMathMode(blas, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode");
+        settled();
         Pointer one = Pointer.to(new float[] {1f});
         Pointer zero = Pointer.to(new float[] {0f});
         int op0 = cublasOperation.CUBLAS_OP_N;
@@ -96,6 +98,11 @@ interface NativeCall extends AutoCloseable {
         };
       }
     }
+  }
+
+  /** The inputs' fills (on the legacy stream, which a non-blocking stream does not wait for) done before the first call. */
+  private static void settled() {
+    check(JCudaDriver.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
   private static void check(int status, String call) {
