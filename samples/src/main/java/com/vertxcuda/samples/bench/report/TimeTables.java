@@ -102,13 +102,60 @@ final class TimeTables {
         }
       }
     }
-    return new Tables.Table("Where the time goes", "each op one request at a time, one hop added per row: raw JCuda "
+    return new Tables.Table("Where the time goes, hop by hop", "each op one request at a time, one hop added per row: raw JCuda "
       + "(the call and a synchronize; then completed by a host function instead), the call on the backend's context "
       + "with its own completion path, the request straight into the context tier's queue (no event bus), through the "
       + "device verticle with the typed client in-process, then through the device host (process isolation); "
       + "\"added\" is over the row above: the host function's wake-up over a synchronize, the context's completion "
       + "path, the tier's queue and the library's dispatch, the device verticle and client, the device host",
       List.of("op", "path", "what", "p50", "p99", "p50 added", "p99 added", "runs"), rows);
+  }
+
+  /**
+   * Per op, what each hop adds at p50 and p99, read off {@link #whereTheTimeGoes}'s rows: the
+   * completion wake-up (the context's completion path over a raw synchronize), the context tier's
+   * queue and the library's dispatch, the device verticle and typed client, the device host; and
+   * the whole of it, the toolkit over raw.
+   */
+  static Tables.Table hopCosts(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    for (String sweep : HOP_ORDER) {
+      JsonObject raw = hop(r, sweep, "raw-jcuda");
+      JsonObject context = hop(r, sweep, "context");
+      JsonObject tier = hop(r, sweep, "vertx.tier");
+      JsonObject inProcess = hop(r, sweep, "vertx.in_process");
+      JsonObject process = hop(r, sweep, "vertx.process");
+      if (tier == null && inProcess == null && process == null) {
+        continue;
+      }
+      JsonObject toolkit = process != null ? process : inProcess;
+      rows.add(List.of(HOP_SWEEPS.get(sweep), both(raw, raw == null ? null : new JsonObject()),
+        both(context, raw), both(tier, context), both(inProcess, tier), both(process, inProcess), both(toolkit, raw)));
+    }
+    return new Tables.Table("Where the time goes: what each hop adds", "each hop's cost over the one below it, p50 / p99, from the table below: "
+      + "the completion wake-up (the call completed through the context's own path against raw JCuda's call and "
+      + "synchronize), the context tier's queue with the library's dispatch, the device verticle with the typed client, "
+      + "the device host; the last column is the whole, the toolkit (process isolation where measured) over raw",
+      List.of("op", "raw call + synchronize", "completion wake-up", "context tier", "device verticle + client",
+        "device host", "toolkit over raw"), rows);
+  }
+
+  /** The latency of {@code path}'s first series of the sweep (raw JCuda's: the call + synchronize), or null. */
+  private static JsonObject hop(Results r, String sweep, String path) {
+    return r.sweep(sweep).stream().filter(e -> e.path().equals(path) && !e.points().isEmpty()).findFirst()
+      .map(e -> e.points().get(0).getJsonObject("latency")).orElse(null);
+  }
+
+  /** "+p50 / +p99" of {@code hop} over {@code below} (an empty {@code below}: the hop's own figures), or empty. */
+  private static String both(JsonObject hop, JsonObject below) {
+    if (hop == null || below == null) {
+      return "";
+    }
+    if (below.isEmpty()) {
+      return value(hop.getDouble("p50", 0.0), "us") + " / " + value(hop.getDouble("p99", 0.0), "us");
+    }
+    return added(hop.getDouble("p50", 0.0) - below.getDouble("p50", 0.0)) + " / "
+      + added(hop.getDouble("p99", 0.0) - below.getDouble("p99", 0.0));
   }
 
   private static String added(double us) {

@@ -58,6 +58,12 @@ class FiguresTest {
       .add(1 << 28, 30, 3, new double[] {100, 102, 98});
     r.series("rng.uniform", "vertx.in_process", "Philox, F32", "time", "us", "numbers", "")
       .add(1 << 28, 30, 3, new double[] {103, 104, 108});
+    r.series("hops.fft", "raw-jcuda", "call + synchronize", "latency", "us", "complex elements", "")
+      .add(1 << 24, 30, 3, 90).put("latency", latency(90, 95));
+    r.series("hops.fft", "raw-jcuda", "call + host function", "latency", "us", "complex elements", "")
+      .add(1 << 24, 30, 3, 100).put("latency", latency(100, 120));
+    r.series("hops.fft", "context", "call + completion", "latency", "us", "complex elements", "")
+      .add(1 << 24, 30, 3, 100).put("latency", latency(100, 125));
     r.series("hops.fft", "vertx.tier", "C2C forward, in place", "latency", "us", "complex elements", "")
       .add(1 << 24, 30, 3, 105).put("latency", latency(105, 130));
     r.series("hops.fft", "vertx.in_process", "C2C forward, in place", "latency", "us", "complex elements", "")
@@ -76,10 +82,17 @@ class FiguresTest {
     assertEquals("within the spread", ratios.get(1).get(5));
 
     List<List<String>> hops = TimeTables.whereTheTimeGoes(results).rows();
+    assertEquals(List.of("FFT C2C 2^24", "raw JCuda", "call + synchronize", "90.0 \u00b5s", "95.0 \u00b5s", "", "",
+      "30"), hops.get(0));
     assertEquals(List.of("FFT C2C 2^24", "context tier (no event bus)", "C2C forward, in place", "105.0 \u00b5s",
-      "130.0 \u00b5s", "", "", "30"), hops.get(0));
-    assertEquals("+5.0 \u00b5s", hops.get(1).get(5), "what the device verticle and client add at p50");
-    assertEquals("+20.0 \u00b5s", hops.get(1).get(6), "and at p99");
+      "130.0 \u00b5s", "+5.0 \u00b5s", "+5.0 \u00b5s", "30"), hops.get(3));
+    assertEquals("+5.0 \u00b5s", hops.get(4).get(5), "what the device verticle and client add at p50");
+    assertEquals("+20.0 \u00b5s", hops.get(4).get(6), "and at p99");
+
+    // Per hop, over the one below: wake-up (context over raw's synchronize), tier, device verticle + client.
+    assertEquals(List.of(List.of("FFT C2C", "90.0 \u00b5s / 95.0 \u00b5s", "+10.0 \u00b5s / +30.0 \u00b5s",
+      "+5.0 \u00b5s / +5.0 \u00b5s", "+5.0 \u00b5s / +20.0 \u00b5s", "", "+20.0 \u00b5s / +55.0 \u00b5s")),
+      TimeTables.hopCosts(results).rows());
   }
 
   private static io.vertx.core.json.JsonObject latency(double p50, double p99) {
