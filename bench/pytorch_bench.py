@@ -33,6 +33,9 @@ SIZES = {
                   max_runs=300, budget=60),
 }
 CDF_FRACTIONS = [0, .1, .25, .5, .75, .9, .95, .99, .995, .999, .9995, 1]
+# How many times a headline point is measured in one run (BenchMain's Bench.REPEATS): its value is the
+# median, each repeat's figure kept in "repeats", so noise shows as spread.
+REPEATS = 3
 
 
 def four(v):
@@ -77,6 +80,12 @@ class Record:
             json.dump(doc, f, indent=1)
             f.write("\n")
         return path
+
+
+def median(values):
+    v = sorted(values)
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
 
 
 def latency(ns_sorted, cdf):
@@ -141,23 +150,41 @@ class Bench:
         ns.sort()
         return ns
 
-    def latency_point(self, series, x, op, cdf=False, plan=None):
+    def repeated(self, op, warmup, runs, repeats):
+        """The sorted run times of each of repeats measurements of one point."""
+        return [self.timed(op, warmup, runs) for _ in range(repeats)]
+
+    def latency_point(self, series, x, op, cdf=False, plan=None, repeats=1):
+        """A latency point; a headline one (repeats > 1) gets the median of its repeats' p50s."""
         warmup, runs = plan or self.plan(op)
-        ns = self.timed(op, warmup, runs)
+        each = self.repeated(op, warmup, runs, repeats)
+        ns = sorted(t for r in each for t in r)
         lat = latency(ns, cdf)
-        series["points"].append({"x": x, "runs": runs, "warmup": warmup, "value": lat["p50"], "latency": lat})
-        self.progress("%-20s %-24s %10s: p50 %9.1f us  p99 %9.1f us  p99.9 %9.1f us  (%d runs)" % (
-            series["sweep"], series["variant"], x, lat["p50"], lat["p99"], lat["p999"], runs))
+        point = {"x": x, "runs": runs * repeats, "warmup": warmup * repeats, "value": lat["p50"], "latency": lat}
+        if repeats > 1:
+            p50s = [r[len(r) // 2] / 1e3 for r in each]
+            point["value"] = four(median(p50s))
+            point["repeats"] = [four(v) for v in p50s]
+        series["points"].append(point)
+        self.progress("%-20s %-24s %10s: p50 %9.1f us%s  p99 %9.1f us  p99.9 %9.1f us  (%d runs)" % (
+            series["sweep"], series["variant"], x, point["value"],
+            "  (repeats %s)" % ", ".join("%.1f" % v for v in point["repeats"]) if repeats > 1 else "",
+            lat["p99"], lat["p999"], runs * repeats))
         return warmup + runs
 
-    def bandwidth_point(self, series, nbytes, op):
+    def bandwidth_point(self, series, nbytes, op, repeats=1):
+        """A bandwidth point (bytes over the median time); a headline one gets the median of its repeats'."""
         warmup, runs = self.plan(op)
-        ns = self.timed(op, warmup, runs)
-        median = ns[len(ns) // 2]
-        series["points"].append({"x": nbytes, "runs": runs, "warmup": warmup, "value": four(nbytes / median),
-                                 "latency": latency(ns, False), "extra": {"bestGBps": four(nbytes / ns[0])}})
+        each = self.repeated(op, warmup, runs, repeats)
+        ns = sorted(t for r in each for t in r)
+        rates = [nbytes / r[len(r) // 2] for r in each]
+        point = {"x": nbytes, "runs": runs * repeats, "warmup": warmup * repeats, "value": four(median(rates)),
+                 "latency": latency(ns, False), "extra": {"bestGBps": four(nbytes / ns[0])}}
+        if repeats > 1:
+            point["repeats"] = [four(v) for v in rates]
+        series["points"].append(point)
         self.progress("%-20s %-24s %10d: %8.2f GB/s median  (%d runs)" % (
-            series["sweep"], series["variant"], nbytes, nbytes / median, runs))
+            series["sweep"], series["variant"], nbytes, median(rates), runs * repeats))
 
     def burst_point(self, series, x, call, count, warmup):
         """Time per call of count calls made back to back, one synchronize at the end."""
@@ -181,7 +208,7 @@ def hops(b):
     def fill():
         x.fill_(1.0)
         b.sync()
-    b.latency_point(s, 1024, fill, cdf=True, plan=(runs // 10, runs))
+    b.latency_point(s, 1024, fill, cdf=True, plan=(runs // 10, runs), repeats=REPEATS)
 
 
 def payload(b):
@@ -228,7 +255,8 @@ def gemm(b):
                 mm()
                 b.sync()
             warmup, runs = b.plan(once)
-            b.latency_point(lat, n, once, plan=(warmup, runs))
+            b.latency_point(lat, n, once, plan=(warmup, runs),
+                            repeats=REPEATS if n == max(b.sizes["gemm"]) else 1)
             b.burst_point(pipe, n, mm, min(1024, runs), warmup + runs)
             del a, bb, c
     if b.dev.type == "cuda":
@@ -256,13 +284,21 @@ def small_gemms(b):
         for _ in range(max(1, calls // 10)):
             call()
         b.sync()
-        t0 = time.perf_counter_ns()
-        for _ in range(calls):
-            call()
-        b.sync()
-        rate = calls * batch / ((time.perf_counter_ns() - t0) / 1e9)
-        s["points"].append({"x": batch, "runs": calls * batch, "warmup": max(1, calls // 10), "value": four(rate)})
-        b.progress("%-20s %-24s %10d: %12.0f GEMMs/s" % (s["sweep"], s["variant"], batch, rate))
+        # The headlines: one GEMM a call, and the largest batch.
+        repeats = REPEATS if batch in (1, most) else 1
+        rates = []
+        for _ in range(repeats):
+            t0 = time.perf_counter_ns()
+            for _ in range(calls):
+                call()
+            b.sync()
+            rates.append(calls * batch / ((time.perf_counter_ns() - t0) / 1e9))
+        point = {"x": batch, "runs": calls * batch * repeats, "warmup": max(1, calls // 10) * repeats,
+                 "value": four(median(rates))}
+        if repeats > 1:
+            point["repeats"] = [four(r) for r in rates]
+        s["points"].append(point)
+        b.progress("%-20s %-24s %10d: %12.0f GEMMs/s" % (s["sweep"], s["variant"], batch, median(rates)))
 
 
 def copies(b):
@@ -285,7 +321,7 @@ def copies(b):
                     else:
                         h[:n].copy_(d[:n], non_blocking=(kind == "pinned"))
                     b.sync()
-                b.bandwidth_point(s, n, copy)
+                b.bandwidth_point(s, n, copy, repeats=REPEATS if n == largest else 1)
 
 
 def fft_rng(b):
@@ -300,7 +336,7 @@ def fft_rng(b):
         def fft(z=z):
             torch.fft.fft(z)
             b.sync()
-        b.latency_point(s, n, fft)
+        b.latency_point(s, n, fft, repeats=REPEATS if n == max(b.sizes["fft"]) else 1)
         del z
     s = b.record.new_series("rng.uniform", "Philox, F32", "time", "us", "numbers", "",
                             "Tensor.uniform_ (Philox on CUDA)")
@@ -312,7 +348,7 @@ def fft_rng(b):
         def uniform(r=r):
             r.uniform_()
             b.sync()
-        b.latency_point(s, count, uniform)
+        b.latency_point(s, count, uniform, repeats=REPEATS if count == max(b.sizes["rng"]) else 1)
         del r
 
 

@@ -7,8 +7,9 @@
 # Phase 2, the benchmark, one JVM at a time (each wants the GPU to itself): BenchMain in-process (with
 # raw JCuda), BenchMain in process isolation, then PyTorch on the same GPU (pytorch_bench.py, when
 # python3 has torch and a GPU; otherwise it writes a note), each into one JSON file; BenchReport turns
-# them into report/ (report.md, report.html, a PNG per chart). Each run stops starting new points at
-# its time budget, so the phase ends within about 7 minutes. Every log lands in a work folder; the
+# them into report/ (report.md, report.html, a PNG per chart: the headline points' spread over 3
+# repeats, the hop tables of "Where the time goes"). Each run stops starting new points at its time
+# budget, so the phase ends within about 7 minutes. Every log lands in a work folder; the
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #

@@ -7,6 +7,9 @@ import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -14,6 +17,12 @@ import java.util.Locale;
  * person watches while it runs.
  */
 final class Bench {
+
+  /**
+   * How many times a headline point is measured in one run (the measurement block repeated, not the
+   * JVM): its value is the median, each repeat's figure kept beside it, so noise shows as spread.
+   */
+  static final int REPEATS = 3;
 
   final BenchRecord record;
   final SweepSizes sizes;
@@ -62,6 +71,79 @@ final class Bench {
     double wanted = sizes.secondsPerPoint() * 1e9 / Math.max(1, nanosPerRun);
     int runs = (int) Math.max(sizes.minRuns(), Math.min(sizes.maxRuns(), wanted));
     return new Plan(Math.max(3, runs / 10), runs);
+  }
+
+  /** One measurement of a point: its timed runs. */
+  interface Measurement {
+    Histogram run() throws Exception;
+  }
+
+  /** Measures a point {@link #REPEATS} times if it is a {@code headline} one, else once. */
+  static List<Histogram> measure(boolean headline, Measurement m) throws Exception {
+    List<Histogram> all = new ArrayList<>();
+    for (int i = 0; i < (headline ? REPEATS : 1); i++) {
+      all.add(m.run());
+    }
+    return all;
+  }
+
+  /**
+   * A latency point measured one or more times: the median of the repeats' medians (us) as its
+   * value, each in {@code repeats}, the distribution of all their runs beside it.
+   */
+  JsonObject latency(Series series, double x, String what, Plan plan, List<Histogram> repeats, boolean cdf) {
+    if (repeats.size() == 1) {
+      return latency(series, x, what, plan, repeats.get(0), cdf);
+    }
+    Histogram all = merged(repeats);
+    double[] p50s = repeats.stream().mapToDouble(h -> Histograms.p50(h) / 1e3).toArray();
+    JsonObject p = series.add(x, all.getTotalCount(), (long) plan.warmup() * repeats.size(), p50s);
+    p.put("latency", Histograms.latency(all, "us", cdf));
+    progress("%-22s %-18s %-10s %12s: p50 %9.1f us  (repeats %s)  p99 %9.1f us  (%d runs)", series.sweep(),
+      series.path(), series.variant(), what, Series.median(p50s), spread(p50s, "%.1f"),
+      all.getValueAtPercentile(99) / 1e3, all.getTotalCount());
+    return p;
+  }
+
+  /** A bandwidth point measured one or more times: the median of the repeats' GB/s (each over its median time). */
+  JsonObject bandwidth(Series series, long bytes, Plan plan, List<Histogram> repeats) {
+    if (repeats.size() == 1) {
+      return bandwidth(series, bytes, plan, repeats.get(0));
+    }
+    Histogram all = merged(repeats);
+    double[] rates = repeats.stream().mapToDouble(h -> bytes / Histograms.p50(h)).toArray();
+    JsonObject p = series.add(bytes, all.getTotalCount(), (long) plan.warmup() * repeats.size(), rates);
+    p.put("latency", Histograms.latency(all, "us", false))
+      .put("extra", new JsonObject().put("bestGBps", Series.round(bytes / (double) all.getMinValue())));
+    progress("%-22s %-18s %-10s %12s: %8.2f GB/s median (repeats %s)  (%d runs)", series.sweep(), series.path(),
+      series.variant(), bytes(bytes), Series.median(rates), spread(rates, "%.2f"), all.getTotalCount());
+    return p;
+  }
+
+  /** A rate point measured {@code nanos.length} times: {@code count} things done in each, per second. */
+  JsonObject rate(Series series, double x, String what, long count, long warmup, long[] nanos) {
+    if (nanos.length == 1) {
+      return rate(series, x, what, count, warmup, nanos[0]);
+    }
+    double[] rates = Arrays.stream(nanos).mapToDouble(n -> count / (n / 1e9)).toArray();
+    JsonObject p = series.add(x, count * nanos.length, warmup * nanos.length, rates);
+    progress("%-22s %-18s %-10s %12s: %,12.0f /s median (repeats %s)  (%d runs)", series.sweep(), series.path(),
+      series.variant(), what, Series.median(rates), spread(rates, "%.0f"), count * nanos.length);
+    return p;
+  }
+
+  private static Histogram merged(List<Histogram> repeats) {
+    Histogram all = Histograms.create();
+    repeats.forEach(all::add);
+    return all;
+  }
+
+  private static String spread(double[] values, String format) {
+    StringBuilder b = new StringBuilder();
+    for (double v : values) {
+      b.append(b.length() == 0 ? "" : ", ").append(String.format(Locale.ROOT, format, v));
+    }
+    return b.toString();
   }
 
   /** A latency point: the median (us) as its value, the distribution beside it. */

@@ -31,9 +31,8 @@ import static com.vertxcuda.samples.bench.Await.await;
  */
 public final class BenchMain {
 
-  private static final HopsSection HOPS = new HopsSection();
   /** Every section, in the order they run. */
-  private static final List<Section> ALL = List.of(HOPS, new PayloadSection(),
+  private static final List<Section> ALL = List.of(new HopsSection(), new LibraryHopsSection(), new PayloadSection(),
     new ConcurrencySection(), new GraphSection(), new GemmSection(), new SmallGemmSection(), new CopySection(),
     new FftRngSection(), new RecoverySection());
   /** The names {@code --only} takes. */
@@ -91,8 +90,10 @@ public final class BenchMain {
     } else {
       guard(bench, "all", "raw-jcuda", () -> rawPhase(bench, sections));
     }
-    if (inProcess && options.runs("hops")) {
-      guard(bench, "hops", "context", () -> HOPS.belowTheVerticle(bench, deviceOptions));
+    if (inProcess) {
+      for (Section s : sections) {
+        guard(bench, s.name(), "context", () -> s.belowTheVerticle(bench, deviceOptions));
+      }
     }
     guard(bench, "all", "vertx." + options.modeName(), () -> toolkitPhase(bench, sections, deviceOptions));
     for (Section s : sections) {

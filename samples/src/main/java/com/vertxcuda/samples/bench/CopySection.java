@@ -42,13 +42,14 @@ final class CopySection implements Section {
         break;
       }
       Pointer array = Pointer.to(new byte[(int) n]);
-      copies(bench, h2dPageable, n, i -> JCudaDriver.cuMemcpyHtoD(dev, array, n));
-      copies(bench, h2dPinned, n, i -> {
+      boolean headline = n == largest;
+      copies(bench, h2dPageable, n, headline, i -> JCudaDriver.cuMemcpyHtoD(dev, array, n));
+      copies(bench, h2dPinned, n, headline, i -> {
         JCudaDriver.cuMemcpyHtoDAsync(dev, pinned, n, raw.stream);
         raw.sync();
       });
-      copies(bench, d2hPageable, n, i -> JCudaDriver.cuMemcpyDtoH(array, dev, n));
-      copies(bench, d2hPinned, n, i -> {
+      copies(bench, d2hPageable, n, headline, i -> JCudaDriver.cuMemcpyDtoH(array, dev, n));
+      copies(bench, d2hPinned, n, headline, i -> {
         JCudaDriver.cuMemcpyDtoHAsync(pinned, dev, n, raw.stream);
         raw.sync();
       });
@@ -57,9 +58,11 @@ final class CopySection implements Section {
     raw.free(dev);
   }
 
-  private static void copies(Bench bench, Series s, long bytes, Histograms.Op copy) throws Exception {
+  /** One point; a {@code headline} one (the largest copy) measured {@link Bench#REPEATS} times. */
+  private static void copies(Bench bench, Series s, long bytes, boolean headline, Histograms.Op copy)
+    throws Exception {
     Plan plan = bench.plan(Histograms.loop(new Plan(0, 2), copy).getMinValue());
-    bench.bandwidth(s, bytes, plan, Histograms.loop(plan, copy));
+    bench.bandwidth(s, bytes, plan, Bench.measure(headline, () -> Histograms.loop(plan, copy)));
   }
 
   @Override
@@ -77,7 +80,8 @@ final class CopySection implements Section {
       int n = (int) size;
       BufferHandle h = whole.view(0, n);
       Buffer heap = Buffer.buffer(new byte[n]);
-      copies(bench, d, h2dHeap, n, i -> d.device.upload(h, heap));
+      boolean headline = size == bench.sizes.largestCopy();
+      copies(bench, d, h2dHeap, n, headline, i -> d.device.upload(h, heap));
       Buffer transfer;
       try {
         transfer = d.verticle.allocateTransferBuffer(n);
@@ -88,25 +92,25 @@ final class CopySection implements Section {
       }
       if (transfer != null) {
         Buffer data = transfer.appendBytes(new byte[n]);
-        copies(bench, d, h2dTransfer, n, i -> d.device.upload(h, data));
+        copies(bench, d, h2dTransfer, n, headline, i -> d.device.upload(h, data));
         d.verticle.releaseTransferBuffer(data);
       }
-      copies(bench, d, d2h, n, i -> d.device.download(h).map(d.verticle::releaseTransferBuffer));
+      copies(bench, d, d2h, n, headline, i -> d.device.download(h).map(d.verticle::releaseTransferBuffer));
       // Java arrays in one call each, into an F32 buffer: locally staged through the device's lent
       // transfer buffers in a ring of chunks (ChunkedTransfer), one bulk copy per byte.
       BufferHandle asFloats = await(d.device.alloc(DType.F32, n / 4));
       float[] array = new float[n / 4];
-      copies(bench, d, h2dFloats, (long) n / 4 * 4, i -> d.device.upload(asFloats, array));
-      copies(bench, d, d2hFloats, (long) n / 4 * 4, i -> d.device.downloadFloats(asFloats));
+      copies(bench, d, h2dFloats, (long) n / 4 * 4, false, i -> d.device.upload(asFloats, array));
+      copies(bench, d, d2hFloats, (long) n / 4 * 4, false, i -> d.device.downloadFloats(asFloats));
       await(d.device.free(asFloats));
     }
     await(d.device.free(whole));
   }
 
-  private static void copies(Bench bench, DeployedDevice d, Series s, long bytes,
+  private static void copies(Bench bench, DeployedDevice d, Series s, long bytes, boolean headline,
                              IntFunction<Future<?>> copy) throws Exception {
     Plan plan = bench.plan(Histograms.sequential(d.vertx, new Plan(0, 2), copy).getMinValue());
-    bench.bandwidth(s, bytes, plan, Histograms.sequential(d.vertx, plan, copy));
+    bench.bandwidth(s, bytes, plan, Bench.measure(headline, () -> Histograms.sequential(d.vertx, plan, copy)));
   }
 
   private static Series series(Bench bench, String sweep, String path, String variant) {

@@ -48,7 +48,7 @@ final class FftRngSection implements Section {
       cufftHandle plan = new cufftHandle();
       JCufft.cufftPlanMany(plan, 1, new int[] {n}, null, 1, 0, null, 1, 0, cufftType.CUFFT_C2C, 1);
       JCufft.cufftSetStream(plan, raw.rtStream);
-      point(bench, fft, n, i -> {
+      point(bench, fft, n, n == largestFft(bench), i -> {
         JCufft.cufftExecC2C(plan, signal, signal, JCufft.CUFFT_FORWARD);
         raw.sync();
       });
@@ -66,7 +66,7 @@ final class FftRngSection implements Section {
           break;
         }
         CUdeviceptr numbers = raw.alloc(4L * count);
-        point(bench, rng, count, i -> {
+        point(bench, rng, count, count == largestRng(bench), i -> {
           JCurand.curandGenerateUniform(gen, numbers, count);
           raw.sync();
         });
@@ -77,9 +77,18 @@ final class FftRngSection implements Section {
     }
   }
 
-  private static void point(Bench bench, Series s, long x, Histograms.Op op) throws Exception {
+  /** The headline sizes (measured {@link Bench#REPEATS} times): the largest of each sweep. */
+  private static int largestFft(Bench bench) {
+    return bench.sizes.fftLengths().stream().mapToInt(Integer::intValue).max().orElse(0);
+  }
+
+  private static long largestRng(Bench bench) {
+    return bench.sizes.rngCounts().stream().mapToLong(Long::longValue).max().orElse(0);
+  }
+
+  private static void point(Bench bench, Series s, long x, boolean headline, Histograms.Op op) throws Exception {
     Plan plan = bench.plan(Histograms.loop(new Plan(0, 3), op).getMinValue());
-    bench.latency(s, x, String.valueOf(x), plan, Histograms.loop(plan, op), false);
+    bench.latency(s, x, String.valueOf(x), plan, Bench.measure(headline, () -> Histograms.loop(plan, op)), false);
   }
 
   @Override
@@ -93,7 +102,7 @@ final class FftRngSection implements Section {
       await(d.device.fill(signal, 0.25));
       FftRequest c2c = new FftRequest().setType(FftType.C2C).setDirection(FftDirection.FORWARD).setN(List.of(n))
         .setBatch(1).setInput(signal).setOutput(signal);
-      point(bench, d, fft, n, i -> d.fft.execute(c2c));
+      point(bench, d, fft, n, n == largestFft(bench), i -> d.fft.execute(c2c));
       await(d.device.free(signal));
     }
     Series rng = rngSeries(bench, d.path);
@@ -103,19 +112,23 @@ final class FftRngSection implements Section {
       }
       BufferHandle numbers = await(d.device.alloc(DType.F32, count));
       // Successive numbers of one sequence, as the raw generator makes them.
-      point(bench, d, rng, count, i -> d.rand.generate(new RandRequest().setGenerator(RngType.PHILOX4_32_10)
+      point(bench, d, rng, count, count == largestRng(bench), i -> d.rand.generate(new RandRequest().setGenerator(RngType.PHILOX4_32_10)
         .setSeed(SEED).setOffset(i * count).setOutput(numbers)));
       await(d.device.free(numbers));
     }
   }
 
-  private static void point(Bench bench, DeployedDevice d, Series s, long x, IntFunction<Future<?>> request)
-    throws Exception {
-    // The probe's requests are the sequence's first: the timed ones continue it.
+  private static void point(Bench bench, DeployedDevice d, Series s, long x, boolean headline,
+                            IntFunction<Future<?>> request) throws Exception {
+    // The probe's requests are the sequence's first: the timed ones continue it, repeat after repeat.
     Plan probe = new Plan(0, 3);
     Plan plan = bench.plan(Histograms.sequential(d.vertx, probe, request).getMinValue());
-    bench.latency(s, x, String.valueOf(x), plan, Histograms.sequential(d.vertx, plan,
-      i -> request.apply(probe.total() + i)), false);
+    int[] from = {probe.total()};
+    bench.latency(s, x, String.valueOf(x), plan, Bench.measure(headline, () -> {
+      int first = from[0];
+      from[0] += plan.total();
+      return Histograms.sequential(d.vertx, plan, i -> request.apply(first + i));
+    }), false);
   }
 
   private static Series fftSeries(Bench bench, String path) {

@@ -1,9 +1,7 @@
 package com.vertxcuda.samples.bench;
 
 import com.vertxcuda.BufferHandle;
-import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
-import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
@@ -12,11 +10,8 @@ import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
-import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.FillRequest;
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
@@ -24,9 +19,7 @@ import org.HdrHistogram.Histogram;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
 
 import static com.vertxcuda.samples.bench.Await.await;
 
@@ -35,8 +28,9 @@ import static com.vertxcuda.samples.bench.Await.await;
  * time, each with its latency distribution. Raw memset + synchronize (and the same completed by a
  * host function); fill + completion seen by the context's own completion path; fill submitted
  * straight into the context tier's queue (no event bus, no device verticle); through the device
- * verticle with a typed client. With {@code diagnostic.park}: what a 50 µs timed park really takes
- * here (why the hand-off threads spin before they park).
+ * verticle with a typed client. Each hop is a headline point, measured {@link Bench#REPEATS} times. With
+ * {@code diagnostic.park}: what a 50 µs timed park really takes here (why the hand-off threads spin
+ * before they park).
  */
 final class HopsSection implements Section {
 
@@ -56,47 +50,35 @@ final class HopsSection implements Section {
   public void raw(Bench bench, RawJCuda raw) throws Exception {
     CUdeviceptr p = raw.alloc(BYTES);
     Plan plan = plan(bench);
-    Histogram h = Histograms.loop(plan, i -> {
+    List<Histogram> h = Bench.measure(true, () -> Histograms.loop(plan, i -> {
       JCudaDriver.cuMemsetD8Async(p, (byte) i, BYTES, raw.stream);
       raw.sync();
-    });
+    }));
     bench.latency(series(bench, "raw-jcuda", "memset + synchronize"), BYTES, "1 KiB", plan, h, true);
-    Flag flag = new Flag();
-    h = Histograms.loop(plan, i -> {
-      flag.done = false;
+    HostFunctionWait wait = new HostFunctionWait(raw);
+    h = Bench.measure(true, () -> Histograms.loop(plan, i -> {
       JCudaDriver.cuMemsetD8Async(p, (byte) i, BYTES, raw.stream);
-      JCudaDriver.cuLaunchHostFunc(raw.stream, data -> ((Flag) data).done = true, flag);
-      while (!flag.done) {
-        Thread.onSpinWait();
-      }
-    });
+      wait.await();
+    }));
     bench.latency(series(bench, "raw-jcuda", "memset + host function"), BYTES, "1 KiB", plan, h, true);
     raw.free(p);
-  }
-
-  private static final class Flag {
-    volatile boolean done;
   }
 
   /**
    * The hops below the device verticle, in this JVM: the backend's context alone, then the context
    * tier. For in-process runs only (neither depends on the isolation mode).
    */
-  void belowTheVerticle(Bench bench, DeviceOptions options) throws Exception {
+  @Override
+  public void belowTheVerticle(Bench bench, DeviceOptions options) throws Exception {
     DeviceContext context = Backends.select(options).open(options.getDevice());
     try {
       GpuStream stream = context.createStream("bench");
       DeviceMemory memory = context.allocate(BYTES);
       Plan plan = plan(bench);
-      Histogram h = Histograms.loop(plan, i -> {
+      List<Histogram> h = Bench.measure(true, () -> Histograms.loop(plan, i -> {
         context.fill(stream, memory, 0, BYTES, 1, i & 0xFF);
-        GpuEvent e = context.record(stream);
-        CompletableFuture<Void> done = context.whenComplete(e);
-        while (!done.isDone()) {
-          Thread.onSpinWait();
-        }
-        e.release();
-      });
+        awaitCompletion(context, stream);
+      }));
       bench.latency(series(bench, "context", "fill + completion"), BYTES, "1 KiB", plan, h, true);
       context.release(memory);
     } finally {
@@ -109,18 +91,26 @@ final class HopsSection implements Section {
       "requested park", "us"), 50, "50 us", parks, h, false);
   }
 
+  /** Records an event after the work queued on {@code stream} and spins until the context's completion path sees it. */
+  static void awaitCompletion(DeviceContext context, GpuStream stream) throws Exception {
+    GpuEvent e = context.record(stream);
+    CompletableFuture<Void> done = context.whenComplete(e);
+    while (!done.isDone()) {
+      Thread.onSpinWait();
+    }
+    e.release();
+  }
+
   /** Fills submitted straight into the context tier's queue, each answered by callback, which submits the next. */
   private static void tier(Bench bench, DeviceOptions options) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
       ContextTier tier = await(InProcessContextTier.launch(vertx, new DeviceOptions(options).setLibraries(List.of()),
         "bench", 1, reason -> { }));
-      BufferHandle h = (BufferHandle) await(direct(tier, new AllocRequest(DType.U8, BYTES)));
+      BufferHandle h = (BufferHandle) await(TierRoundTrips.direct(tier, null, new AllocRequest(DType.U8, BYTES)));
       Plan plan = plan(bench);
-      Histogram hist = Histograms.create();
-      CompletableFuture<Void> done = new CompletableFuture<>();
-      directRoundTrips(tier, h, plan, hist, 0, done);
-      done.get(10, TimeUnit.MINUTES);
+      List<Histogram> hist = Bench.measure(true, () -> TierRoundTrips.sequential(tier, plan, null,
+        i -> FillRequest.ofInteger(h, i & 0x7F)));
       bench.latency(series(bench, "vertx.tier", "fill"), BYTES, "1 KiB", plan, hist, true);
       await(tier.stop());
     } finally {
@@ -128,41 +118,12 @@ final class HopsSection implements Section {
     }
   }
 
-  private static void directRoundTrips(ContextTier tier, BufferHandle h, Plan plan, Histogram hist, int i,
-                                       CompletableFuture<Void> done) {
-    if (i == plan.total()) {
-      done.complete(null);
-      return;
-    }
-    long t0 = System.nanoTime();
-    tier.submit(new DirectRequest(FillRequest.ofInteger(h, i & 0x7F), reply -> {
-      if (i >= plan.warmup()) {
-        hist.recordValue(System.nanoTime() - t0);
-      }
-      directRoundTrips(tier, h, plan, hist, i + 1, done);
-    }, done::completeExceptionally));
-  }
-
-  private static Future<Object> direct(ContextTier tier, Object body) {
-    Promise<Object> p = Promise.promise();
-    tier.submit(new DirectRequest(body, p::tryComplete, p::tryFail));
-    return p.future();
-  }
-
-  /** A request made in this JVM, answered through callbacks. */
-  private record DirectRequest(Object body, Consumer<Object> onReply, Consumer<Throwable> onFailure)
-    implements Request {
-    @Override public Library library() { return null; }
-    @Override public long deadline() { return System.nanoTime() + TimeUnit.MINUTES.toNanos(1); }
-    @Override public void reply(Object b) { onReply.accept(b); }
-    @Override public void fail(CudaException e) { onFailure.accept(e); }
-  }
-
   @Override
   public void toolkit(Bench bench, DeployedDevice d) throws Exception {
     BufferHandle h = await(d.device.alloc(DType.U8, BYTES));
     Plan plan = plan(bench);
-    Histogram hist = Histograms.sequential(d.vertx, plan, i -> d.device.fillInteger(h, i & 0x7F));
+    List<Histogram> hist = Bench.measure(true, () -> Histograms.sequential(d.vertx, plan,
+      i -> d.device.fillInteger(h, i & 0x7F)));
     bench.latency(series(bench, d.path, "fill"), BYTES, "1 KiB", plan, hist, true);
     await(d.device.free(h));
   }

@@ -21,6 +21,13 @@ interface Section {
   }
 
   /**
+   * Measures the hops below the device verticle in this JVM (the backend's context alone, the context
+   * tier's queue), with {@code options}; in the in_process run only, as they do not depend on the mode.
+   */
+  default void belowTheVerticle(Bench bench, DeviceOptions options) throws Exception {
+  }
+
+  /**
    * Measures with devices of its own, deployed with {@code options} (the run's backend and isolation),
    * after the shared one is gone.
    */

@@ -70,12 +70,17 @@ final class SmallGemmSection implements Section {
         call.run();
       }
       raw.sync();
-      long t0 = System.nanoTime();
-      for (int i = 0; i < calls; i++) {
-        call.run();
+      // The headlines: one GEMM a call, and the largest batch.
+      long[] nanos = new long[batch == 1 || batch == most ? Bench.REPEATS : 1];
+      for (int r = 0; r < nanos.length; r++) {
+        long t0 = System.nanoTime();
+        for (int i = 0; i < calls; i++) {
+          call.run();
+        }
+        raw.sync();
+        nanos[r] = System.nanoTime() - t0;
       }
-      raw.sync();
-      bench.rate(s, batch, "batch " + batch, (long) calls * batch, calls / 10, System.nanoTime() - t0);
+      bench.rate(s, batch, "batch " + batch, (long) calls * batch, calls / 10, nanos);
     }
     raw.free(a);
     raw.free(b);
@@ -107,9 +112,15 @@ final class SmallGemmSection implements Section {
         int total = bench.sizes.smallGemms();
         int warmup = Math.min(total, 20 * inFlight);
         runGemms(d.vertx, clients, a, b, outputs, warmup, batch);
-        long t0 = System.nanoTime();
-        int largest = runGemms(d.vertx, clients, a, b, outputs, total, batch);
-        JsonObject p = bench.rate(s, batch, "batch " + batch, total, warmup, System.nanoTime() - t0);
+        // The headline: one GEMM a message from one event loop.
+        long[] nanos = new long[loops == 1 && batch == 1 ? Bench.REPEATS : 1];
+        int largest = 0;
+        for (int r = 0; r < nanos.length; r++) {
+          long t0 = System.nanoTime();
+          largest = Math.max(largest, runGemms(d.vertx, clients, a, b, outputs, total, batch));
+          nanos[r] = System.nanoTime() - t0;
+        }
+        JsonObject p = bench.rate(s, batch, "batch " + batch, total, warmup, nanos);
         p.put("extra", new JsonObject().put("largestBatch", largest).put("inFlight", inFlight * loops));
         for (BufferHandle h : outputs) {
           await(d.device.free(h));
@@ -126,6 +137,7 @@ final class SmallGemmSection implements Section {
     Series s = series(bench, d.path, "strided batched");
     BlasClient blas = BlasClient.create(d.vertx, new DeviceClientOptions());
     long stride = (long) N * N;
+    int most = bench.sizes.coalesce().stream().mapToInt(Integer::intValue).max().orElse(1);
     for (int batch : bench.sizes.coalesce()) {
       if (batch == 1) {
         continue; // one GEMM a request is the plain client's point
@@ -144,10 +156,14 @@ final class SmallGemmSection implements Section {
       int calls = Math.max(STRIDED_IN_FLIGHT, bench.sizes.smallGemms() / batch);
       int warmup = Math.max(1, calls / 10);
       runStrided(d.vertx, blas, a, b, outputs, warmup, batch, stride);
-      long t0 = System.nanoTime();
-      runStrided(d.vertx, blas, a, b, outputs, calls, batch, stride);
-      JsonObject p = bench.rate(s, batch, "batch " + batch, (long) calls * batch, (long) warmup * batch,
-        System.nanoTime() - t0);
+      // The headline: the largest batch.
+      long[] nanos = new long[batch == most ? Bench.REPEATS : 1];
+      for (int r = 0; r < nanos.length; r++) {
+        long t0 = System.nanoTime();
+        runStrided(d.vertx, blas, a, b, outputs, calls, batch, stride);
+        nanos[r] = System.nanoTime() - t0;
+      }
+      JsonObject p = bench.rate(s, batch, "batch " + batch, (long) calls * batch, (long) warmup * batch, nanos);
       p.put("extra", new JsonObject().put("requests", calls).put("inFlight", STRIDED_IN_FLIGHT));
       for (BufferHandle h : outputs) {
         await(d.device.free(h));

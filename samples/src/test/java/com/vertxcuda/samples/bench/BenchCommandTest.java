@@ -12,12 +12,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -73,8 +75,8 @@ class BenchCommandTest {
   @Test
   void latenciesComeWithTheirRunCountsAndOrderedPercentiles() {
     JsonObject fill = point("roundtrip.fill", "vertx.in_process", 1024);
-    assertEquals(2000, fill.getInteger("runs"), "the timed round trips, warm-up excluded");
-    assertEquals(200, fill.getInteger("warmup"));
+    assertEquals(3 * 2000, fill.getInteger("runs"), "the timed round trips of the three repeats, warm-up excluded");
+    assertEquals(3 * 200, fill.getInteger("warmup"));
     for (JsonObject s : series()) {
       for (Object o : s.getJsonArray("points")) {
         JsonObject p = (JsonObject) o;
@@ -93,6 +95,56 @@ class BenchCommandTest {
   }
 
   @Test
+  void theLibraryCallsAreMeasuredHopByHop() {
+    // The headline sizes of the small plan: the largest FFT, RNG count and GEMM.
+    Map<String, Double> sizes = Map.of("hops.fft", 4096.0, "hops.rng", 262144.0, "hops.gemm", 256.0);
+    for (Map.Entry<String, Double> op : sizes.entrySet()) {
+      for (String path : List.of("vertx.tier", "vertx.in_process")) {
+        JsonObject p = point(op.getKey(), path, op.getValue());
+        JsonObject l = p.getJsonObject("latency");
+        assertTrue(l.getDouble("p50") > 0 && l.getDouble("p50") <= l.getDouble("p99"), op + " " + path + " " + l);
+        assertTrue(p.getLong("runs") >= 5, op + " " + path + ": " + p.getLong("runs") + " runs");
+      }
+      // Raw JCuda and the call on the context's own stream need cuda: noted, not measured.
+      for (String path : List.of("raw-jcuda", "context")) {
+        assertTrue(result.getJsonArray("skipped").stream().map(JsonObject.class::cast).anyMatch(s -> s.getString("path")
+          .equals(path) && (s.getString("sweep").equals(op.getKey()) || s.getString("sweep").equals("all"))),
+          op.getKey() + " " + path + " not noted as skipped");
+      }
+    }
+    // The fill's hops, each with its p50 no higher than its p99.
+    for (String path : List.of("context", "vertx.tier", "vertx.in_process")) {
+      JsonObject l = point("roundtrip.fill", path, 1024).getJsonObject("latency");
+      assertTrue(l.getDouble("p50") <= l.getDouble("p99"), path + " " + l);
+    }
+  }
+
+  @Test
+  void headlinePointsAreRepeatedAndTheirValueIsTheMedian() {
+    String t = "vertx.in_process";
+    List<String[]> headlines = List.of(new String[] {"roundtrip.fill", t, "fill", "1024"},
+      new String[] {"roundtrip.fill", "vertx.tier", "fill", "1024"},
+      new String[] {"roundtrip.fill", "context", "fill + completion", "1024"},
+      new String[] {"fft.c2c", t, "C2C forward, in place", "4096"}, new String[] {"rng.uniform", t, "Philox, F32", "262144"},
+      new String[] {"gemm.latency", t, "FP32", "256"}, new String[] {"gemm.latency", t, "TF32", "256"},
+      new String[] {"gemm.latency", t, "F16", "256"}, new String[] {"copy.h2d", t, "transfer buffer", "1048576"},
+      new String[] {"copy.h2d", t, "heap", "1048576"}, new String[] {"copy.d2h", t, "lent buffer", "1048576"},
+      new String[] {"smallgemm.batch", t, "1 event loop", "1"}, new String[] {"smallgemm.batch", t, "strided batched", "64"});
+    for (String[] h : headlines) {
+      JsonObject p = point(h[0], h[1], h[2], Double.parseDouble(h[3]));
+      List<Double> repeats = p.getJsonArray("repeats").stream().map(v -> ((Number) v).doubleValue()).sorted().toList();
+      assertTrue(repeats.size() >= 3, String.join(" ", h) + ": " + repeats);
+      double value = p.getDouble("value");
+      assertEquals(repeats.get(repeats.size() / 2), value, 1e-9, "the median of " + repeats);
+      assertTrue(repeats.get(0) <= value && value <= repeats.get(repeats.size() - 1), repeats + " " + value);
+      assertTrue(repeats.get(0) > 0, String.join(" ", h) + ": " + repeats);
+    }
+    // Points that are not headlines are measured once.
+    assertNull(point("gemm.latency", t, "FP32", 64).getValue("repeats"));
+    assertNull(point("fft.c2c", t, "C2C forward, in place", 256).getValue("repeats"));
+  }
+
+  @Test
   void reportMakesHtmlMarkdownAndLegiblePngs() throws Exception {
     Path out = dir.resolve("report");
     List<Path> written = BenchReport.write(List.of(dir.resolve("bench-in_process.json")), out);
@@ -104,6 +156,12 @@ class BenchCommandTest {
     assertTrue(html.contains("1 KiB fill round trip"));
     String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
     assertTrue(md.contains("| 1 KiB fill round trip, p50 |"), md);
+    // The headline shows the repeats' spread; the hop tables of every op follow.
+    assertTrue(md.lines().anyMatch(l -> l.startsWith("| FFT C2C 4096 |") && l.contains(" \u2013 ")), md);
+    assertTrue(md.contains("## Where the time goes"), md);
+    for (String op : List.of("| 1 KiB fill |", "| FFT C2C 4096 |", "| uniform RNG 2^18 |", "| GEMM TF32 256 |")) {
+      assertTrue(md.lines().filter(l -> l.startsWith(op)).count() >= 2, op + " hop by hop in\n" + md);
+    }
     for (String chart : List.of("latency-cdf", "payload-latency", "concurrency-latency", "gemm-fp32", "smallgemm",
       "copy-h2d", "fft", "rng", "recovery", "hops", "graph")) {
       BufferedImage png = ImageIO.read(out.resolve(chart + ".png").toFile());
@@ -146,6 +204,15 @@ class BenchCommandTest {
   private static List<Double> xs(String sweep, String variant) {
     return series().stream().filter(s -> s.getString("sweep").equals(sweep) && s.getString("variant").equals(variant))
       .findFirst().orElseThrow().getJsonArray("points").stream().map(p -> ((JsonObject) p).getDouble("x")).toList();
+  }
+
+  /** The point at {@code x} of {@code path}'s series of {@code sweep} with {@code variant}. */
+  private static JsonObject point(String sweep, String path, String variant, double x) {
+    return series().stream().filter(s -> s.getString("sweep").equals(sweep) && s.getString("path").equals(path)
+        && s.getString("variant").equals(variant))
+      .flatMap(s -> s.getJsonArray("points").stream().map(JsonObject.class::cast))
+      .filter(p -> p.getDouble("x") == x).findFirst()
+      .orElseThrow(() -> new AssertionError(sweep + " " + path + " " + variant + " " + x));
   }
 
   private static JsonObject point(String sweep, String path, double x) {

@@ -32,8 +32,30 @@ final class Figures {
                   Pick pick, double x, boolean higherIsBetter) {
   }
 
-  /** A headline's values, by path, and the size they are at. */
-  record Row(String label, String unit, boolean higherIsBetter, Map<String, Double> values) {
+  /**
+   * A headline's values, by path, and the size they are at; {@code spreads}, by path, the lowest and
+   * highest of a repeated point's repeats (absent where it was measured once); {@code headline}, where
+   * it comes from.
+   */
+  record Row(String label, String unit, boolean higherIsBetter, Map<String, Double> values,
+             Map<String, double[]> spreads, Headline headline) {
+
+    Row(String label, String unit, boolean higherIsBetter, Map<String, Double> values) {
+      this(label, unit, higherIsBetter, values, Map.of(), null);
+    }
+
+    /**
+     * The range {@link #ratio} can take within the repeats' spread: [lowest, highest], each path's
+     * extremes against the other's (a path measured once counts its one value); null where a value is missing.
+     */
+    double[] ratioRange(String path, String reference) {
+      if (ratio(path, reference) == null) {
+        return null;
+      }
+      double[] v = spreads.getOrDefault(path, new double[] {values.get(path), values.get(path)});
+      double[] r = spreads.getOrDefault(reference, new double[] {values.get(reference), values.get(reference)});
+      return higherIsBetter ? new double[] {r[0] / v[1], r[1] / v[0]} : new double[] {v[0] / r[1], v[1] / r[0]};
+    }
 
     /** The toolkit path's cost relative to {@code reference}'s (1: the same; above 1: slower), or null. */
     Double ratio(String path, String reference) {
@@ -95,19 +117,37 @@ final class Figures {
         continue;
       }
       Map<String, Double> values = new LinkedHashMap<>();
+      Map<String, double[]> spreads = new LinkedHashMap<>();
       String unit = "";
       for (Map.Entry<String, Results.Entry> e : found.entrySet()) {
         Optional<JsonObject> p = e.getValue().at(x.get());
         if (p.isPresent()) {
           values.put(e.getKey(), p.get().getDouble("value"));
+          spread(p.get()).ifPresent(range -> spreads.put(e.getKey(), range));
           unit = e.getValue().json().getString("unit");
         }
       }
       String size = h.sweep().startsWith("copy") || h.sweep().startsWith("roundtrip") ? Axis.bytes(x.get())
         : h.sweep().startsWith("gemm") ? String.valueOf(Math.round(x.get())) : size(x.get());
-      rows.add(new Row(h.label().replace("{x}", size), unit, h.higherIsBetter(), values));
+      rows.add(new Row(h.label().replace("{x}", size), unit, h.higherIsBetter(), values, spreads, h));
     }
     return rows;
+  }
+
+  /** A repeated point's [lowest, highest] repeat; empty where it was measured once. */
+  static Optional<double[]> spread(JsonObject point) {
+    io.vertx.core.json.JsonArray repeats = point.getJsonArray("repeats");
+    if (repeats == null || repeats.isEmpty()) {
+      return Optional.empty();
+    }
+    double lo = Double.MAX_VALUE;
+    double hi = -Double.MAX_VALUE;
+    for (Object o : repeats) {
+      double v = ((Number) o).doubleValue();
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+    return Optional.of(new double[] {lo, hi});
   }
 
   /** The size a headline takes: fixed, or the smallest or largest that every path measured (else the toolkit's). */

@@ -8,7 +8,9 @@ record Lead(Tables.Table table, String chart) {
 
   static List<Lead> of(Results r) {
     return List.of(new Lead(Tables.runs(r), null), new Lead(Tables.headlines(r), "ratios"),
-      new Lead(Tables.crossovers(r), "gemm-overhead"), new Lead(Tables.hops(r), "latency-cdf"),
+      new Lead(TimeTables.ratios(r), null), new Lead(Tables.crossovers(r), "gemm-overhead"),
+      new Lead(Tables.hops(r), "latency-cdf"), new Lead(TimeTables.hopCosts(r), null),
+      new Lead(TimeTables.whereTheTimeGoes(r), null),
       new Lead(Tables.recovery(r), "recovery"), new Lead(Tables.graph(r), "graph"));
   }
 

@@ -38,7 +38,9 @@ final class Tables {
       cells.add(row.label());
       for (String p : paths) {
         Double v = row.values().get(p);
-        cells.add(v == null ? "" : value(v, row.unit()));
+        double[] range = row.spreads().get(p);
+        cells.add(v == null ? "" : range == null ? value(v, row.unit())
+          : value(v, row.unit()) + " (" + value(range[0], row.unit()) + " \u2013 " + value(range[1], row.unit()) + ")");
       }
       for (String reference : Figures.REFERENCES) {
         for (String t : Figures.TOOLKIT) {
@@ -48,7 +50,8 @@ final class Tables {
       }
       rows.add(cells);
     }
-    return new Table("Headline figures", "each at one size through every path; the ratios are the toolkit's cost over "
+    return new Table("Headline figures", "each at one size through every path; a repeated point shows its median "
+      + "and, in brackets, its lowest and highest repeat; the ratios are the toolkit's cost over "
       + "the other's (time over time; for rates and bandwidth, theirs over the toolkit's): 1 = the same, above 1 = "
       + "slower", List.of("figure", "raw JCuda", "in-process", "process", "PyTorch", "in-process / raw",
       "process / raw", "in-process / PyTorch", "process / PyTorch"), rows);
@@ -148,7 +151,8 @@ final class Tables {
         JsonObject l = p.getJsonObject("latency");
         String lu = l == null ? "" : l.getString("unit");
         rows.add(List.of(e.label(), e.variant(), p.containsKey("label") ? p.getString("label")
-            : Axis.number(p.getDouble("x")), value(p.getDouble("value"), unit),
+            : Axis.number(p.getDouble("x")), Figures.spread(p).map(range -> value(p.getDouble("value"), unit) + " ("
+            + value(range[0], unit) + " \u2013 " + value(range[1], unit) + ")").orElse(value(p.getDouble("value"), unit)),
           l == null ? "" : value(l.getDouble("p50"), lu), l == null ? "" : value(l.getDouble("p99"), lu),
           l == null ? "" : value(l.getDouble("p999"), lu), String.valueOf(p.getValue("runs")),
           String.valueOf(p.getValue("warmup", ""))));

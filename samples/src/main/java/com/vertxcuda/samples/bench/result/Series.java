@@ -40,6 +40,30 @@ public final class Series {
     return p;
   }
 
+  /**
+   * One point measured {@code repeats.length} times in one run (the measurement repeated, not the
+   * JVM): the median as its {@code value}, every repeat's figure in {@code repeats}, in the order made.
+   */
+  public JsonObject add(double x, long runs, long warmup, double[] repeats) {
+    JsonObject p = add(x, runs, warmup, median(repeats));
+    JsonArray each = new JsonArray();
+    for (double v : repeats) {
+      each.add(round(v));
+    }
+    return p.put("repeats", each);
+  }
+
+  /** The middle value (the mean of the middle two of an even count). */
+  public static double median(double[] values) {
+    if (values.length == 0) {
+      throw new IllegalArgumentException("no values");
+    }
+    double[] sorted = values.clone();
+    java.util.Arrays.sort(sorted);
+    int m = sorted.length / 2;
+    return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
+  }
+
   public int size() {
     return points.size();
   }
