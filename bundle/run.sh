@@ -194,9 +194,35 @@ if [ "$what" = focus ] || [ "$what" = bench+focus ]; then
   cat "$summary"
 fi
 
+# footprint: a GPU node with one device and default options (process isolation, a spare), idle 15 s
+# after it is ready; the resident memory of the node JVM and of each device host under it.
+footprint() {
+  local log="$work/footprint-node.txt" node t0=$SECONDS
+  "$java" -Xmx2g -cp "$cp" com.vertxcuda.samples.cluster.GpuNode --devices 1 --backend "$backend" > "$log" 2>&1 &
+  node=$!
+  for _ in $(seq 1 120); do grep -q "^READY " "$log" && break; sleep 0.5; done
+  sleep 15
+  {
+    echo "footprint: GpuNode --devices 1, default options, idle 15 s after READY ($(date -u +%H:%M:%SZ))"
+    ps -o pid=,rss=,args= -p "$node" | awk '{printf "node JVM pid %s: %.0f MB resident\n", $1, $2 / 1024}'
+    local hosts
+    hosts="$(pgrep -P "$node" | tr '\n' ' ')"
+    total=0
+    for h in $hosts; do
+      rss=$(ps -o rss= -p "$h" | tr -d ' ')
+      [ -n "$rss" ] && total=$((total + rss)) && echo "device host pid $h: $((rss / 1024)) MB resident"
+    done
+    echo "device hosts together (device host and spare): $((total / 1024)) MB resident"
+  } > "$work/footprint.txt" 2>&1
+  kill "$node" 2>/dev/null; sleep 2; kill -9 "$node" 2>/dev/null
+  echo "footprint rc=0 ($((SECONDS - t0)) s)" >> "$summary"
+  cp "$work/footprint.txt" "$out/footprint.txt"
+}
+
 if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+focus ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
+  footprint
   cat "$summary"
 fi
 
