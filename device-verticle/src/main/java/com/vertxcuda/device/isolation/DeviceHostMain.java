@@ -100,8 +100,6 @@ public final class DeviceHostMain {
     // Connected: the socket's name and the private directory can go too (the parent does the same
     // once it hears HELLO; whichever comes first), so a parent killed now leaves nothing behind.
     removeNames(address, regionPath);
-    Vertx vertx = Vertx.vertx();
-    CudaCodecs.register(vertx.eventBus());
     Promise<ContextTier> tier = Promise.promise();
     Link[] link = new Link[1];
     link[0] = new Link(channel, "vertx-cuda-device-host-link", spin,
@@ -110,8 +108,12 @@ public final class DeviceHostMain {
         System.err.println("device host " + ProcessHandle.current().pid() + ": " + why + "; exiting");
         Runtime.getRuntime().halt(0);
       });
+    // The secret first, before anything slow: the parent cuts off a connection that does not prove
+    // it within 2 s, and making Vert.x took longer than that on a loaded machine.
     link[0].send(LinkFrame.notice(LinkFrame.Kind.AUTH, ProcessHandle.current().pid(), 0, secret).encode());
     link[0].start();
+    Vertx vertx = Vertx.vertx();
+    CudaCodecs.register(vertx.eventBus());
 
     AtomicBoolean poisoned = new AtomicBoolean();
     InProcessContextTier.launch(vertx, options, node, generation, new ContextTier.Listener() {
@@ -123,12 +125,14 @@ public final class DeviceHostMain {
           vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
         }
       }
-    }).map(t -> {
+    }).compose(t -> pin(t, region, 0, 1).map(v -> {
+      // The first segment is pinned (and the context has served a request) before it says ready;
+      // the rest of the region is pinned as transfers reach it.
       tier.complete(t);
       link[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(), 0,
         "ready, shared region pinned as it is used").encode());
       return null;
-    }).onFailure(t -> {
+    })).onFailure(t -> {
       link[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, 0, String.valueOf(t.getMessage())).encode());
       vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));
     });
@@ -170,11 +174,12 @@ public final class DeviceHostMain {
    * pinned as it is used, so an idle device host (or its spare) holds no more of it resident than
    * its transfers have touched, and starting one waits for no pinning at all. On the link's reader.
    */
-  private static void pin(ContextTier tier, SharedRegion region, long offset, long length) {
+  private static Future<Void> pin(ContextTier tier, SharedRegion region, long offset, long length) {
+    Future<Void> last = Future.succeededFuture();
     if (length <= 0) {
-      return;
+      return last;
     }
-    for (long k = offset / PINNED_SEGMENT, last = (offset + length - 1) / PINNED_SEGMENT; k <= last; k++) {
+    for (long k = offset / PINNED_SEGMENT, end = (offset + length - 1) / PINNED_SEGMENT; k <= end; k++) {
       if (PINNED.get((int) k)) {
         continue;
       }
@@ -185,9 +190,10 @@ public final class DeviceHostMain {
         region.size() - from)), TransferRequest.Direction.REGISTER), done));
       long segment = k;
       // Not pinned (another backend, or the driver refused): the transfers still work, pageable.
-      done.future().onFailure(t -> System.err.println("device host: segment " + segment
-        + " of the shared region stays pageable: " + t.getMessage()));
+      last = done.future().onFailure(t -> System.err.println("device host: segment " + segment
+        + " of the shared region stays pageable: " + t.getMessage())).<Void>mapEmpty().otherwiseEmpty();
     }
+    return last;
   }
 
   /** On the link's reader thread: a request goes straight into the context's queue. */
