@@ -125,14 +125,12 @@ public final class DeviceHostMain {
           vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
         }
       }
-    }).compose(t -> pin(t, region, 0, 1).map(v -> {
-      // The first segment is pinned (and the context has served a request) before it says ready;
-      // the rest of the region is pinned as transfers reach it.
+    }).map(t -> {
       tier.complete(t);
       link[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(), 0,
-        "ready, shared region pinned as it is used").encode());
+        "ready, shared region pinned on first use").encode());
       return null;
-    })).onFailure(t -> {
+    }).onFailure(t -> {
       link[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, 0, String.valueOf(t.getMessage())).encode());
       vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));
     });
@@ -163,37 +161,27 @@ public final class DeviceHostMain {
     return channel;
   }
 
-  /** Bytes of the shared region page-locked at once, on first use. */
-  static final long PINNED_SEGMENT = 64L << 20;
-  /** Segments of the region page-locked so far; the link's reader thread only. */
-  private static final java.util.BitSet PINNED = new java.util.BitSet();
+  /** Whether the shared region is page-locked (or being); the link's reader thread only. */
+  private static boolean pinned;
 
   /**
-   * Page-locks (cuda) the segments of the shared region that bytes [offset, offset + length) lie in
-   * and that are not yet, in the context's order ahead of the transfer that needs them: the region is
-   * pinned as it is used, so an idle device host (or its spare) holds no more of it resident than
-   * its transfers have touched, and starting one waits for no pinning at all. On the link's reader.
+   * Page-locks (cuda) the whole shared region when the first transfer reaches it, in the context's
+   * order ahead of that transfer: an idle device host (a spare above all) holds none of the region
+   * resident, and starting one waits for no pinning. All of it at once, not piece by piece: a copy
+   * whose host range spans two registrations fails (CUDA_ERROR_INVALID_VALUE, seen on the H200 with
+   * 64 MiB pieces). On the link's reader.
    */
-  private static Future<Void> pin(ContextTier tier, SharedRegion region, long offset, long length) {
-    Future<Void> last = Future.succeededFuture();
-    if (length <= 0) {
-      return last;
+  private static void pin(ContextTier tier, SharedRegion region) {
+    if (pinned) {
+      return;
     }
-    for (long k = offset / PINNED_SEGMENT, end = (offset + length - 1) / PINNED_SEGMENT; k <= end; k++) {
-      if (PINNED.get((int) k)) {
-        continue;
-      }
-      PINNED.set((int) k);
-      long from = k * PINNED_SEGMENT;
-      Promise<Object> done = Promise.promise();
-      tier.submit(new LocalRequest(new TransferRequest(null, region.slice(from, Math.min(PINNED_SEGMENT,
-        region.size() - from)), TransferRequest.Direction.REGISTER), done));
-      long segment = k;
-      // Not pinned (another backend, or the driver refused): the transfers still work, pageable.
-      last = done.future().onFailure(t -> System.err.println("device host: segment " + segment
-        + " of the shared region stays pageable: " + t.getMessage())).<Void>mapEmpty().otherwiseEmpty();
-    }
-    return last;
+    pinned = true;
+    Promise<Object> done = Promise.promise();
+    tier.submit(new LocalRequest(new TransferRequest(null, region.slice(0, region.size()),
+      TransferRequest.Direction.REGISTER), done));
+    // Not pinned (another backend, or the driver refused): the transfers still work, pageable.
+    done.future().onFailure(t -> System.err.println("device host: the shared region stays pageable: "
+      + t.getMessage()));
   }
 
   /** On the link's reader thread: a request goes straight into the context's queue. */
@@ -220,8 +208,7 @@ public final class DeviceHostMain {
       }
     }
     if (tier.succeeded() && body instanceof TransferRequest && frame.body instanceof SharedTransfer) {
-      SharedTransfer t = (SharedTransfer) frame.body;
-      pin(tier.result(), region, t.offset, t.length);
+      pin(tier.result(), region);
     }
     Request r = new LinkRequest(link, frame, body);
     if (!tier.succeeded()) {
