@@ -1,0 +1,59 @@
+package com.vertxcuda.samples.web;
+
+import io.vertx.core.buffer.Buffer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Prebuilt request bodies for one n (A then B, little-endian float32) and the answers each must
+ * get: the product, and for the echo endpoint A's bytes. The entries are small integers (-2 to 2),
+ * so every sum of products is an integer well inside float32's exact range: the GPU's product
+ * (FP32 or TF32) equals the CPU's bit for bit, and an answer is checked by comparing bytes.
+ */
+final class LoadBodies {
+
+  final int n;
+  final List<Buffer> bodies = new ArrayList<>();
+  final List<Buffer> products = new ArrayList<>();
+  final List<Buffer> echoes = new ArrayList<>();
+
+  LoadBodies(int n, int count, long seed) {
+    this.n = n;
+    SplittableRandom random = new SplittableRandom(seed);
+    for (int k = 0; k < count; k++) {
+      int[] a = random.ints((long) n * n, -2, 3).toArray();
+      int[] b = random.ints((long) n * n, -2, 3).toArray();
+      Buffer body = Buffer.buffer(8 * n * n);
+      append(body, a);
+      append(body, b);
+      bodies.add(body);
+      products.add(append(Buffer.buffer(4 * n * n), product(n, a, b)));
+      echoes.add(body.getBuffer(0, 4 * n * n));
+    }
+  }
+
+  /** Row-major C = A B, exactly. */
+  static int[] product(int n, int[] a, int[] b) {
+    int[] c = new int[n * n];
+    for (int i = 0; i < n; i++) {
+      for (int k = 0; k < n; k++) {
+        int aik = a[i * n + k];
+        if (aik != 0) {
+          for (int j = 0; j < n; j++) {
+            c[i * n + j] += aik * b[k * n + j];
+          }
+        }
+      }
+    }
+    return c;
+  }
+
+  private static Buffer append(Buffer into, int[] values) {
+    for (int v : values) {
+      into.appendFloatLE(v);
+    }
+    return into;
+  }
+}
