@@ -16,6 +16,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.DecodeException;
 import io.vertx.ext.web.Router;
@@ -103,13 +104,13 @@ public final class GemmServer extends VerticleBase {
     blas = BlasClient.create(vertx);
     slots = new OperandSlots(vertx, device, options.getMaxInFlight());
     Router router = Router.router(vertx);
-    // The body is read into one buffer of its announced length (no growing copies); JSON spells a
-    // float in up to about 16 characters.
-    BodyHandler body = BodyHandler.create(false).setPreallocateBodyBuffer(true)
-      .setBodyLimit(2L * options.getMaxN() * options.getMaxN() * 16 + 1024);
-    router.post("/gemm").handler(body).handler(rc -> serve(rc, false));
+    // JSON spells a float in up to about 16 characters.
+    BodyHandler json = BodyHandler.create(false).setBodyLimit(2L * options.getMaxN() * options.getMaxN() * 16 + 1024);
+    router.post("/gemm").consumes(Operands.OCTETS).handler(rc -> octets(rc, false));
+    router.post("/gemm").handler(json).handler(rc -> json(rc, false));
     if (options.isEcho()) {
-      router.post("/echo").handler(body).handler(rc -> serve(rc, true));
+      router.post("/echo").consumes(Operands.OCTETS).handler(rc -> octets(rc, true));
+      router.post("/echo").handler(json).handler(rc -> json(rc, true));
     }
     return vertx.createHttpServer().requestHandler(router).listen(options.getPort()).onSuccess(s -> server = s);
   }
@@ -123,27 +124,70 @@ public final class GemmServer extends VerticleBase {
     return server.actualPort();
   }
 
-  private void serve(RoutingContext rc, boolean echo) {
+  // An octet-stream request is checked before its body is read (a refused body is read and dropped,
+  // then answered), and read straight into the memory the upload reads from.
+  private void octets(RoutingContext rc, boolean echo) {
+    HttpServerRequest request = rc.request();
+    int n;
+    try {
+      n = Operands.size(request.getParam("n"), options.getMaxN());
+    } catch (IllegalArgumentException e) {
+      BodyReader.drain(request, () -> text(rc.response().setStatusCode(400), e.getMessage()));
+      return;
+    }
+    String length = request.getHeader("content-length");
+    if (length != null && !length.equals(Long.toString(8L * n * n))) {
+      BodyReader.drain(request, () -> text(rc.response().setStatusCode(400), Operands.wrongLength(n, length)));
+      return;
+    }
+    if (!echo && !admit(rc)) {
+      return;
+    }
+    BodyReader.read(request, 8 * n * n, local, received -> Operands.wrongLength(n, Long.toString(received))).onComplete(body -> {
+      if (body.failed()) {
+        if (!echo) {
+          inFlight--;
+        }
+        text(rc.response().setStatusCode(400), body.cause().getMessage());
+      } else {
+        work(rc, new Operands(n, body.result()), echo);
+      }
+    });
+  }
+
+  private void json(RoutingContext rc, boolean echo) {
     Operands in;
     try {
-      in = Operands.read(rc, options.getMaxN());
+      in = Operands.json(rc.body().buffer(), options.getMaxN());
     } catch (IllegalArgumentException | DecodeException | ClassCastException e) {
       text(rc.response().setStatusCode(400), e.getMessage());
       return;
     }
+    if (echo || admit(rc)) {
+      work(rc, in, echo);
+    }
+  }
+
+  /** Counts the request in, or answers 503 with Retry-After (its body read and dropped) when the instance is at its bound. */
+  private boolean admit(RoutingContext rc) {
+    if (inFlight < options.getMaxInFlight()) {
+      inFlight++;
+      return true;
+    }
+    String message = "this server instance works on " + inFlight + " requests (maxInFlight); try again later";
+    BodyReader.drain(rc.request(), () -> refuse(rc.response().setStatusCode(503), message));
+    return false;
+  }
+
+  private void work(RoutingContext rc, Operands in, boolean echo) {
     if (echo) {
-      respond(rc, in, in.bytes.slice(0, in.matrixBytes()));
+      respond(rc, in, in.bytes.slice(0, in.matrixBytes()), in.bytes);
       return;
     }
-    if (inFlight >= options.getMaxInFlight()) {
-      refuse(rc.response().setStatusCode(503), "this server instance works on " + inFlight
-        + " requests (maxInFlight); try again later");
-      return;
-    }
-    inFlight++;
     slots.take(in.n).onComplete(taken -> {
       if (taken.failed()) {
         inFlight--;
+        release(in.bytes);
         fail(rc, taken.cause());
       } else {
         multiply(rc, in, taken.result());
@@ -163,11 +207,12 @@ public final class GemmServer extends VerticleBase {
     BufferHandle b = slot.view(nn, nn);
     BufferHandle c = slot.view(2 * nn, nn);
     Future<BufferHandle> upload = device.upload(slot.view(0, 2 * nn), in.bytes);
+    upload.onComplete(x -> release(in.bytes));
     Future<BufferHandle> gemm = blas.gemm(Transpose.N, Transpose.N, n, n, n, 1.0, b, n, a, n, 0.0, c, n);
     Future<Buffer> download = device.download(c);
     Future.all(upload, gemm, download).onComplete(all -> {
       if (all.succeeded()) {
-        respond(rc, in, download.result());
+        respond(rc, in, download.result(), null);
       } else {
         fail(rc, all.cause());
       }
@@ -181,18 +226,18 @@ public final class GemmServer extends VerticleBase {
     });
   }
 
-  private void respond(RoutingContext rc, Operands in, Buffer product) {
+  // The answer's bytes, and the memory they lie in (the body's, for the echo), are given back once written.
+  private void respond(RoutingContext rc, Operands in, Buffer product, Buffer within) {
+    Buffer lent = within != null ? within : product;
     HttpServerResponse response = rc.response();
     if (response.closed()) {
-      release(product);
-      return;
-    }
-    if (in.json) {
+      release(lent);
+    } else if (in.json) {
       String json = Operands.json(in.n, product);
-      release(product);
+      release(lent);
       response.putHeader("content-type", "application/json").end(json);
     } else {
-      response.putHeader("content-type", "application/octet-stream").end(product).onComplete(x -> release(product));
+      response.putHeader("content-type", Operands.OCTETS).end(product).onComplete(x -> release(lent));
     }
   }
 

@@ -3,14 +3,15 @@ package com.vertxcuda.samples.web;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.RoutingContext;
 
 /**
  * A request's two n x n row-major matrices, checked: {@code bytes} holds A then B as little-endian
- * float32, as they go to the device. An octet-stream body is that already (kept as it came, not
- * copied); a JSON one is encoded into it.
+ * float32, as they go to the device. An octet-stream body is that already ({@link BodyReader} reads
+ * it where the upload reads from); a JSON one is encoded into it.
  */
 final class Operands {
+
+  static final String OCTETS = "application/octet-stream";
 
   final int n;
   final Buffer bytes;
@@ -28,32 +29,26 @@ final class Operands {
     return n * n * 4;
   }
 
-  /** The request's operands; an IllegalArgumentException (or a JSON one) says what is wrong. */
-  static Operands read(RoutingContext rc, int maxN) {
-    String type = rc.request().getHeader("content-type");
-    Buffer body = rc.body().buffer();
-    if (type != null && type.startsWith("application/octet-stream")) {
-      return raw(rc.request().getParam("n"), body, maxN);
-    }
-    return json(body, maxN);
+  Operands(int n, Buffer bytes) {
+    this(n, bytes, false);
   }
 
-  static Operands raw(String n, Buffer body, int maxN) {
+  /** The n of an octet-stream request's {@code ?n=N}, checked. */
+  static int size(String n, int maxN) {
     if (n == null) {
       throw new IllegalArgumentException("an octet-stream body needs ?n=N");
     }
-    int size;
     try {
-      size = size(Integer.parseInt(n), maxN);
+      return size(Integer.parseInt(n), maxN);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("n must be an integer, not " + n);
     }
-    long expected = 2L * size * size * 4;
-    if (body == null || body.length() != expected) {
-      throw new IllegalArgumentException("an octet-stream body of n=" + size + " holds " + expected
-        + " bytes (A then B, row-major little-endian float32), not " + (body == null ? 0 : body.length()));
-    }
-    return new Operands(size, body, false);
+  }
+
+  /** What a length other than the body's should say. */
+  static String wrongLength(int n, String received) {
+    return "an octet-stream body of n=" + n + " holds " + 8L * n * n
+      + " bytes (A then B, row-major little-endian float32), not " + received;
   }
 
   static Operands json(Buffer body, int maxN) {
