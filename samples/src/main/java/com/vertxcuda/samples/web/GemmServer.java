@@ -16,6 +16,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.DecodeException;
@@ -112,7 +113,9 @@ public final class GemmServer extends VerticleBase {
       router.post("/echo").consumes(Operands.OCTETS).handler(rc -> octets(rc, true));
       router.post("/echo").handler(json).handler(rc -> json(rc, true));
     }
-    return vertx.createHttpServer().requestHandler(router).listen(options.getPort()).onSuccess(s -> server = s);
+    // curl sends a body over 1 MiB only after "100 Continue" (or a second's wait).
+    return vertx.createHttpServer(new HttpServerOptions().setHandle100ContinueAutomatically(true)).requestHandler(router)
+      .listen(options.getPort()).onSuccess(s -> server = s);
   }
 
   @Override

@@ -181,7 +181,8 @@ public final class WebLoad {
         continue;
       }
       points.stream().map(JsonObject.class::cast)
-        .filter(p -> p.getString("endpoint").equals("echo") && p.getInteger("n").equals(gemm.getInteger("n")))
+        .filter(p -> p.getString("endpoint").equals("echo") && p.getInteger("n").equals(gemm.getInteger("n"))
+          && p.getDouble("requestsPerSecond") > 0)
         .findFirst().ifPresent(echo -> ratios.add(new JsonObject().put("n", gemm.getInteger("n"))
           .put("gemmOverEcho", LoadClient.round(gemm.getDouble("requestsPerSecond") / echo.getDouble("requestsPerSecond")))));
     }
@@ -215,7 +216,7 @@ public final class WebLoad {
       long answered = count(echo, "answered") + count(gemm, "answered");
       long errors = count(echo, "errors") + count(gemm, "errors");
       long wrong = count(echo, "wrongAnswers") + count(gemm, "wrongAnswers");
-      String ratio = echo != null && gemm != null ? String.format(Locale.ROOT, "%.2f",
+      String ratio = echo != null && gemm != null && echo.getDouble("requestsPerSecond") > 0 ? String.format(Locale.ROOT, "%.2f",
         gemm.getDouble("requestsPerSecond") / echo.getDouble("requestsPerSecond")) : "–";
       md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %,d | %d | %d |%n", n, rate(echo), rate(gemm),
         ratio, latency(echo), latency(gemm), answered, errors, wrong));
