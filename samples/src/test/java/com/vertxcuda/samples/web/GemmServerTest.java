@@ -10,6 +10,8 @@ import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
@@ -148,6 +150,31 @@ class GemmServerTest {
       assertBaseline(stats);
       test.completeNow();
     })));
+  }
+
+  /** Without a Content-Length the length is checked once the body is in: too short or too long is a 400. */
+  @Test
+  void chunkedBodiesAreCheckedWhenRead(Vertx vertx, VertxTestContext test) {
+    HttpClient client = vertx.createHttpClient();
+    LoadBodies two = new LoadBodies(2, 1, 5);
+    Future<Buffer> tooShort = chunked(client, Buffer.buffer(new byte[12]), 400);
+    Future<Buffer> tooLong = chunked(client, Buffer.buffer(new byte[48]), 400);
+    Future<Buffer> right = chunked(client, two.bodies.get(0), 200);
+    Future.all(tooShort, tooLong, right).onComplete(test.succeeding(all -> test.verify(() -> {
+      assertTrue(tooShort.result().toString().contains("not 12"), tooShort.result().toString());
+      assertTrue(tooLong.result().toString().contains("not 48"), tooLong.result().toString());
+      assertEquals(two.products.get(0), right.result());
+      test.completeNow();
+    })));
+  }
+
+  private Future<Buffer> chunked(HttpClient client, Buffer body, int status) {
+    return client.request(HttpMethod.POST, port, "localhost", "/gemm?n=2")
+      .compose(req -> req.setChunked(true).putHeader("content-type", "application/octet-stream").send(body))
+      .compose(resp -> resp.body().map(b -> {
+        assertEquals(status, resp.statusCode(), b.toString());
+        return b;
+      }));
   }
 
   @Test
