@@ -103,7 +103,7 @@ public final class GemmServer extends VerticleBase {
   public Future<?> start() {
     device = DeviceClient.create(vertx);
     blas = BlasClient.create(vertx);
-    slots = new OperandSlots(vertx, device, options.getMaxInFlight());
+    slots = new OperandSlots(vertx, device, options.getMaxInFlight(), options.isKeepBuffers());
     Router router = Router.router(vertx);
     // JSON spells a float in up to about 16 characters.
     BodyHandler json = BodyHandler.create(false).setBodyLimit(2L * options.getMaxN() * options.getMaxN() * 16 + 1024);

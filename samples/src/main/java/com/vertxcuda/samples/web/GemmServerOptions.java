@@ -9,6 +9,8 @@ public final class GemmServerOptions {
   public static final int DEFAULT_MAX_N = 1024;
   /** Default requests one instance works on at once: 32. */
   public static final int DEFAULT_MAX_IN_FLIGHT = 32;
+  /** Default: device buffers are kept between requests. */
+  public static final boolean DEFAULT_KEEP_BUFFERS = true;
   /** Default Retry-After of a refusal: 1 s. */
   public static final int DEFAULT_RETRY_AFTER = 1;
 
@@ -17,6 +19,7 @@ public final class GemmServerOptions {
   private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
   private int retryAfter = DEFAULT_RETRY_AFTER;
   private boolean echo;
+  private boolean keepBuffers = DEFAULT_KEEP_BUFFERS;
 
   public GemmServerOptions() {
   }
@@ -27,6 +30,7 @@ public final class GemmServerOptions {
     maxInFlight = other.maxInFlight;
     retryAfter = other.retryAfter;
     echo = other.echo;
+    keepBuffers = other.keepBuffers;
   }
 
   /** The port every instance listens on (0: a free one per server; negative: a free one the instances share). */
@@ -66,4 +70,12 @@ public final class GemmServerOptions {
    */
   public boolean isEcho() { return echo; }
   public GemmServerOptions setEcho(boolean echo) { this.echo = echo; return this; }
+
+  /**
+   * Whether an instance keeps its device buffers for the next request of the same n (at most
+   * {@code maxInFlight} of them), or allocates and frees one per request (an allocation more before
+   * the upload, and a free, which on cuda waits for the device).
+   */
+  public boolean isKeepBuffers() { return keepBuffers; }
+  public GemmServerOptions setKeepBuffers(boolean keepBuffers) { this.keepBuffers = keepBuffers; return this; }
 }

@@ -18,7 +18,9 @@ import java.util.Map;
  * One server instance's device buffers, kept between requests: each holds A, B and C of one n
  * (3 n² floats), so a request costs an upload, a GEMM and a download, and no allocation or free
  * (cuMemFree waits for the whole device). At most {@code limit} exist: a request for an n none idle
- * has frees an idle one of another n first. Used on the instance's event loop only.
+ * has frees an idle one of another n first. With {@code keep} false each buffer is freed when its
+ * request is done (allocated and freed per request, to compare). Used on the instance's event loop
+ * only.
  */
 final class OperandSlots {
 
@@ -27,15 +29,17 @@ final class OperandSlots {
   private final Vertx vertx;
   private final DeviceClient device;
   private final int limit;
+  private final boolean keep;
   private final Map<Integer, ArrayDeque<BufferHandle>> idle = new HashMap<>();
   private int idleCount;
   private int busy;
   private boolean closed;
 
-  OperandSlots(Vertx vertx, DeviceClient device, int limit) {
+  OperandSlots(Vertx vertx, DeviceClient device, int limit, boolean keep) {
     this.vertx = vertx;
     this.device = device;
     this.limit = limit;
+    this.keep = keep;
   }
 
   /** A buffer of 3 n² floats for one request: an idle one, or a new one. */
@@ -60,7 +64,7 @@ final class OperandSlots {
     busy--;
     FailureCode code = failure == null ? null : Failures.codeOf(failure);
     boolean gone = code == FailureCode.CONTEXT_LOST || code == FailureCode.STALE_HANDLE || code == FailureCode.NOT_FOUND;
-    if (closed || gone) {
+    if (closed || gone || !keep) {
       free(slot, FREE_ATTEMPTS);
       return;
     }

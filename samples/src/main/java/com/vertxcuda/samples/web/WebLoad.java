@@ -32,13 +32,14 @@ import java.util.concurrent.TimeUnit;
  * exits 0 when every point ran with no error and no wrong answer.
  *
  * <pre>java -cp ... com.vertxcuda.samples.web.WebLoad [--backend auto|host|cuda] [--mode in_process|process]
- *     [--sizes 64,256,1024] [--connections 64] [--warmup 3] [--seconds 8] [--budget 100] [--out DIR] [--commit ID]</pre>
+ *     [--sizes 64,256,1024] [--connections 64] [--warmup 3] [--seconds 8] [--budget 100] [--out DIR] [--commit ID]
+ *     [--keep-buffers true|false]</pre>
  */
 public final class WebLoad {
 
   /** The command line. */
   record Settings(BackendKind backend, Isolation mode, List<Integer> sizes, int connections, double warmup,
-                  double seconds, double budget, Path out, String commit) {
+                  double seconds, double budget, Path out, String commit, boolean keepBuffers) {
 
     static Settings parse(String... args) {
       BackendKind backend = BackendKind.AUTO;
@@ -50,6 +51,7 @@ public final class WebLoad {
       double budget = 100;
       Path out = Path.of("web-load-out");
       String commit = "unknown";
+      boolean keepBuffers = GemmServerOptions.DEFAULT_KEEP_BUFFERS;
       for (int i = 0; i < args.length; i += 2) {
         if (i + 1 >= args.length) {
           throw new IllegalArgumentException(args[i] + " needs a value\n" + USAGE);
@@ -65,15 +67,17 @@ public final class WebLoad {
           case "--budget" -> budget = Double.parseDouble(v);
           case "--out" -> out = Path.of(v);
           case "--commit" -> commit = v;
+          case "--keep-buffers" -> keepBuffers = Boolean.parseBoolean(v);
           default -> throw new IllegalArgumentException("unknown option " + args[i] + "\n" + USAGE);
         }
       }
-      return new Settings(backend, mode, sizes, connections, warmup, seconds, budget, out, commit);
+      return new Settings(backend, mode, sizes, connections, warmup, seconds, budget, out, commit, keepBuffers);
     }
   }
 
   static final String USAGE = "usage: WebLoad [--backend auto|host|cuda] [--mode in_process|process] [--sizes 64,256,1024]\n"
-    + "               [--connections 64] [--warmup S] [--seconds S] [--budget S] [--out DIR] [--commit ID]";
+    + "               [--connections 64] [--warmup S] [--seconds S] [--budget S] [--out DIR] [--commit ID]\n"
+    + "               [--keep-buffers true|false]   (false: the server allocates and frees device buffers per request)";
   private static final String[] ENDPOINTS = {"echo", "gemm"};
 
   private WebLoad() {
@@ -112,7 +116,8 @@ public final class WebLoad {
       .put("host", new JsonObject().put("cores", Runtime.getRuntime().availableProcessors())
         .put("java", System.getProperty("java.version")))
       .put("eventLoops", eventLoops).put("instances", eventLoops).put("connections", s.connections())
-      .put("warmupSeconds", s.warmup()).put("seconds", s.seconds()).put("points", points).put("skipped", skipped);
+      .put("keepBuffers", s.keepBuffers()).put("warmupSeconds", s.warmup()).put("seconds", s.seconds())
+      .put("points", points).put("skipped", skipped);
     try {
       DeviceVerticle device = new DeviceVerticle(new DeviceOptions().setBackend(s.backend()).setIsolation(s.mode())
         .setHostMemory(3L << 30).setSharedMemorySize(2047L << 20));
@@ -123,7 +128,7 @@ public final class WebLoad {
       int maxN = s.sizes().stream().mapToInt(Integer::intValue).max().orElse(1);
       // A closed loop of C connections never has more than C requests out: the server's own bound
       // stays out of the way, so any refusal is the device's and counts as an error.
-      GemmServerOptions options = new GemmServerOptions().setPort(-1).setEcho(true).setMaxN(maxN)
+      GemmServerOptions options = new GemmServerOptions().setPort(-1).setEcho(true).setMaxN(maxN).setKeepBuffers(s.keepBuffers())
         .setMaxInFlight(Math.max(GemmServerOptions.DEFAULT_MAX_IN_FLIGHT, s.connections()));
       int port = get(GemmServer.deploy(server, options, device, eventLoops)).get(0).actualPort();
       progress(start, "%s backend (%s, %s), %d server instances (one per event loop), port %d, %d connections",
@@ -201,9 +206,10 @@ public final class WebLoad {
     md.append(String.format(Locale.ROOT, "### Web sample under load (%s backend, %s, %s; commit %s, %s)%n%n",
       r.getString("backend", "?"), r.getString("isolation", "?"), r.getString("device", "?"), r.getString("commit"),
       r.getString("date")));
-    md.append(String.format(Locale.ROOT, "GemmServer and its echo endpoint, %d instances (one per event loop); a closed-loop"
-        + " client in the same JVM, %d connections, octet-stream bodies prebuilt; %.0f s warm-up and %.0f s measured per"
-        + " point; every answer checked byte for byte.%n%n", r.getInteger("instances"), r.getInteger("connections"),
+    md.append(String.format(Locale.ROOT, "GemmServer and its echo endpoint, %d instances (one per event loop), device buffers %s;"
+        + " a closed-loop client in the same JVM, %d connections, octet-stream bodies prebuilt; %.0f s warm-up and %.0f s"
+        + " measured per point; every answer checked byte for byte.%n%n", r.getInteger("instances"),
+      r.getBoolean("keepBuffers") ? "kept between requests" : "allocated and freed per request", r.getInteger("connections"),
       r.getDouble("warmupSeconds"), r.getDouble("seconds")));
     md.append("| n | echo req/s | GEMM req/s | GEMM / echo | echo p50 / p99 ms | GEMM p50 / p99 ms | answers checked | errors | wrong |\n");
     md.append("|---|---|---|---|---|---|---|---|---|\n");

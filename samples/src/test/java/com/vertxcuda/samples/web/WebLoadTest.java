@@ -65,6 +65,36 @@ class WebLoadTest {
     }
   }
 
+  @Test
+  void buffersAllocatedPerRequestAreFreedPerRequest() throws Exception {
+    Vertx vertx = Vertx.vertx();
+    try {
+      DeviceVerticle device = new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.HOST)
+        .setIsolation(Isolation.IN_PROCESS));
+      get(vertx.deployVerticle(device));
+      int port = get(GemmServer.deploy(vertx, new GemmServerOptions().setPort(-1).setKeepBuffers(false), device, 2))
+        .get(0).actualPort();
+      LoadBodies bodies = new LoadBodies(8, 2, 9);
+      try (LoadClient client = new LoadClient(vertx, 3)) {
+        LoadClient.Result r = get(client.run(port, "gemm", 8, bodies.bodies, bodies.products, 0, 300_000_000L));
+        assertTrue(r.answered() > 0);
+        assertEquals(0, r.errors(), r.firstError());
+        assertEquals(0, r.wrong());
+      }
+      // Every request has been answered and the servers still run: once the frees sent with the last
+      // answers are done (stats are answered ahead of queued work), they hold no device buffer.
+      com.vertxcuda.DeviceClient stats = com.vertxcuda.DeviceClient.create(vertx);
+      long held = get(stats.stats()).getBuffersAllocated();
+      for (long deadline = System.nanoTime() + 5_000_000_000L; held > 0 && System.nanoTime() < deadline; ) {
+        Thread.sleep(20);
+        held = get(stats.stats()).getBuffersAllocated();
+      }
+      assertEquals(0, held);
+    } finally {
+      get(vertx.close());
+    }
+  }
+
   private static <T> T get(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
