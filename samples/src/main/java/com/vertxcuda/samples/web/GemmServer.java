@@ -40,7 +40,9 @@ import java.util.List;
  * the next 503 with Retry-After at once. A device that refuses (QUEUE_FULL) is a 429, one that lost
  * its context (CONTEXT_LOST) a 503, both with Retry-After; other device failures their code's
  * status; a body that is not two n x n matrices a 400 that says why. Every request is answered
- * once, and the instance's device buffers are freed when it stops.
+ * once, and the instance's device buffers are freed when it stops. With
+ * {@link GemmServerOptions#setEcho echo}, {@code POST /echo} takes the same requests the same way and
+ * answers A's bytes with no GPU work: the HTTP ceiling to measure the endpoint against ({@link WebLoad}).
  *
  * <pre>java -cp ... com.vertxcuda.samples.web.GemmServer [port] [--echo]   (8080; host backend without a GPU)</pre>
  */
@@ -55,9 +57,9 @@ public final class GemmServer extends VerticleBase {
   private int inFlight;
 
   /**
-   * One instance serving {@code options}; {@code local}, when the device runs in this JVM, takes the
-   * downloads' lent memory back as soon as each response is written (null: the memory returns
-   * when collected).
+   * One instance serving {@code options}; {@code local}, the device when it runs in this JVM, lends
+   * the memory bodies are read into and takes it and the downloads' back as soon as each is done
+   * with (null: bodies are read into the heap, and lent memory returns when collected).
    */
   public GemmServer(GemmServerOptions options, DeviceVerticle local) {
     this.options = new GemmServerOptions(options);
