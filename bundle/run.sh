@@ -13,10 +13,12 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|graph|focus|tests+cluster|bench+cluster|bench+focus]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+focus|bench+web|tests+web]
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
+#   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
+#   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
@@ -146,7 +148,19 @@ if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+clu
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
 fi
 
-if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ]; then
+if [ "$what" = web ] || [ "$what" = bench+web ] || [ "$what" = tests+web ]; then
+  echo "== web: GemmServer (one instance per event loop) against its echo endpoint, a closed-loop client in the same JVM"
+  # On the host backend the CPU does the GEMMs (a 1024³ one takes about a second): smaller and fewer.
+  if [ "$backend" = cuda ]; then web=(--sizes 64,256,1024 --connections 64); else web=(--sizes 64,256 --connections 8); fi
+  stage web-load 150 "$cp" -Xmx8g com.vertxcuda.samples.web.WebLoad --backend "$backend" --mode process "${web[@]}" \
+    --warmup 3 --seconds 8 --budget 100 --commit "$commit" --out "$work/web"
+  cp "$work/web/web-load.json" "$work/web/web-load.md" "$out/" 2>/dev/null
+  grep -h "^\[web" "$work/web-load.txt" > "$out/web-load-progress.txt" 2>/dev/null
+  cat "$work/web/web-load.md" 2>/dev/null
+  cat "$summary"
+fi
+
+if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ "$what" = tests+web ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
@@ -219,7 +233,7 @@ footprint() {
   cp "$work/footprint.txt" "$out/footprint.txt"
 }
 
-if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+focus ]; then
+if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
   footprint

@@ -2,61 +2,99 @@ package com.vertxcuda.samples.web;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
-import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
- * A Vert.x Web endpoint that multiplies two square matrices on the GPU: {@code POST /gemm} with
- * either
- * <ul>
- *   <li>JSON {@code {"n": 2, "a": [1,2,3,4], "b": [5,6,7,8]}} (row-major), answered
- *   {@code {"n": 2, "c": [19,22,43,50]}}; or</li>
- *   <li>{@code application/octet-stream} with {@code ?n=2}: A then B as little-endian floats,
- *   row-major, answered C the same way.</li>
- * </ul>
- * A body that does not hold two n x n matrices is a 400 that says why; a device failure is answered
- * with its failure code's HTTP status (429 QUEUE_FULL, 503 CONTEXT_LOST, 507 OUT_OF_MEMORY...). Each
- * request's three buffers live in a {@link DeviceClient#withScope scope}: freed on every path.
+ * A Vert.x Web endpoint that multiplies two square matrices on the GPU, as a model of a GPU
+ * endpoint: {@code POST /gemm?n=N} with {@code application/octet-stream} A then B (row-major,
+ * little-endian float32, 8 n² bytes), answered C the same way (4 n² bytes); or JSON
+ * {@code {"n": 2, "a": [1,2,3,4], "b": [5,6,7,8]}} answered {@code {"n": 2, "c": [19,22,43,50]}}.
  *
- * <pre>java -cp ... com.vertxcuda.samples.web.GemmServer [port]   (default 8080; host backend without a GPU)</pre>
+ * <p>The request's bytes go to the device as they came (one upload of the body into a device
+ * buffer the instance keeps for that n), and the downloaded bytes are the response: no float is
+ * decoded or encoded on the event loop (only the JSON convenience form does). Deploy one instance
+ * per event loop ({@link #deploy}); each takes on at most {@code maxInFlight} requests and answers
+ * the next 503 with Retry-After at once. A device that refuses (QUEUE_FULL) is a 429, one that lost
+ * its context (CONTEXT_LOST) a 503, both with Retry-After; other device failures their code's
+ * status; a body that is not two n x n matrices a 400 that says why. Every request is answered
+ * once, and the instance's device buffers are freed when it stops. With
+ * {@link GemmServerOptions#setEcho echo}, {@code POST /echo} takes the same requests the same way and
+ * answers A's bytes with no GPU work: the HTTP ceiling to measure the endpoint against ({@link WebLoad}).
+ *
+ * <pre>java -cp ... com.vertxcuda.samples.web.GemmServer [port] [--echo]   (8080; host backend without a GPU)</pre>
  */
 public final class GemmServer extends VerticleBase {
 
-  /** The largest n accepted: 1024 (a 4 MiB matrix). */
-  public static final int MAX_N = 1024;
-
-  private final int port;
+  private final GemmServerOptions options;
+  private final DeviceVerticle local;
   private DeviceClient device;
   private BlasClient blas;
+  private OperandSlots slots;
   private HttpServer server;
+  private int inFlight;
 
-  /** Serves on {@code port} (0: any free port; see {@link #actualPort()}), on this node's device 0. */
-  public GemmServer(int port) {
-    this.port = port;
+  /**
+   * One instance serving {@code options}; {@code local}, the device when it runs in this JVM, lends
+   * the memory bodies are read into and takes it and the downloads' back as soon as each is done
+   * with (null: bodies are read into the heap, and lent memory returns when collected).
+   */
+  public GemmServer(GemmServerOptions options, DeviceVerticle local) {
+    this.options = new GemmServerOptions(options);
+    this.local = local;
+  }
+
+  /** Deploys {@code instances} servers (one per event loop is the model) and returns them. */
+  public static Future<List<GemmServer>> deploy(Vertx vertx, GemmServerOptions options, DeviceVerticle local,
+                                                int instances) {
+    List<GemmServer> servers = new ArrayList<>();
+    return vertx.deployVerticle(() -> {
+      GemmServer s = new GemmServer(options, local);
+      synchronized (servers) {
+        servers.add(s);
+      }
+      return s;
+    }, new DeploymentOptions().setInstances(instances)).map(id -> servers);
   }
 
   public static void main(String[] args) {
-    Vertx vertx = Vertx.vertx();
-    GemmServer server = new GemmServer(args.length > 0 ? Integer.parseInt(args[0]) : 8080);
-    vertx.deployVerticle(new DeviceVerticle(new DeviceOptions()))
-      .compose(id -> vertx.deployVerticle(server))
-      .onSuccess(id -> System.out.println("POST matrices to http://localhost:" + server.actualPort() + "/gemm"))
+    VertxOptions vertxOptions = new VertxOptions();
+    Vertx vertx = Vertx.vertx(vertxOptions);
+    GemmServerOptions options = new GemmServerOptions();
+    for (String a : args) {
+      if (a.equals("--echo")) {
+        options.setEcho(true);
+      } else {
+        options.setPort(Integer.parseInt(a));
+      }
+    }
+    DeviceVerticle device = new DeviceVerticle(new DeviceOptions());
+    vertx.deployVerticle(device)
+      .compose(id -> deploy(vertx, options, device, vertxOptions.getEventLoopPoolSize()))
+      .onSuccess(s -> System.out.println("POST matrices to http://localhost:" + s.get(0).actualPort() + "/gemm ("
+        + s.size() + " instances)"))
       .onFailure(t -> {
         System.err.println("gemm server: " + t.getMessage());
         vertx.close();
@@ -67,127 +105,171 @@ public final class GemmServer extends VerticleBase {
   public Future<?> start() {
     device = DeviceClient.create(vertx);
     blas = BlasClient.create(vertx);
+    slots = new OperandSlots(vertx, device, options.getMaxInFlight(), options.isKeepBuffers());
     Router router = Router.router(vertx);
-    router.post("/gemm").handler(BodyHandler.create().setBodyLimit(2L * MAX_N * MAX_N * 4 * 8)).handler(this::gemm);
-    return vertx.createHttpServer().requestHandler(router).listen(port).onSuccess(s -> server = s);
+    // JSON spells a float in up to about 16 characters.
+    BodyHandler json = BodyHandler.create(false).setBodyLimit(2L * options.getMaxN() * options.getMaxN() * 16 + 1024);
+    router.post("/gemm").consumes(Operands.OCTETS).handler(rc -> octets(rc, false));
+    router.post("/gemm").handler(json).handler(rc -> json(rc, false));
+    if (options.isEcho()) {
+      router.post("/echo").consumes(Operands.OCTETS).handler(rc -> octets(rc, true));
+      router.post("/echo").handler(json).handler(rc -> json(rc, true));
+    }
+    // curl sends a body over 1 MiB only after "100 Continue" (or a second's wait).
+    return vertx.createHttpServer(new HttpServerOptions().setHandle100ContinueAutomatically(true)).requestHandler(router)
+      .listen(options.getPort()).onSuccess(s -> server = s);
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server.close().eventually(() -> slots.close());
   }
 
   public int actualPort() {
     return server.actualPort();
   }
 
-  private void gemm(RoutingContext rc) {
-    String type = rc.request().getHeader("content-type");
-    boolean raw = type != null && type.startsWith("application/octet-stream");
-    Operands in;
+  // An octet-stream request is checked before its body is read (a refused body is read and dropped,
+  // then answered), and read straight into the memory the upload reads from.
+  private void octets(RoutingContext rc, boolean echo) {
+    HttpServerRequest request = rc.request();
+    int n;
     try {
-      in = raw ? Operands.raw(rc.request().getParam("n"), rc.body().buffer()) : Operands.json(rc.body().buffer());
-    } catch (IllegalArgumentException | DecodeException | ClassCastException e) {
-      rc.response().setStatusCode(400).putHeader("content-type", "text/plain").end(e.getMessage() + "\n");
+      n = Operands.size(request.getParam("n"), options.getMaxN());
+    } catch (IllegalArgumentException e) {
+      BodyReader.drain(request, () -> text(rc.response().setStatusCode(400), e.getMessage()));
       return;
     }
-    multiply(in).onComplete(ar -> {
-      if (ar.failed()) {
-        CudaException failure = Failures.toCudaException(ar.cause());
-        rc.response().setStatusCode(failure.code().code()).putHeader("content-type", "text/plain")
-          .end(failure.code() + ": " + failure.getMessage() + "\n");
-      } else if (raw) {
-        Buffer out = Buffer.buffer(ar.result().length * 4);
-        for (float v : ar.result()) {
-          out.appendFloatLE(v);
+    String length = request.getHeader("content-length");
+    if (length != null && !length.equals(Long.toString(8L * n * n))) {
+      BodyReader.drain(request, () -> text(rc.response().setStatusCode(400), Operands.wrongLength(n, length)));
+      return;
+    }
+    if (!echo && !admit(rc)) {
+      return;
+    }
+    BodyReader.read(request, 8 * n * n, local, received -> Operands.wrongLength(n, Long.toString(received))).onComplete(body -> {
+      if (body.failed()) {
+        if (!echo) {
+          inFlight--;
         }
-        rc.response().putHeader("content-type", "application/octet-stream").end(out);
+        text(rc.response().setStatusCode(400), body.cause().getMessage());
       } else {
-        JsonArray c = new JsonArray();
-        for (float v : ar.result()) {
-          c.add(v);
-        }
-        rc.response().putHeader("content-type", "application/json").end(new JsonObject().put("n", in.n).put("c", c).encode());
+        work(rc, new Operands(n, body.result()), echo);
       }
     });
   }
 
-  // cuBLAS is column-major: a row-major matrix reads as its transpose, and C^T = B^T A^T, so passing
-  // B before A gives row-major C with no transposition.
-  private Future<float[]> multiply(Operands in) {
-    int n = in.n;
-    return device.withScope(scope -> scope.alloc(DType.F32, (long) n * n).compose(a ->
-      scope.alloc(DType.F32, (long) n * n).compose(b ->
-        scope.alloc(DType.F32, (long) n * n).compose(c ->
-          device.upload(a, in.a).compose(x -> device.upload(b, in.b))
-            .compose(x -> blas.gemm(Transpose.N, Transpose.N, n, n, n, 1.0, b, n, a, n, 0.0, c, n))
-            .compose(device::downloadFloats)))));
+  private void json(RoutingContext rc, boolean echo) {
+    Operands in;
+    try {
+      in = Operands.json(rc.body().buffer(), options.getMaxN());
+    } catch (IllegalArgumentException | DecodeException | ClassCastException e) {
+      text(rc.response().setStatusCode(400), e.getMessage());
+      return;
+    }
+    if (echo || admit(rc)) {
+      work(rc, in, echo);
+    }
   }
 
-  /** Two n x n row-major matrices, checked. */
-  static final class Operands {
-    final int n;
-    final float[] a;
-    final float[] b;
-
-    private Operands(int n, float[] a, float[] b) {
-      this.n = n;
-      this.a = a;
-      this.b = b;
+  /** Counts the request in, or answers 503 with Retry-After (its body read and dropped) when the instance is at its bound. */
+  private boolean admit(RoutingContext rc) {
+    if (inFlight < options.getMaxInFlight()) {
+      inFlight++;
+      return true;
     }
+    String message = "this server instance works on " + inFlight + " requests (maxInFlight); try again later";
+    BodyReader.drain(rc.request(), () -> refuse(rc.response().setStatusCode(503), message));
+    return false;
+  }
 
-    static Operands json(Buffer body) {
-      if (body == null || body.length() == 0) {
-        throw new IllegalArgumentException("the body is empty: send {\"n\": N, \"a\": [N*N numbers], \"b\": [N*N numbers]}");
-      }
-      JsonObject json = new JsonObject(body);
-      Object n = json.getValue("n");
-      if (!(n instanceof Integer)) {
-        throw new IllegalArgumentException("\"n\" must be an integer, not " + n);
-      }
-      int size = size((Integer) n);
-      return new Operands(size, matrix(json.getValue("a"), "a", size), matrix(json.getValue("b"), "b", size));
+  private void work(RoutingContext rc, Operands in, boolean echo) {
+    if (echo) {
+      respond(rc, in, in.bytes.slice(0, in.matrixBytes()), in.bytes);
+      return;
     }
+    slots.take(in.n).onComplete(taken -> {
+      if (taken.failed()) {
+        inFlight--;
+        release(in.bytes);
+        fail(rc, taken.cause());
+      } else {
+        multiply(rc, in, taken.result());
+      }
+    });
+  }
 
-    static Operands raw(String n, Buffer body) {
-      if (n == null) {
-        throw new IllegalArgumentException("a raw body needs ?n=N");
+  // One device buffer holds A, B and C; the body (A then B) is one upload. cuBLAS is column-major: a
+  // row-major matrix reads as its transpose, and C^T = B^T A^T, so passing B before A gives
+  // row-major C with no transposition. The three requests go at once (they keep their order on the
+  // device); the answer goes at the first failure or with the download, and the buffer is taken back
+  // when all three are answered.
+  private void multiply(RoutingContext rc, Operands in, BufferHandle slot) {
+    int n = in.n;
+    long nn = (long) n * n;
+    BufferHandle a = slot.view(0, nn);
+    BufferHandle b = slot.view(nn, nn);
+    BufferHandle c = slot.view(2 * nn, nn);
+    Future<BufferHandle> upload = device.upload(slot.view(0, 2 * nn), in.bytes);
+    upload.onComplete(x -> release(in.bytes));
+    Future<BufferHandle> gemm = blas.gemm(Transpose.N, Transpose.N, n, n, n, 1.0, b, n, a, n, 0.0, c, n);
+    Future<Buffer> download = device.download(c);
+    Future.all(upload, gemm, download).onComplete(all -> {
+      if (all.succeeded()) {
+        respond(rc, in, download.result(), null);
+      } else {
+        fail(rc, all.cause());
       }
-      int size;
-      try {
-        size = size(Integer.parseInt(n));
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("n must be an integer, not " + n);
+    });
+    Future.join(upload, gemm, download).onComplete(settled -> {
+      inFlight--;
+      if (settled.failed() && download.succeeded()) {
+        release(download.result());
       }
-      long expected = 2L * size * size * 4;
-      if (body == null || body.length() != expected) {
-        throw new IllegalArgumentException("a raw body of n=" + size + " holds " + expected
-          + " bytes (A then B, little-endian floats), not " + (body == null ? 0 : body.length()));
-      }
-      float[] a = new float[size * size];
-      float[] b = new float[size * size];
-      for (int i = 0; i < a.length; i++) {
-        a[i] = body.getFloatLE(i * 4);
-        b[i] = body.getFloatLE((a.length + i) * 4);
-      }
-      return new Operands(size, a, b);
+      slots.give(n, slot, settled.cause());
+    });
+  }
+
+  // The answer's bytes, and the memory they lie in (the body's, for the echo), are given back once written.
+  private void respond(RoutingContext rc, Operands in, Buffer product, Buffer within) {
+    Buffer lent = within != null ? within : product;
+    HttpServerResponse response = rc.response();
+    if (response.closed()) {
+      release(lent);
+    } else if (in.json) {
+      String json = Operands.json(in.n, product);
+      release(lent);
+      response.putHeader("content-type", "application/json").end(json);
+    } else {
+      response.putHeader("content-type", Operands.OCTETS).end(product).onComplete(x -> release(lent));
     }
+  }
 
-    private static int size(int n) {
-      if (n < 1 || n > MAX_N) {
-        throw new IllegalArgumentException("n must be between 1 and " + MAX_N + ", not " + n);
-      }
-      return n;
+  private void fail(RoutingContext rc, Throwable cause) {
+    CudaException failure = Failures.toCudaException(cause);
+    HttpServerResponse response = rc.response().setStatusCode(failure.code().code());
+    String message = failure.code() + ": " + failure.getMessage();
+    if (failure.code() == FailureCode.QUEUE_FULL || failure.code() == FailureCode.CONTEXT_LOST) {
+      refuse(response, message);
+    } else {
+      text(response, message);
     }
+  }
 
-    private static float[] matrix(Object value, String name, int n) {
-      if (!(value instanceof JsonArray) || ((JsonArray) value).size() != n * n) {
-        throw new IllegalArgumentException("\"" + name + "\" must be an array of n*n = " + n * n + " numbers");
-      }
-      JsonArray array = (JsonArray) value;
-      float[] out = new float[n * n];
-      for (int i = 0; i < out.length; i++) {
-        if (!(array.getValue(i) instanceof Number)) {
-          throw new IllegalArgumentException("\"" + name + "\"[" + i + "] is not a number: " + array.getValue(i));
-        }
-        out[i] = ((Number) array.getValue(i)).floatValue();
-      }
-      return out;
+  private void refuse(HttpServerResponse response, String message) {
+    text(response.putHeader("retry-after", Integer.toString(options.getRetryAfter())), message);
+  }
+
+  private static void text(HttpServerResponse response, String message) {
+    if (!response.closed()) {
+      response.putHeader("content-type", "text/plain").end(message + "\n");
+    }
+  }
+
+  private void release(Buffer lent) {
+    if (local != null) {
+      local.releaseTransferBuffer(lent);
     }
   }
 }
