@@ -224,17 +224,22 @@ public interface DeviceClient {
   Future<Void> release(PipelineHandle pipeline);
 
   /**
-   * Subscribes to the device's lifecycle events (generation changed, lost, ready). Anything else
-   * on the events address never reaches {@code handler}: a body that is not a {@link DeviceEvent},
-   * or one without a type, for another node or device, or with a negative or decreasing
-   * generation. Such bodies are counted in {@link #ignoredEvents()}.
+   * Subscribes to the device's lifecycle events (generation changed, lost, ready, removed). Anything
+   * can publish on the events address, so an event reaches {@code handler} only once the device
+   * confirms it: asked for its state and generation, it must say it is LOST (or no longer answer)
+   * for a LOST or REMOVED, and be at the event's new generation or later, newer than any this
+   * subscriber knew, for a GENERATION_CHANGED. A body that is not a {@link DeviceEvent}, one without
+   * a type, for another node or device, with a negative or decreasing generation, one the device
+   * does not confirm, and a repeat of one delivered are counted in {@link #ignoredEvents()} and
+   * never reach {@code handler}. Confirmed events arrive in the order published, one device
+   * round trip after it.
    */
   MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler);
 
   /**
    * How many bodies on the device's events address this client's {@link #events} subscribers have
-   * ignored as not valid events (once per subscriber that received one). Growing means someone
-   * publishes on that address who should not.
+   * dropped: not valid events, or events the device did not confirm (once per subscriber that
+   * received one). Growing means someone publishes on that address who should not.
    */
   long ignoredEvents();
 }

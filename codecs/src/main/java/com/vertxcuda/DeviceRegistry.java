@@ -1,6 +1,7 @@
 package com.vertxcuda;
 
 import com.vertxcuda.impl.ClusterWatch;
+import com.vertxcuda.impl.TrustedEvents;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
@@ -57,7 +58,8 @@ public final class DeviceRegistry {
 
   /**
    * How many registry entries {@link #list} (and so {@link #leastLoaded}) has left out as not valid,
-   * in this JVM since it started, counted once per listing that met one.
+   * and events {@link #watch} has dropped as not valid or not confirmed by their device, in this
+   * JVM since it started, counted once per listing or watcher that met one.
    */
   public static long ignoredEntries() {
     return IGNORED.get();
@@ -109,13 +111,25 @@ public final class DeviceRegistry {
   /**
    * Watches devices of the whole cluster come and go: {@code handler} hears every device's READY,
    * GENERATION_CHANGED, LOST and REMOVED events, and a LOST event (raised on this node) for each
-   * device it has seen whose node leaves the cluster. Starts with the devices listed now; an event
-   * that is not a valid one is dropped and counted in {@link #ignoredEntries()}. Unregister the
+   * device it has seen whose node leaves the cluster. Starts with the devices listed now. Each
+   * event is confirmed with the device it names before it is delivered, as
+   * {@link DeviceClient#events} does; one that is not valid, that the device does not confirm, or
+   * that repeats one delivered is dropped and counted in {@link #ignoredEntries()}. Unregister the
    * consumer to stop.
    */
   @SuppressWarnings("unchecked")
   public static MessageConsumer<DeviceEvent> watch(Vertx vertx, Handler<DeviceEvent> handler) {
     Map<String, DeviceEvent> seen = new ConcurrentHashMap<>();
+    Map<String, TrustedEvents> devices = new ConcurrentHashMap<>();
+    Handler<DeviceEvent> deliver = e -> {
+      String address = Addresses.device(e.getNode(), e.getDevice());
+      if (e.getType() == DeviceEvent.Type.REMOVED || e.getType() == DeviceEvent.Type.LOST) {
+        seen.remove(address);
+      } else {
+        seen.put(address, e);
+      }
+      handler.handle(e);
+    };
     io.vertx.core.Context context = vertx.getOrCreateContext();
     MessageConsumer<Object> consumer = vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> {
       Object body = m.body();
@@ -125,14 +139,14 @@ public final class DeviceRegistry {
       }
       DeviceEvent e = (DeviceEvent) body;
       String address = Addresses.device(e.getNode(), e.getDevice());
-      if (e.getType() == DeviceEvent.Type.REMOVED || e.getType() == DeviceEvent.Type.LOST) {
-        seen.remove(address);
-      } else {
-        seen.put(address, e);
-      }
-      handler.handle(e);
+      devices.computeIfAbsent(address, a -> {
+        DeviceClient client = DeviceClient.create(vertx,
+          new DeviceClientOptions().setNode(e.getNode()).setDevice(e.getDevice()));
+        DeviceEvent listed = seen.get(a);
+        return new TrustedEvents(client::describe, listed == null ? 0 : listed.getNewGeneration(), deliver, IGNORED);
+      }).offer(e);
     });
-    list(vertx).onSuccess(devices -> devices.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
+    list(vertx).onSuccess(listed -> listed.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
       DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed"))));
     ClusterWatch.of(vertx).onLeftWhileRegistered(consumer, context, node -> seen.values().removeIf(e -> {
       if (!e.getNode().equals(node)) {
