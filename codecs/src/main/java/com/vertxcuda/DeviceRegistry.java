@@ -131,6 +131,12 @@ public final class DeviceRegistry {
       handler.handle(e);
     };
     io.vertx.core.Context context = vertx.getOrCreateContext();
+    // The generations listed now are where each device's confirmations start.
+    Future<Void> listing = list(vertx).map(listed -> {
+      listed.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
+        DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed")));
+      return null;
+    });
     MessageConsumer<Object> consumer = vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> {
       Object body = m.body();
       if (!(body instanceof DeviceEvent) || !valid((DeviceEvent) body)) {
@@ -142,12 +148,14 @@ public final class DeviceRegistry {
       devices.computeIfAbsent(address, a -> {
         DeviceClient client = DeviceClient.create(vertx,
           new DeviceClientOptions().setNode(e.getNode()).setDevice(e.getDevice()));
-        DeviceEvent listed = seen.get(a);
-        return new TrustedEvents(client::describe, listed == null ? 0 : listed.getNewGeneration(), deliver, IGNORED);
+        TrustedEvents trusted = new TrustedEvents(client::describe, deliver, IGNORED);
+        trusted.startFrom(listing.map(x -> {
+          DeviceEvent listed = seen.get(a);
+          return listed == null ? 0L : listed.getNewGeneration();
+        }));
+        return trusted;
       }).offer(e);
     });
-    list(vertx).onSuccess(listed -> listed.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
-      DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed"))));
     ClusterWatch.of(vertx).onLeftWhileRegistered(consumer, context, node -> seen.values().removeIf(e -> {
       if (!e.getNode().equals(node)) {
         return false;

@@ -302,7 +302,7 @@ public final class DeviceClientImpl implements DeviceClient {
   @Override
   @SuppressWarnings("unchecked")
   public MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler) {
-    TrustedEvents trusted = new TrustedEvents(this::describe, 0, handler, ignoredEvents);
+    TrustedEvents trusted = new TrustedEvents(this::describe, handler, ignoredEvents);
     // Consumed as Object: a body of another type must not reach a cast in the subscriber.
     MessageConsumer<Object> consumer = sender.vertx().eventBus().consumer(Addresses.events(node, device), m -> {
       Object body = m.body();
@@ -312,7 +312,7 @@ public final class DeviceClientImpl implements DeviceClient {
         ignoredEvents.incrementAndGet();
       }
     });
-    trusted.startFrom(describe());
+    trusted.startFrom(describe().map(DeviceInfo::getGeneration));
     if (sender.remote()) {
       // A node that left publishes nothing: its LOST event is raised here.
       ClusterWatch.of(sender.vertx()).onLeftWhileRegistered(consumer, sender.vertx().getOrCreateContext(), left -> {

@@ -33,13 +33,10 @@ public final class TrustedEvents {
 
   /**
    * @param describe asks the device for its state and generation
-   * @param known the generation the subscriber already knows (0 when none)
    * @param dropped where events the device does not stand behind are counted
    */
-  public TrustedEvents(Supplier<Future<DeviceInfo>> describe, long known, Handler<DeviceEvent> handler,
-                       AtomicLong dropped) {
+  public TrustedEvents(Supplier<Future<DeviceInfo>> describe, Handler<DeviceEvent> handler, AtomicLong dropped) {
     this.describe = describe;
-    this.known = known;
     this.handler = handler;
     this.dropped = dropped;
   }
@@ -50,13 +47,14 @@ public final class TrustedEvents {
   }
 
   /**
-   * Starts from the device's answer to a describe sent at subscription: events offered meanwhile
-   * wait for it, so none is judged against a generation older than the one current then.
+   * Starts from the generation current when the subscription began (the device's answer to a
+   * describe, or the registry's listing): events offered meanwhile wait for it, so none is judged
+   * against an older one.
    */
-  public void startFrom(Future<DeviceInfo> described) {
-    tail = described.transform(ar -> {
+  public void startFrom(Future<Long> generation) {
+    tail = generation.transform(ar -> {
       if (ar.succeeded()) {
-        known = Math.max(known, ar.result().getGeneration());
+        known = Math.max(known, ar.result());
       }
       return Future.succeededFuture();
     });
