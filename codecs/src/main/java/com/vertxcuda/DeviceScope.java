@@ -1,5 +1,6 @@
 package com.vertxcuda;
 
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 
 /**
@@ -21,6 +22,7 @@ import io.vertx.core.Future;
  * generation is passed over. Work still running on a buffer is not cut short: the device returns
  * a freed buffer's memory after every use already sent has completed. Thread-safe.
  */
+@VertxGen
 public interface DeviceScope {
 
   /**
