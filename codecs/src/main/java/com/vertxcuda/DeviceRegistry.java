@@ -1,8 +1,10 @@
 package com.vertxcuda;
 
 import com.vertxcuda.impl.ClusterWatch;
-import com.vertxcuda.impl.TrustedEvents;
+import com.vertxcuda.impl.RegistryWatch;
 import com.vertxcuda.message.DeviceEvent;
+import io.vertx.codegen.annotations.GenIgnore;
+import io.vertx.codegen.annotations.VertxGen;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
 import io.vertx.core.Future;
@@ -15,9 +17,6 @@ import io.vertx.core.shareddata.AsyncMap;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The cluster-wide list of devices with their load, kept in a shared async map (cluster-wide when
@@ -26,12 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * undeployed. A device of a node that left the cluster is never listed, whatever the map still
  * holds: the listing keeps only the nodes this node's cluster manager counts as members.
  */
-public final class DeviceRegistry {
-
-  private DeviceRegistry() {
-  }
-
-  private static final AtomicLong IGNORED = new AtomicLong();
+@VertxGen
+public interface DeviceRegistry {
 
   /**
    * Every device currently registered, on any node. Entries that are not valid device entries are
@@ -39,14 +34,14 @@ public final class DeviceRegistry {
    * convert, or one without node, address or state, whose address is not its node's and device's,
    * or with a negative device index, generation or load.
    */
-  public static Future<List<DeviceInfo>> list(Vertx vertx) {
+  static Future<List<DeviceInfo>> list(Vertx vertx) {
     ClusterWatch watch = ClusterWatch.of(vertx);
     return watch.checkPolicy().compose(v -> map(vertx)).compose(AsyncMap::values).map(values -> {
       List<DeviceInfo> devices = new ArrayList<>();
       for (Object v : (List<?>) values) { // as Object: a value of another type must not reach a cast
         DeviceInfo d = valid(v);
         if (d == null) {
-          IGNORED.incrementAndGet();
+          RegistryWatch.IGNORED.incrementAndGet();
         } else if (watch.isMember(d.getNode())) {
           devices.add(d);
         }
@@ -61,8 +56,8 @@ public final class DeviceRegistry {
    * and events {@link #watch} has dropped as not valid or not confirmed by their device, in this
    * JVM since it started, counted once per listing or watcher that met one.
    */
-  public static long ignoredEntries() {
-    return IGNORED.get();
+  static long ignoredEntries() {
+    return RegistryWatch.IGNORED.get();
   }
 
   // The entry as a DeviceInfo, or null when it is not one a device would publish.
@@ -84,7 +79,7 @@ public final class DeviceRegistry {
   }
 
   /** The ready device with the least load ({@link PlacementPolicy#leastLoaded()}); CONTEXT_LOST if there is none. */
-  public static Future<DeviceInfo> leastLoaded(Vertx vertx) {
+  static Future<DeviceInfo> leastLoaded(Vertx vertx) {
     return choose(vertx, PlacementPolicy.leastLoaded());
   }
 
@@ -92,7 +87,8 @@ public final class DeviceRegistry {
    * The ready device {@code policy} picks ({@link PlacementPolicy}); CONTEXT_LOST if there is none
    * or none suits it, or the policy's own failure.
    */
-  public static Future<DeviceInfo> choose(Vertx vertx, PlacementPolicy policy) {
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
+  static Future<DeviceInfo> choose(Vertx vertx, PlacementPolicy policy) {
     return list(vertx).compose(devices -> {
       List<DeviceInfo> ready = new ArrayList<>();
       for (DeviceInfo d : devices) {
@@ -117,73 +113,17 @@ public final class DeviceRegistry {
    * that repeats one delivered is dropped and counted in {@link #ignoredEntries()}. Unregister the
    * consumer to stop.
    */
-  @SuppressWarnings("unchecked")
-  public static MessageConsumer<DeviceEvent> watch(Vertx vertx, Handler<DeviceEvent> handler) {
-    Map<String, DeviceEvent> seen = new ConcurrentHashMap<>();
-    Map<String, TrustedEvents> devices = new ConcurrentHashMap<>();
-    Handler<DeviceEvent> deliver = e -> {
-      String address = Addresses.device(e.getNode(), e.getDevice());
-      if (e.getType() == DeviceEvent.Type.REMOVED || e.getType() == DeviceEvent.Type.LOST) {
-        seen.remove(address);
-      } else {
-        seen.put(address, e);
-      }
-      handler.handle(e);
-    };
-    io.vertx.core.Context context = vertx.getOrCreateContext();
-    // The generations listed now are where each device's confirmations start.
-    Future<Void> listing = list(vertx).map(listed -> {
-      listed.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
-        DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed")));
-      return null;
-    });
-    MessageConsumer<Object> consumer = vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> {
-      Object body = m.body();
-      if (!(body instanceof DeviceEvent) || !valid((DeviceEvent) body)) {
-        IGNORED.incrementAndGet();
-        return;
-      }
-      DeviceEvent e = (DeviceEvent) body;
-      String address = Addresses.device(e.getNode(), e.getDevice());
-      devices.computeIfAbsent(address, a -> {
-        DeviceClient client = DeviceClient.create(vertx,
-          new DeviceClientOptions().setNode(e.getNode()).setDevice(e.getDevice()));
-        TrustedEvents trusted = new TrustedEvents(client::describe, deliver, IGNORED);
-        trusted.startFrom(listing.map(x -> {
-          DeviceEvent listed = seen.get(a);
-          return listed == null ? 0L : listed.getNewGeneration();
-        }));
-        return trusted;
-      }).offer(e);
-    });
-    ClusterWatch.of(vertx).onLeftWhileRegistered(consumer, context, node -> seen.values().removeIf(e -> {
-      if (!e.getNode().equals(node)) {
-        return false;
-      }
-      handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, e.getDevice(), e.getNewGeneration(),
-        e.getNewGeneration(), "node " + node + " left the cluster"));
-      return true;
-    }));
-    return (MessageConsumer<DeviceEvent>) (MessageConsumer<?>) consumer;
-  }
-
-  /** Whether {@code e} is an event a device would publish. */
-  static boolean valid(DeviceEvent e) {
-    try {
-      Addresses.device(e.getNode(), e.getDevice());
-    } catch (RuntimeException x) {
-      return false;
-    }
-    return e.getType() != null && e.getOldGeneration() >= 0 && e.getNewGeneration() >= e.getOldGeneration();
+  static MessageConsumer<DeviceEvent> watch(Vertx vertx, Handler<DeviceEvent> handler) {
+    return RegistryWatch.start(vertx, handler);
   }
 
   /** Publishes (or refreshes) a device's entry; it expires after {@code ttlMillis}. */
-  public static Future<Void> put(Vertx vertx, DeviceInfo device, long ttlMillis) {
+  static Future<Void> put(Vertx vertx, DeviceInfo device, long ttlMillis) {
     return map(vertx).compose(m -> m.put(device.getAddress(), device.toJson(), ttlMillis));
   }
 
   /** Removes a device's entry. */
-  public static Future<Void> remove(Vertx vertx, String address) {
+  static Future<Void> remove(Vertx vertx, String address) {
     return map(vertx).compose(m -> m.remove(address)).mapEmpty();
   }
 
