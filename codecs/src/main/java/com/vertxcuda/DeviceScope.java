@@ -9,12 +9,12 @@ import io.vertx.core.Future;
  * that allocates and then fails leaks nothing. Get one from {@link DeviceClient#scope()}, or let
  * {@link DeviceClient#withScope} open and close one around a future.
  *
- * <pre>{@code
- * Future<float[]> doubled = gpu.withScope(scope -> scope.alloc(DType.F32, n)
- *   .compose(x -> gpu.upload(x, values))
- *   .compose(x -> scope.alloc(DType.F32, n).compose(y -> kernels.scale(x, 2.0, y)))
- *   .compose(y -> gpu.downloadFloats(y)));         // then x and y are freed, even on failure
- * }</pre>
+ * <pre>
+ * Future&lt;float[]&gt; doubled = gpu.withScope(scope -&gt; scope.alloc(DType.F32, n)
+ *   .compose(x -&gt; gpu.upload(x, values))
+ *   .compose(x -&gt; scope.alloc(DType.F32, n).compose(y -&gt; kernels.scale(x, 2.0, y)))
+ *   .compose(y -&gt; gpu.downloadFloats(y)));         // then x and y are freed, even on failure
+ * </pre>
  *
  * <p>A buffer that must outlive the scope is {@link #detach detached} from it.
  *
