@@ -5,14 +5,16 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.message.DeviceEvent;
-import io.vertx.core.Future;
+import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Handler;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 
 /**
  * {@link DeviceRegistry#watch}: the registry's events address, each event confirmed with the device
@@ -41,11 +43,28 @@ public final class RegistryWatch {
       handler.handle(e);
     };
     io.vertx.core.Context context = vertx.getOrCreateContext();
-    // The generations listed now are where each device's confirmations start.
-    Future<Void> listing = DeviceRegistry.list(vertx).map(listed -> {
-      listed.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
-        DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed")));
-      return null;
+    Promise<Void> listing = Promise.promise();
+    // One confirmer per device, its confirmations starting from the generation listed now.
+    BiFunction<String, Integer, TrustedEvents> trusted = (node, device) ->
+      devices.computeIfAbsent(Addresses.device(node, device), a -> {
+        DeviceClient client = DeviceClient.create(vertx, new DeviceClientOptions().setNode(node).setDevice(device));
+        TrustedEvents t = new TrustedEvents(client::describe, deliver, IGNORED);
+        t.startFrom(listing.future().map(x -> {
+          DeviceEvent listed = seen.get(a);
+          return listed == null ? 0L : listed.getNewGeneration();
+        }));
+        return t;
+      });
+    DeviceRegistry.list(vertx).onComplete(ar -> {
+      if (ar.succeeded()) {
+        for (DeviceInfo d : ar.result()) {
+          seen.putIfAbsent(d.getAddress(), new DeviceEvent(
+            DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed"));
+          // Made now, not on the device's first event: that one is confirmed as fast as the next.
+          trusted.apply(d.getNode(), d.getDevice());
+        }
+      }
+      listing.complete();
     });
     MessageConsumer<Object> consumer = vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> {
       Object body = m.body();
@@ -54,17 +73,7 @@ public final class RegistryWatch {
         return;
       }
       DeviceEvent e = (DeviceEvent) body;
-      String address = Addresses.device(e.getNode(), e.getDevice());
-      devices.computeIfAbsent(address, a -> {
-        DeviceClient client = DeviceClient.create(vertx,
-          new DeviceClientOptions().setNode(e.getNode()).setDevice(e.getDevice()));
-        TrustedEvents trusted = new TrustedEvents(client::describe, deliver, IGNORED);
-        trusted.startFrom(listing.map(x -> {
-          DeviceEvent listed = seen.get(a);
-          return listed == null ? 0L : listed.getNewGeneration();
-        }));
-        return trusted;
-      }).offer(e);
+      trusted.apply(e.getNode(), e.getDevice()).offer(e);
     });
     ClusterWatch.of(vertx).onLeftWhileRegistered(consumer, context, node -> seen.values().removeIf(e -> {
       if (!e.getNode().equals(node)) {
