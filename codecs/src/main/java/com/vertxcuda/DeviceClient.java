@@ -4,6 +4,8 @@ import com.vertxcuda.impl.DeviceClientImpl;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceStats;
+import io.vertx.codegen.annotations.GenIgnore;
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -20,6 +22,7 @@ import java.util.function.Function;
  * <p>Device bytes are little-endian elements of the buffer's {@link DType} (use
  * {@code Buffer.appendFloatLE} and {@code getFloatLE}).
  */
+@VertxGen
 public interface DeviceClient {
 
   /** A client for device 0 of this node. */
@@ -40,6 +43,7 @@ public interface DeviceClient {
    * A client for the device {@code policy} picks among the cluster's ready devices
    * ({@link DeviceRegistry#choose}); fails with CONTEXT_LOST when there is none.
    */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   static Future<DeviceClient> create(Vertx vertx, PlacementPolicy policy) {
     return DeviceRegistry.choose(vertx, policy).map(d -> create(vertx, d));
   }
@@ -91,21 +95,26 @@ public interface DeviceClient {
    * makes it send its remaining views at once. {@code data} may be read until the future
    * completes: do not change it before. If the upload fails, the target's contents are undefined.
    */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<BufferHandle> upload(BufferHandle target, float[] data);
 
   /** Writes an F64 or C128 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<BufferHandle> upload(BufferHandle target, double[] data);
 
   /** Writes an I32 or U32 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<BufferHandle> upload(BufferHandle target, int[] data);
 
   /** Writes an I64 or U64 buffer or view from {@code data}; as {@link #upload(BufferHandle, float[])}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<BufferHandle> upload(BufferHandle target, long[] data);
 
   /**
    * Writes an F16 or BF16 buffer or view from {@code data}, the elements' bits; as
    * {@link #upload(BufferHandle, float[])}.
    */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<BufferHandle> upload(BufferHandle target, short[] data);
 
   /**
@@ -115,6 +124,7 @@ public interface DeviceClient {
    * dtype rules of {@link #upload(BufferHandle, float[])}, or a {@code ByteBuffer} holding any
    * dtype's little-endian bytes (as many as the target's byte length). Heap or direct, any order.
    */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<BufferHandle> upload(BufferHandle target, java.nio.Buffer data);
 
   /**
@@ -123,18 +133,23 @@ public interface DeviceClient {
    * array (download views of it). Copied in bulk, in chunks, as {@link #upload(BufferHandle, float[])} says:
    * each chunk's lent reply is read with bulk gets and its memory given back at once.
    */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<float[]> downloadFloats(BufferHandle source);
 
   /** Reads an F64 or C128 buffer or view into a new array; as {@link #downloadFloats}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<double[]> downloadDoubles(BufferHandle source);
 
   /** Reads an I32 or U32 buffer or view into a new array; as {@link #downloadFloats}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<int[]> downloadInts(BufferHandle source);
 
   /** Reads an I64 or U64 buffer or view into a new array; as {@link #downloadFloats}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<long[]> downloadLongs(BufferHandle source);
 
   /** Reads the bits of an F16 or BF16 buffer or view into a new array; as {@link #downloadFloats}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<short[]> downloadShorts(BufferHandle source);
 
   /**
@@ -145,6 +160,7 @@ public interface DeviceClient {
    * must not be used until the future completes; on failure its contents are undefined. (Named
    * apart from {@link #download(BufferHandle)} so that {@code client::download} stays one method.)
    */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<Void> downloadInto(BufferHandle source, java.nio.Buffer target);
 
   /**
@@ -187,6 +203,7 @@ public interface DeviceClient {
    * scope and not detached from it is freed. The outcome is {@code work}'s, once the scope is
    * closed. To keep a buffer, {@link DeviceScope#detach detach} it.
    */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   default <T> Future<T> withScope(Function<DeviceScope, Future<T>> work) {
     DeviceScope scope = scope();
     Future<T> outcome;
@@ -224,17 +241,22 @@ public interface DeviceClient {
   Future<Void> release(PipelineHandle pipeline);
 
   /**
-   * Subscribes to the device's lifecycle events (generation changed, lost, ready). Anything else
-   * on the events address never reaches {@code handler}: a body that is not a {@link DeviceEvent},
-   * or one without a type, for another node or device, or with a negative or decreasing
-   * generation. Such bodies are counted in {@link #ignoredEvents()}.
+   * Subscribes to the device's lifecycle events (generation changed, lost, ready, removed). Anything
+   * can publish on the events address, so an event reaches {@code handler} only once the device
+   * confirms it: asked for its state and generation, it must say it is LOST (or no longer answer)
+   * for a LOST or REMOVED, and be at the event's new generation or later, newer than any this
+   * subscriber knew, for a GENERATION_CHANGED. A body that is not a {@link DeviceEvent}, one without
+   * a type, for another node or device, with a negative or decreasing generation, one the device
+   * does not confirm, and a repeat of one delivered are counted in {@link #ignoredEvents()} and
+   * never reach {@code handler}. Confirmed events arrive in the order published, one device
+   * round trip after it.
    */
   MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler);
 
   /**
    * How many bodies on the device's events address this client's {@link #events} subscribers have
-   * ignored as not valid events (once per subscriber that received one). Growing means someone
-   * publishes on that address who should not.
+   * dropped: not valid events, or events the device did not confirm (once per subscriber that
+   * received one). Growing means someone publishes on that address who should not.
    */
   long ignoredEvents();
 }

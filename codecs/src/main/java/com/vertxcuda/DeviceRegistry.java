@@ -1,7 +1,10 @@
 package com.vertxcuda;
 
 import com.vertxcuda.impl.ClusterWatch;
+import com.vertxcuda.impl.RegistryWatch;
 import com.vertxcuda.message.DeviceEvent;
+import io.vertx.codegen.annotations.GenIgnore;
+import io.vertx.codegen.annotations.VertxGen;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
 import io.vertx.core.Future;
@@ -14,9 +17,6 @@ import io.vertx.core.shareddata.AsyncMap;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The cluster-wide list of devices with their load, kept in a shared async map (cluster-wide when
@@ -25,12 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * undeployed. A device of a node that left the cluster is never listed, whatever the map still
  * holds: the listing keeps only the nodes this node's cluster manager counts as members.
  */
-public final class DeviceRegistry {
-
-  private DeviceRegistry() {
-  }
-
-  private static final AtomicLong IGNORED = new AtomicLong();
+@VertxGen
+public interface DeviceRegistry {
 
   /**
    * Every device currently registered, on any node. Entries that are not valid device entries are
@@ -38,14 +34,14 @@ public final class DeviceRegistry {
    * convert, or one without node, address or state, whose address is not its node's and device's,
    * or with a negative device index, generation or load.
    */
-  public static Future<List<DeviceInfo>> list(Vertx vertx) {
+  static Future<List<DeviceInfo>> list(Vertx vertx) {
     ClusterWatch watch = ClusterWatch.of(vertx);
     return watch.checkPolicy().compose(v -> map(vertx)).compose(AsyncMap::values).map(values -> {
       List<DeviceInfo> devices = new ArrayList<>();
       for (Object v : (List<?>) values) { // as Object: a value of another type must not reach a cast
         DeviceInfo d = valid(v);
         if (d == null) {
-          IGNORED.incrementAndGet();
+          RegistryWatch.IGNORED.incrementAndGet();
         } else if (watch.isMember(d.getNode())) {
           devices.add(d);
         }
@@ -57,10 +53,11 @@ public final class DeviceRegistry {
 
   /**
    * How many registry entries {@link #list} (and so {@link #leastLoaded}) has left out as not valid,
-   * in this JVM since it started, counted once per listing that met one.
+   * and events {@link #watch} has dropped as not valid or not confirmed by their device, in this
+   * JVM since it started, counted once per listing or watcher that met one.
    */
-  public static long ignoredEntries() {
-    return IGNORED.get();
+  static long ignoredEntries() {
+    return RegistryWatch.IGNORED.get();
   }
 
   // The entry as a DeviceInfo, or null when it is not one a device would publish.
@@ -82,7 +79,7 @@ public final class DeviceRegistry {
   }
 
   /** The ready device with the least load ({@link PlacementPolicy#leastLoaded()}); CONTEXT_LOST if there is none. */
-  public static Future<DeviceInfo> leastLoaded(Vertx vertx) {
+  static Future<DeviceInfo> leastLoaded(Vertx vertx) {
     return choose(vertx, PlacementPolicy.leastLoaded());
   }
 
@@ -90,7 +87,8 @@ public final class DeviceRegistry {
    * The ready device {@code policy} picks ({@link PlacementPolicy}); CONTEXT_LOST if there is none
    * or none suits it, or the policy's own failure.
    */
-  public static Future<DeviceInfo> choose(Vertx vertx, PlacementPolicy policy) {
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
+  static Future<DeviceInfo> choose(Vertx vertx, PlacementPolicy policy) {
     return list(vertx).compose(devices -> {
       List<DeviceInfo> ready = new ArrayList<>();
       for (DeviceInfo d : devices) {
@@ -109,59 +107,23 @@ public final class DeviceRegistry {
   /**
    * Watches devices of the whole cluster come and go: {@code handler} hears every device's READY,
    * GENERATION_CHANGED, LOST and REMOVED events, and a LOST event (raised on this node) for each
-   * device it has seen whose node leaves the cluster. Starts with the devices listed now; an event
-   * that is not a valid one is dropped and counted in {@link #ignoredEntries()}. Unregister the
+   * device it has seen whose node leaves the cluster. Starts with the devices listed now. Each
+   * event is confirmed with the device it names before it is delivered, as
+   * {@link DeviceClient#events} does; one that is not valid, that the device does not confirm, or
+   * that repeats one delivered is dropped and counted in {@link #ignoredEntries()}. Unregister the
    * consumer to stop.
    */
-  @SuppressWarnings("unchecked")
-  public static MessageConsumer<DeviceEvent> watch(Vertx vertx, Handler<DeviceEvent> handler) {
-    Map<String, DeviceEvent> seen = new ConcurrentHashMap<>();
-    io.vertx.core.Context context = vertx.getOrCreateContext();
-    MessageConsumer<Object> consumer = vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> {
-      Object body = m.body();
-      if (!(body instanceof DeviceEvent) || !valid((DeviceEvent) body)) {
-        IGNORED.incrementAndGet();
-        return;
-      }
-      DeviceEvent e = (DeviceEvent) body;
-      String address = Addresses.device(e.getNode(), e.getDevice());
-      if (e.getType() == DeviceEvent.Type.REMOVED || e.getType() == DeviceEvent.Type.LOST) {
-        seen.remove(address);
-      } else {
-        seen.put(address, e);
-      }
-      handler.handle(e);
-    });
-    list(vertx).onSuccess(devices -> devices.forEach(d -> seen.putIfAbsent(d.getAddress(), new DeviceEvent(
-      DeviceEvent.Type.READY, d.getNode(), d.getDevice(), d.getGeneration(), d.getGeneration(), "listed"))));
-    ClusterWatch.of(vertx).onLeftWhileRegistered(consumer, context, node -> seen.values().removeIf(e -> {
-      if (!e.getNode().equals(node)) {
-        return false;
-      }
-      handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, e.getDevice(), e.getNewGeneration(),
-        e.getNewGeneration(), "node " + node + " left the cluster"));
-      return true;
-    }));
-    return (MessageConsumer<DeviceEvent>) (MessageConsumer<?>) consumer;
-  }
-
-  /** Whether {@code e} is an event a device would publish. */
-  static boolean valid(DeviceEvent e) {
-    try {
-      Addresses.device(e.getNode(), e.getDevice());
-    } catch (RuntimeException x) {
-      return false;
-    }
-    return e.getType() != null && e.getOldGeneration() >= 0 && e.getNewGeneration() >= e.getOldGeneration();
+  static MessageConsumer<DeviceEvent> watch(Vertx vertx, Handler<DeviceEvent> handler) {
+    return RegistryWatch.start(vertx, handler);
   }
 
   /** Publishes (or refreshes) a device's entry; it expires after {@code ttlMillis}. */
-  public static Future<Void> put(Vertx vertx, DeviceInfo device, long ttlMillis) {
+  static Future<Void> put(Vertx vertx, DeviceInfo device, long ttlMillis) {
     return map(vertx).compose(m -> m.put(device.getAddress(), device.toJson(), ttlMillis));
   }
 
   /** Removes a device's entry. */
-  public static Future<Void> remove(Vertx vertx, String address) {
+  static Future<Void> remove(Vertx vertx, String address) {
     return map(vertx).compose(m -> m.remove(address)).mapEmpty();
   }
 

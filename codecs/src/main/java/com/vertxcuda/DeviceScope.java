@@ -1,5 +1,6 @@
 package com.vertxcuda;
 
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 
 /**
@@ -8,12 +9,12 @@ import io.vertx.core.Future;
  * that allocates and then fails leaks nothing. Get one from {@link DeviceClient#scope()}, or let
  * {@link DeviceClient#withScope} open and close one around a future.
  *
- * <pre>{@code
- * Future<float[]> doubled = gpu.withScope(scope -> scope.alloc(DType.F32, n)
- *   .compose(x -> gpu.upload(x, values))
- *   .compose(x -> scope.alloc(DType.F32, n).compose(y -> kernels.scale(x, 2.0, y)))
- *   .compose(y -> gpu.downloadFloats(y)));         // then x and y are freed, even on failure
- * }</pre>
+ * <pre>
+ * Future&lt;float[]&gt; doubled = gpu.withScope(scope -&gt; scope.alloc(DType.F32, n)
+ *   .compose(x -&gt; gpu.upload(x, values))
+ *   .compose(x -&gt; scope.alloc(DType.F32, n).compose(y -&gt; kernels.scale(x, 2.0, y)))
+ *   .compose(y -&gt; gpu.downloadFloats(y)));         // then x and y are freed, even on failure
+ * </pre>
  *
  * <p>A buffer that must outlive the scope is {@link #detach detached} from it.
  *
@@ -21,6 +22,7 @@ import io.vertx.core.Future;
  * generation is passed over. Work still running on a buffer is not cut short: the device returns
  * a freed buffer's memory after every use already sent has completed. Thread-safe.
  */
+@VertxGen
 public interface DeviceScope {
 
   /**

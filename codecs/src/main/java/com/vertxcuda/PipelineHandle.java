@@ -1,5 +1,6 @@
 package com.vertxcuda;
 
+import io.vertx.codegen.annotations.DataObject;
 import io.vertx.core.json.JsonObject;
 
 import java.util.Objects;
@@ -11,6 +12,7 @@ import java.util.Objects;
  * ({@code captured}) or replays it step by step (the host backend, or a cuda device whose capture of
  * these steps failed). Immutable; equal when node, device, generation and id are.
  */
+@DataObject
 public final class PipelineHandle {
 
   private final String node;

@@ -1,5 +1,6 @@
 package com.vertxcuda;
 
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 
 /**
@@ -17,6 +18,7 @@ import io.vertx.core.Future;
  * requests, BLAS batches and scalar results. See docs/architecture.md, "Recorded pipelines".
  * Not thread-safe: record from one thread.
  */
+@VertxGen
 public interface PipelineRecorder {
 
   /** Records a fill of {@code target} with {@code value} ({@link DeviceClient#fill}'s rules). */

@@ -3,6 +3,7 @@ package com.vertxcuda.blas;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.impl.BlasClientImpl;
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -12,6 +13,7 @@ import io.vertx.core.Vertx;
  * completes when the device has finished, or fails with a {@link com.vertxcuda.CudaException}
  * (BAD_REQUEST names the offending field).
  */
+@VertxGen
 public interface BlasClient {
 
   static BlasClient create(Vertx vertx) {

@@ -3,6 +3,7 @@ package com.vertxcuda.fft;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.impl.FftClientImpl;
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -12,6 +13,7 @@ import java.util.List;
  * A typed client for one device's FFT verticle. Futures complete when the device has finished, or
  * fail with a {@link com.vertxcuda.CudaException} (BAD_REQUEST names the offending field).
  */
+@VertxGen
 public interface FftClient {
 
   static FftClient create(Vertx vertx) {

@@ -323,25 +323,29 @@ public final class DeviceClientImpl implements DeviceClient {
     return sender.request(new com.vertxcuda.message.ReleasePipelineRequest(pipeline)).mapEmpty();
   }
 
+  /**
+   * Each valid event is confirmed with the device before it reaches {@code handler}
+   * ({@link TrustedEvents}); the generation known to start with is the device's own, asked first.
+   */
   @Override
   @SuppressWarnings("unchecked")
   public MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler) {
-    AtomicLong generation = new AtomicLong();
+    TrustedEvents trusted = new TrustedEvents(this::describe, handler, ignoredEvents);
     // Consumed as Object: a body of another type must not reach a cast in the subscriber.
     MessageConsumer<Object> consumer = sender.vertx().eventBus().consumer(Addresses.events(node, device), m -> {
       Object body = m.body();
       if (body instanceof DeviceEvent && valid((DeviceEvent) body)) {
-        generation.set(((DeviceEvent) body).getNewGeneration());
-        handler.handle((DeviceEvent) body);
+        trusted.offer((DeviceEvent) body);
       } else {
         ignoredEvents.incrementAndGet();
       }
     });
+    trusted.startFrom(describe().map(DeviceInfo::getGeneration));
     if (sender.remote()) {
       // A node that left publishes nothing: its LOST event is raised here.
       ClusterWatch.of(sender.vertx()).onLeftWhileRegistered(consumer, sender.vertx().getOrCreateContext(), left -> {
         if (left.equals(node)) {
-          handler.handle(new DeviceEvent(DeviceEvent.Type.LOST, node, device, generation.get(), generation.get(),
+          trusted.deliverLocal(new DeviceEvent(DeviceEvent.Type.LOST, node, device, trusted.known(), trusted.known(),
             "node " + node + " left the cluster"));
         }
       });

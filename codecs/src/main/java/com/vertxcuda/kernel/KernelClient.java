@@ -3,6 +3,8 @@ package com.vertxcuda.kernel;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.impl.KernelClientImpl;
+import io.vertx.codegen.annotations.GenIgnore;
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -14,6 +16,7 @@ import java.util.List;
  * modules and NVRTC need the cuda backend (the host backend answers UNSUPPORTED); the built-ins run
  * on every backend.
  */
+@VertxGen
 public interface KernelClient {
 
   static KernelClient create(Vertx vertx) {
@@ -37,6 +40,7 @@ public interface KernelClient {
   Future<KernelReply> compile(String source, String arch, List<String> options);
 
   /** Launches {@code function} on grid × block threads (x, y, z each) with {@code args}. */
+  @GenIgnore(GenIgnore.PERMITTED_TYPE)
   Future<Void> launch(ModuleHandle module, String function, int[] grid, int[] block, int sharedMemoryBytes,
                       KernelArg... args);
 

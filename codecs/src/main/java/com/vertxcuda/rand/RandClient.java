@@ -3,6 +3,7 @@ package com.vertxcuda.rand;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.impl.RandClientImpl;
+import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -10,6 +11,7 @@ import io.vertx.core.Vertx;
  * A typed client for one device's RAND verticle. Futures complete with the output handle once the
  * device has written it, or fail with a {@link com.vertxcuda.CudaException}.
  */
+@VertxGen
 public interface RandClient {
 
   static RandClient create(Vertx vertx) {
