@@ -71,6 +71,7 @@ public final class ScaleSim implements Callable<Integer> {
   private final AtomicLong registryEvents = new AtomicLong();
 
   public static void main(String[] args) {
+    com.vertxcuda.samples.QuietLogging.apply();
     System.exit(new CommandLine(new ScaleSim()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
   }
 
