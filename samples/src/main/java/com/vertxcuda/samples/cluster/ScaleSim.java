@@ -100,8 +100,9 @@ public final class ScaleSim implements Callable<Integer> {
       }
       long allListed = waitListed(vertx, total, 600);
       System.out.printf("[figure] start: first node READY %.1f s, last READY %.1f s, all %d devices listed %.1f s after"
-          + " launch (%.2f s after the last READY)%n", s(firstReady - t0), s(lastReady - t0), total, s(allListed - t0),
-        s(allListed - lastReady));
+          + " launch (%.2f s after the last READY); %d registry map writes and %d registry events so far%n",
+        s(firstReady - t0), s(lastReady - t0), total, s(allListed - t0), s(allListed - lastReady), mapWrites.get(),
+        registryEvents.get());
 
       idleTraffic(total);
       entrySize(vertx, total);
@@ -156,6 +157,7 @@ public final class ScaleSim implements Callable<Integer> {
 
   // Every write to the registry map anywhere in the cluster, as Hazelcast tells a listener on it.
   private void countRegistryTraffic(Vertx vertx) {
+    com.vertxcuda.codec.CudaCodecs.register(vertx.eventBus());
     vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> registryEvents.incrementAndGet());
     if (!(VertxInternals.clusterManager(vertx) instanceof HazelcastClusterManager)) {
       System.out.println("[figure] map writes are counted on hazelcast only");
