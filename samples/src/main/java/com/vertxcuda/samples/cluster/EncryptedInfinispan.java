@@ -3,6 +3,7 @@ package com.vertxcuda.samples.cluster;
 import io.vertx.core.Completable;
 import io.vertx.core.Vertx;
 import io.vertx.ext.cluster.infinispan.InfinispanClusterManager;
+import org.infinispan.configuration.global.ShutdownHookBehavior;
 import org.infinispan.configuration.parsing.ConfigurationBuilderHolder;
 import org.infinispan.configuration.parsing.ParserRegistry;
 import org.infinispan.manager.DefaultCacheManager;
@@ -52,6 +53,9 @@ final class EncryptedInfinispan extends InfinispanClusterManager {
       throw new UncheckedIOException(e);
     }
     holder.getGlobalConfigurationBuilder().classLoader(EncryptedInfinispan.class.getClassLoader());
+    // Vert.x's leave stops the cache manager (below); Infinispan's own JVM shutdown hook would stop it
+    // under that leave, and a node stopped with SIGTERM would then never exit.
+    holder.getGlobalConfigurationBuilder().shutdown().hookBehavior(ShutdownHookBehavior.DONT_REGISTER);
     // The node id is the JGroups name: a UUID, so it never holds the '.' that the address scheme splits on.
     holder.getGlobalConfigurationBuilder().transport().defaultTransport()
       .clusterName(name)

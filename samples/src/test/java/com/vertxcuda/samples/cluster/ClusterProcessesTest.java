@@ -323,6 +323,22 @@ class ClusterProcessesTest {
     await(c.free(h));
   }
 
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void aNodeStoppedWithSigtermLeavesAndExits() throws Exception {
+    NodeProcess gpu = gpuNode();
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    devicesOf(client, gpuId, 1);
+    assertTrue(gpu.stop(30), "the node exited within 30 s of SIGTERM:\n" + gpu.output());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (VertxInternals.clusterManager(client).getNodes().contains(gpuId) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertFalse(VertxInternals.clusterManager(client).getNodes().contains(gpuId), "it left the cluster");
+    assertTrue(await(DeviceRegistry.list(client)).stream().noneMatch(d -> d.getNode().equals(gpuId)));
+  }
+
   static <T> T await(Future<T> f) throws Exception {
     return await(f, 60);
   }
