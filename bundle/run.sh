@@ -27,6 +27,9 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 mkdir -p "$work/bench"
 java="$here/runtime/bin/java"
+# The JDK's default class-data sharing archive, which jlink leaves out: without it every JVM here —
+# the device host a recovery without a spare waits for, too — loads the JDK's classes the slow way.
+[ -f "$here/runtime/lib/server/classes.jsa" ] || "$java" -Xshare:dump > /dev/null 2>&1
 cp=""
 for j in "$here"/lib/*.jar; do cp="$cp${cp:+:}$j"; done
 # The device-tier tests run as in their module: without the library verticles on the class path

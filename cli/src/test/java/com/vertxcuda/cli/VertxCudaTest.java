@@ -74,7 +74,8 @@ class VertxCudaTest {
   @Test
   void badArgumentsExit2WithOneLineAndAHint() {
     for (List<String> args : List.of(List.of("frob"), List.of("devices", "--bogus"), List.of("quickstart", "sideways"),
-      List.of("bench", "--size", "huge"), List.of("node", "--devices", "many"))) {
+      List.of("bench", "--size", "huge"), List.of("node", "--devices", "many"),
+      List.of("client", "--cluster-manager", "zookeeper"))) {
       Run r = run(args.toArray(String[]::new));
       assertEquals(2, r.code, args + ": " + r.err);
       List<String> lines = r.err.lines().toList();

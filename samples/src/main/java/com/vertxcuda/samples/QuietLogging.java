@@ -28,6 +28,8 @@ public final class QuietLogging {
     "com.github.fommil.level=OFF",
     // Hazelcast warns of its modular-access and CP-subsystem defaults on every start: chatter here.
     "com.hazelcast.level=SEVERE",
+    // Infinispan warns on every start that its internal caches are not persisted (no global state, by design).
+    "org.infinispan.registry.level=SEVERE",
     "");
 
   private static Path file;

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * against a fill of a 1 KiB device buffer (p50/p99 of 5,000 after 2,000 warm-up), and 64 MiB up and
  * down through the device against 64 MiB echoed in 8 MiB messages. Prints {@code [figure]} lines.
  *
- * <pre>java -cp ... com.vertxcuda.samples.cluster.ClusterBench [backend: auto|host|cuda]</pre>
+ * <pre>java -cp ... com.vertxcuda.samples.cluster.ClusterBench [backend: auto|host|cuda] [cluster options of the node, e.g. --cluster-manager infinispan ...]</pre>
  */
 public final class ClusterBench {
 
@@ -35,6 +35,8 @@ public final class ClusterBench {
   public static void main(String[] args) throws Exception {
     String backend = args.length > 0 ? args[0] : "auto";
     ClusterSettings settings = new ClusterSettings();
+    new picocli.CommandLine(settings).setCaseInsensitiveEnumValuesAllowed(true)
+      .parseArgs(Arrays.copyOfRange(args, Math.min(1, args.length), args.length));
     settings.name = "vertx-cuda-bench-" + ProcessHandle.current().pid();
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
       "-Xmx4g", "-cp", System.getProperty("java.class.path"), GpuNode.class.getName(), "--echo", "--backend", backend,

@@ -46,7 +46,7 @@ public final class ClusterClient implements Callable<Integer> {
   long hold;
 
   public static void main(String[] args) {
-    System.exit(new CommandLine(new ClusterClient()).execute(args));
+    System.exit(new CommandLine(new ClusterClient()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
   }
 
   @Override

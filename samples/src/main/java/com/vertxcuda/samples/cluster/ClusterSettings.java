@@ -16,11 +16,31 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How a node joins the cluster: Hazelcast on one interface with a fixed member list (multicast,
- * auto-detection and phone-home off), the event bus on the same host, and optionally TLS for the
- * event bus (PKCS#12 key and trust stores). Shared by the node and client commands.
+ * How a node joins the cluster: the cluster manager (Hazelcast on one interface with a fixed member
+ * list, multicast, auto-detection and phone-home off; or Infinispan over an encrypted, authenticated
+ * JGroups stack on one interface with a fixed member list, {@link EncryptedInfinispan}), the event
+ * bus on the same host, and optionally TLS for the event bus (PKCS#12 key and trust stores). Shared
+ * by the node, client and devices commands, the cluster bench and the scale simulation.
  */
 public final class ClusterSettings {
+
+  /** The cluster managers a node can join with. */
+  public enum Manager { HAZELCAST, INFINISPAN }
+
+  @Option(names = "--cluster-manager", description = "hazelcast, or infinispan (JGroups encrypted and authenticated:"
+    + " needs --jgroups-keystore and --jgroups-secret; default ${DEFAULT-VALUE})")
+  Manager manager = Manager.HAZELCAST;
+
+  @Option(names = "--jgroups-keystore", description = "infinispan: PKCS#12 store with the AES key 'cluster-key' (SYM_ENCRYPT)"
+    + " and the RSA key pair 'cluster-auth' (AUTH), the same file on every member")
+  String jgroupsKeyStore;
+
+  @Option(names = "--jgroups-password", description = "infinispan: password of that store and its keys")
+  String jgroupsPassword = "";
+
+  @Option(names = "--jgroups-secret", description = "infinispan: the secret a member proves to join (AUTH);"
+    + " put it in an @file to keep it off the command line")
+  String jgroupsSecret;
 
   @Option(names = "--cluster", description = "cluster name (members must use the same one; default ${DEFAULT-VALUE})")
   String name = "vertx-cuda";
@@ -50,6 +70,12 @@ public final class ClusterSettings {
    * metrics) go to {@code metrics} when it is not null.
    */
   public Future<Vertx> start(io.micrometer.core.instrument.MeterRegistry metrics) {
+    io.vertx.core.spi.cluster.ClusterManager clusterManager;
+    try {
+      clusterManager = clusterManager();
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
     System.setProperty("hazelcast.phone.home.enabled", "false");
     VertxOptions options = new VertxOptions();
     EventBusOptions bus = options.getEventBusOptions().setHost(host).setClusterPublicHost(host).setPort(0);
@@ -64,7 +90,19 @@ public final class ClusterSettings {
       options.setMetricsOptions(new io.vertx.micrometer.MicrometerMetricsOptions().setEnabled(true));
       builder.withMetrics(new io.vertx.micrometer.MicrometerMetricsFactory(metrics));
     }
-    return builder.with(options).withClusterManager(new HazelcastClusterManager(hazelcast())).buildClustered();
+    return builder.with(options).withClusterManager(clusterManager).buildClustered();
+  }
+
+  /** The cluster manager as configured; refuses Infinispan without its key store and secret. */
+  io.vertx.core.spi.cluster.ClusterManager clusterManager() {
+    if (manager == Manager.HAZELCAST) {
+      return new HazelcastClusterManager(hazelcast());
+    }
+    if (jgroupsKeyStore == null || jgroupsSecret == null || jgroupsSecret.isEmpty()) {
+      throw new IllegalArgumentException("--cluster-manager infinispan needs --jgroups-keystore and --jgroups-secret:"
+        + " its membership is encrypted and authenticated or not used");
+    }
+    return EncryptedInfinispan.create(name, host, members, jgroupsKeyStore, jgroupsPassword, jgroupsSecret);
   }
 
   Config hazelcast() {
@@ -88,7 +126,14 @@ public final class ClusterSettings {
 
   /** The same settings for another process, as command-line arguments. */
   public List<String> arguments() {
-    List<String> args = new ArrayList<>(List.of("--cluster", name, "--host", host));
+    List<String> args = new ArrayList<>(List.of("--cluster", name, "--host", host,
+      "--cluster-manager", manager.name().toLowerCase(java.util.Locale.ROOT)));
+    if (jgroupsKeyStore != null) {
+      args.addAll(List.of("--jgroups-keystore", jgroupsKeyStore, "--jgroups-password", jgroupsPassword));
+    }
+    if (jgroupsSecret != null) {
+      args.addAll(List.of("--jgroups-secret", jgroupsSecret));
+    }
     if (!members.isEmpty()) {
       args.add("--members");
       args.add(String.join(",", members));

@@ -1,8 +1,6 @@
 package com.vertxcuda.samples.cluster;
 
 import com.vertxcuda.impl.VertxInternals;
-import com.hazelcast.cluster.MembershipEvent;
-import com.hazelcast.cluster.MembershipListener;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
@@ -19,7 +17,7 @@ import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import io.vertx.core.spi.cluster.ClusterManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,18 +38,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A GPU node and client nodes as separate JVMs on 127.0.0.1 (Hazelcast TCP/IP join on loopback,
- * host backend): what happens when nodes die, how placement spreads, and the event bus over TLS.
+ * A GPU node and client nodes as separate JVMs on 127.0.0.1 (host backend): what happens when nodes
+ * die, how placement spreads, and the event bus over TLS. Here on Hazelcast (TCP/IP join on
+ * loopback); {@link InfinispanClusterProcessesTest} runs the same on encrypted Infinispan. Only the
+ * cluster manager SPI is used.
  */
 class ClusterProcessesTest {
 
   private static final AtomicLong CLUSTERS = new AtomicLong();
   private final List<AutoCloseable> closing = new ArrayList<>();
   private final List<Vertx> nodes = new ArrayList<>();
-  private final ClusterSettings settings = new ClusterSettings();
+  private final String clusterName = "vertx-cuda-it-" + ProcessHandle.current().pid() + "-" + CLUSTERS.incrementAndGet();
+  final ClusterSettings settings = settings();
 
-  ClusterProcessesTest() {
-    settings.name = "vertx-cuda-it-" + ProcessHandle.current().pid() + "-" + CLUSTERS.incrementAndGet();
+  /** Settings of a member of this test's cluster (a new object each time). */
+  ClusterSettings settings() {
+    ClusterSettings s = new ClusterSettings();
+    s.name = clusterName;
+    return s;
   }
 
   @AfterEach
@@ -73,7 +77,7 @@ class ClusterProcessesTest {
     return p;
   }
 
-  private Vertx join(ClusterSettings s) throws Exception {
+  Vertx join(ClusterSettings s) throws Exception {
     Vertx v = await(s.start());
     nodes.add(v);
     return v;
@@ -108,12 +112,20 @@ class ClusterProcessesTest {
     DeviceClient c = DeviceClient.create(client, device);
     BufferHandle h = await(c.alloc(DType.F32, 1024));
 
+    // When the cluster manager's member list loses the node (its node listener is Vert.x's own).
     AtomicLong leftAt = new AtomicLong();
-    ((HazelcastClusterManager) VertxInternals.clusterManager(client)).getHazelcastInstance().getCluster()
-      .addMembershipListener(new MembershipListener() {
-        @Override public void memberAdded(MembershipEvent e) { }
-        @Override public void memberRemoved(MembershipEvent e) { leftAt.compareAndSet(0, System.nanoTime()); }
-      });
+    ClusterManager members = VertxInternals.clusterManager(client);
+    Thread leaveWatch = new Thread(() -> {
+      while (leftAt.get() == 0 && !Thread.currentThread().isInterrupted()) {
+        if (!members.getNodes().contains(gpuId)) {
+          leftAt.set(System.nanoTime());
+        }
+        java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
+      }
+    }, "leave-watch");
+    leaveWatch.setDaemon(true);
+    leaveWatch.start();
+    closing.add(leaveWatch::interrupt);
     List<DeviceEvent> watched = new CopyOnWriteArrayList<>();
     DeviceRegistry.watch(client, watched::add);
     List<DeviceEvent> deviceEvents = new CopyOnWriteArrayList<>();
@@ -298,8 +310,7 @@ class ClusterProcessesTest {
     await(c.upload(h, values));
     assertEquals(values, await(c.download(h)));
 
-    ClusterSettings plain = new ClusterSettings();
-    plain.name = settings.name;
+    ClusterSettings plain = settings();
     Vertx plainNode = join(plain);
     CudaException listed = awaitFailure(DeviceRegistry.list(plainNode));
     assertEquals(FailureCode.FORBIDDEN, listed.code());
@@ -310,6 +321,22 @@ class ClusterProcessesTest {
     assertEquals(FailureCode.FORBIDDEN, refused.code(), refused.getMessage());
     assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "refused at once, not after a timeout");
     await(c.free(h));
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void aNodeStoppedWithSigtermLeavesAndExits() throws Exception {
+    NodeProcess gpu = gpuNode();
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    devicesOf(client, gpuId, 1);
+    assertTrue(gpu.stop(30), "the node exited within 30 s of SIGTERM:\n" + gpu.output());
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (VertxInternals.clusterManager(client).getNodes().contains(gpuId) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertFalse(VertxInternals.clusterManager(client).getNodes().contains(gpuId), "it left the cluster");
+    assertTrue(await(DeviceRegistry.list(client)).stream().noneMatch(d -> d.getNode().equals(gpuId)));
   }
 
   static <T> T await(Future<T> f) throws Exception {

@@ -108,6 +108,12 @@ final class NodeProcess implements AutoCloseable {
     }
   }
 
+  /** SIGTERM (the node's shutdown hooks run); whether it ended within {@code seconds}. */
+  boolean stop(long seconds) throws InterruptedException {
+    process.destroy();
+    return process.waitFor(seconds, TimeUnit.SECONDS);
+  }
+
   /** kill -9. */
   void kill() throws InterruptedException {
     process.destroyForcibly();
