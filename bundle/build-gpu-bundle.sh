@@ -19,7 +19,7 @@ mkdir -p "$out/lib"
 # manager, tested in CI) and the JSON Schema validator of the samples' tests stay out.
 mvn -B -q -DskipTests -pl '!bench-jmh,!rx-java3' clean package dependency:copy-dependencies \
   -DincludeScope=test -DoutputDirectory="$out/lib" \
-  -DexcludeArtifactIds=jackson-annotations \
+  -DexcludeArtifactIds=jackson-annotations,vertx-infinispan,vertx-rx-java3 \
   -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j,org.infinispan,org.jgroups,io.reactivex.rxjava3,org.reactivestreams
 for m in codecs device-verticle library-verticles samples; do
   cp "$m"/target/*.jar "$out/lib/"
