@@ -124,22 +124,29 @@ public final class DeviceClientImpl implements DeviceClient {
     }
     int bytes = (int) source.byteLength();
     // Into pooled host memory the device lends (reused from one large download to the next), else
-    // into an array made on a copy thread and wrapped once all is in.
-    Buffer landing = route == null ? null : route.landing(bytes);
-    HostElements into = landing == null ? HostElements.bytesFor(bytes)
-      : HostElements.of(VertxInternals.byteBuf(landing).nioBuffer(0, bytes), true);
+    // into an array; either is made on the first copy thread that reads into it (fresh memory is
+    // zeroed: 1 GiB of it stopped the caller's loop for 644 ms on the H200), and wrapped once all is in.
+    java.util.concurrent.atomic.AtomicReference<Buffer> landing = new java.util.concurrent.atomic.AtomicReference<>();
+    HostElements into = HostElements.bytesFrom(bytes, k -> {
+      Buffer lent = route == null ? null : route.landing(k);
+      if (lent == null) {
+        Buffer heap = VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[k]));
+        landing.set(heap);
+        return ByteBuffer.wrap(VertxInternals.byteBuf(heap).array(), 0, k).slice();
+      }
+      landing.set(lent);
+      return VertxInternals.byteBuf(lent).nioBuffer(0, k);
+    });
     try {
       return ChunkedTransfer.download(sender, source, into, maxMessageSize)
-        .map(x -> landing != null ? landing : VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer((byte[]) into.array())))
+        .map(x -> landing.get())
         .onFailure(t -> {
-          if (landing != null) {
-            route.releaseTransferBuffer(landing);
+          Buffer lent = landing.get();
+          if (lent != null && route != null) {
+            route.releaseTransferBuffer(lent);
           }
         });
     } catch (RuntimeException refused) {
-      if (landing != null) {
-        route.releaseTransferBuffer(landing);
-      }
       return sender.refuse(refused);
     }
   }

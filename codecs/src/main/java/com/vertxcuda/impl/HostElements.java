@@ -182,6 +182,14 @@ public final class HostElements {
     return new HostElements(Kind.BYTE, bytes, k -> ByteBuffer.wrap(new byte[k]), "byte[]");
   }
 
+  /**
+   * {@code bytes} bytes made by {@code make} when the first chunk is read into them (on a copy
+   * thread: fresh memory is zeroed, which must not happen on the caller's thread or an event loop).
+   */
+  static HostElements bytesFrom(int bytes, java.util.function.IntFunction<ByteBuffer> make) {
+    return new HostElements(Kind.BYTE, bytes, make::apply, "host buffer");
+  }
+
   /** The array these elements are (for one made by {@link #arrayFor} or {@link #bytesFor}). */
   Object array() {
     return elements().array();

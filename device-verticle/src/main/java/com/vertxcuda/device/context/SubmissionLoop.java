@@ -42,7 +42,7 @@ public final class SubmissionLoop {
 
   private static final System.Logger LOG = System.getLogger(SubmissionLoop.class.getName());
   /** While work is on the GPU, the thread spins this long after the last activity before it parks. */
-  static final long AWAIT_SPIN_NANOS = 20_000_000;
+  static final long AWAIT_SPIN_NANOS = 1_000_000;
   /** The last submission or completion (nanoTime). */
   private volatile long activeAt = System.nanoTime();
   private volatile java.util.function.BooleanSupplier awaiting = () -> false;

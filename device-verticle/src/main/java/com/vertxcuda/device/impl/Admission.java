@@ -236,7 +236,7 @@ public final class Admission {
     }
     RequestType<?, ?> type = RequestTable.admitted(r);
     if (type.admission() == RequestType.Admission.DESCRIBED) {
-      r.reply(device.info());
+      r.describe(device.info());
       return;
     }
     DeviceState state = device.state();

@@ -125,12 +125,12 @@ public final class DeviceHostMain {
           vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
         }
       }
-    }).map(t -> {
+    }).compose(t -> register(t, region).map(pinned -> {
       tier.complete(t);
       link[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(), 0,
-        "ready, shared region pinned on first use").encode());
+        "ready, shared region " + (pinned ? "pinned" : "pageable")).encode());
       return null;
-    }).onFailure(t -> {
+    })).onFailure(t -> {
       link[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, 0, String.valueOf(t.getMessage())).encode());
       vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_START_FAILED));
     });
@@ -161,27 +161,12 @@ public final class DeviceHostMain {
     return channel;
   }
 
-  /** Whether the shared region is page-locked (or being); the link's reader thread only. */
-  private static boolean pinned;
-
-  /**
-   * Page-locks (cuda) the whole shared region when the first transfer reaches it, in the context's
-   * order ahead of that transfer: an idle device host (a spare above all) holds none of the region
-   * resident, and starting one waits for no pinning. All of it at once, not piece by piece: a copy
-   * whose host range spans two registrations fails (CUDA_ERROR_INVALID_VALUE, seen on the H200 with
-   * 64 MiB pieces). On the link's reader.
-   */
-  private static void pin(ContextTier tier, SharedRegion region) {
-    if (pinned) {
-      return;
-    }
-    pinned = true;
+  // Page-locks the whole shared region once (cuda), so every transfer through it is a pinned copy.
+  private static Future<Boolean> register(ContextTier tier, SharedRegion region) {
     Promise<Object> done = Promise.promise();
     tier.submit(new LocalRequest(new TransferRequest(null, region.slice(0, region.size()),
       TransferRequest.Direction.REGISTER), done));
-    // Not pinned (another backend, or the driver refused): the transfers still work, pageable.
-    done.future().onFailure(t -> System.err.println("device host: the shared region stays pageable: "
-      + t.getMessage()));
+    return done.future().map(Boolean.TRUE::equals);
   }
 
   /** On the link's reader thread: a request goes straight into the context's queue. */
@@ -206,9 +191,6 @@ public final class DeviceHostMain {
       } catch (RuntimeException e) {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
-    }
-    if (tier.succeeded() && body instanceof TransferRequest && frame.body instanceof SharedTransfer) {
-      pin(tier.result(), region);
     }
     Request r = new LinkRequest(link, frame, body);
     if (!tier.succeeded()) {

@@ -29,7 +29,7 @@ final class Link {
   /** A frame longer than this ends the link: no request or reply comes near it. */
   static final int MAX_FRAME = 64 << 20;
   /** While answers are awaited, the reader spins this long after the last frame before it blocks. */
-  static final long AWAIT_SPIN_NANOS = 20_000_000;
+  static final long AWAIT_SPIN_NANOS = 1_000_000;
 
   private final SocketChannel channel;
   private final Selector selector;
