@@ -93,10 +93,14 @@ public final class TrustedEvents {
       case GENERATION_CHANGED:
         return d != null && e.getNewGeneration() > e.getOldGeneration() && e.getNewGeneration() > known
           && d.getGeneration() >= e.getNewGeneration();
+      // Or the incarnation the event names has since been replaced (a newer generation answers: a
+      // device undeployed and deployed again at once, whose REMOVED was being confirmed when the new
+      // one came up). A forger gains nothing there: that generation is gone either way.
       case LOST:
-        return gone || d != null && d.getState() == DeviceState.LOST && d.getGeneration() == e.getNewGeneration();
+        return gone || d != null && (d.getState() == DeviceState.LOST && d.getGeneration() == e.getNewGeneration()
+          || d.getGeneration() > e.getNewGeneration());
       case REMOVED:
-        return gone || d != null && d.getState() == DeviceState.STOPPED;
+        return gone || d != null && (d.getState() == DeviceState.STOPPED || d.getGeneration() > e.getNewGeneration());
       case READY:
         return d != null && d.getState() == DeviceState.READY && e.getNewGeneration() >= known
           && d.getGeneration() >= e.getNewGeneration();

@@ -308,6 +308,46 @@ class ChunkRingTest {
     })));
   }
 
+  /**
+   * Uploads sent as single requests (not through a typed client's pump) with heap bytes larger than
+   * the device copies inline: each takes a region slot no larger than itself, so sixteen 8 MiB ones
+   * at once fit a 256 MiB region (a slot of an eighth of the region each ran it out: QUEUE_FULL).
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void concurrentSingleRequestHeapUploadsFitTheRegion(Vertx vertx, VertxTestContext ctx) {
+    int bytes = 8 << 20;
+    int n = 16;
+    DeviceOptions options = TestDevices.options().setSharedMemorySize(256L << 20);
+    deploy(vertx, options).compose(client -> {
+      com.vertxcuda.impl.RequestSender sender = new com.vertxcuda.impl.RequestSender(vertx, client.address(), 60_000);
+      List<Future<BufferHandle>> handles = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        handles.add(client.alloc(DType.U8, bytes));
+      }
+      return Future.all(handles).compose(all -> {
+        List<Future<Object>> uploads = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          byte[] data = new byte[bytes];
+          Arrays.fill(data, (byte) (i + 1));
+          uploads.add(sender.request(new com.vertxcuda.message.UploadRequest(all.resultAt(i), Buffer.buffer(data))));
+        }
+        return Future.all(uploads).compose(x -> {
+          List<Future<Buffer>> downloads = new ArrayList<>();
+          for (int i = 0; i < n; i++) {
+            downloads.add(client.download(((BufferHandle) all.resultAt(i)).view(bytes - 4, 4)));
+          }
+          return Future.all(downloads);
+        });
+      });
+    }).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+      for (int i = 0; i < n; i++) {
+        assertEquals((byte) (i + 1), all.<Buffer>resultAt(i).getByte(3), "upload " + i);
+      }
+      ctx.completeNow();
+    })));
+  }
+
   private <A> Future<A> roundTrip(DeviceClient client, DType dtype, int n, Function<BufferHandle, Future<BufferHandle>> up,
                                   Function<BufferHandle, Future<A>> down) {
     return client.alloc(dtype, n).compose(h -> up.apply(h).compose(down).compose(back -> client.free(h).map(back)));

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -101,8 +102,10 @@ class FftVerticleTest extends HostDeviceTest {
     double[] z = widen(floats(values(16, 11)));
     BufferHandle in = await(device.alloc(com.vertxcuda.DType.C64, 8).compose(h -> device.upload(h, floats(z))));
     BufferHandle out = await(device.alloc(com.vertxcuda.DType.C64, 8));
-    await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(8), 1, in, out));
-    assertClose(dft(z, new int[] {8}, true), widen(await(device.downloadFloats(out))), 1e-4, "C2C on C64");
+    BufferHandle answered = await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(8), 1, in, out));
+    // The handle the transform answers is the caller's own, and downloads as it.
+    assertEquals(out, answered, "the output handle comes back as it was given");
+    assertClose(dft(z, new int[] {8}, true), widen(await(device.downloadFloats(answered))), 1e-4, "C2C on C64");
 
     double[] x = widen(floats(values(8, 12)));
     BufferHandle spectrum = await(device.alloc(com.vertxcuda.DType.C64, 5));

@@ -148,7 +148,9 @@ final class SharedTransfers {
       this.toDevice = toDevice;
       this.source = source;
       int size = handle.dtype().size();
-      this.perChunk = Math.max(size, chunkBytes / size * size);
+      // No larger than the transfer: 16 concurrent 8 MiB uploads each took a 256 MiB slot and ran
+      // out of region (QUEUE_FULL).
+      this.perChunk = Math.min(Math.max(size, chunkBytes / size * size), Math.max(size, handle.byteLength()));
       this.slot = slot(perChunk);
     }
 

@@ -87,7 +87,9 @@ public final class FftVerticle extends LibraryVerticle {
       if (result[0] != null) {
         result[0].value();
       }
-      return new FftReply(call.output().handle(), reused);
+      // The caller's own handle: a complex output is seen by the engines as its real parts (F32,
+      // twice the count), a handle the caller's download would refuse.
+      return new FftReply(body.getOutput(), reused);
     });
     return null;
   }
