@@ -158,17 +158,14 @@ public final class InFlight {
     }
 
     /**
-     * Answers with what the device knows of itself (a describe), not counted among the operations
-     * served: describes are how subscribers confirm lifecycle events, and a device's served count
-     * is of the work clients asked of it.
+     * Answers with what the device knows of itself (a describe), neither counted among the
+     * operations served nor reported to the request listener: describes are how subscribers confirm
+     * lifecycle events, and the device's counts and timers are of the work clients asked of it.
      */
     public void describe(Object body) {
       if (answered.compareAndSet(false, true)) {
         entries.remove(id);
         answer.succeed(body);
-        if (heard != null) {
-          heard(null);
-        }
       }
     }
 
