@@ -275,10 +275,14 @@ class ClusterProcessesTest {
     }
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
     long t0 = System.nanoTime();
-    await(c.upload(h, data), 120);
-    // Ordered after the upload: a fill of the last 8 bytes sent right behind it lands last.
-    await(c.fill(h.view(size - 8, 8), 7));
-    Buffer back = await(c.download(h), 120);
+    // Sent one after the other without waiting (the caller's order): the upload's views, then a
+    // fill of the last 8 bytes, then the download, which reads both.
+    Future<BufferHandle> up = c.upload(h, data);
+    Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
+    Future<Buffer> down = c.download(h);
+    await(up, 120);
+    await(fill, 120);
+    Buffer back = await(down, 120);
     double seconds = (System.nanoTime() - t0) / 1e9;
     assertEquals(size, back.length());
     for (int i = size - 8; i < size; i++) {
@@ -287,6 +291,38 @@ class ClusterProcessesTest {
     assertTrue(data.equals(back), "1 GiB came back byte-equal");
     System.out.printf("[figure] cluster: 1 GiB up and down through a remote node on loopback in %.1f s%n", seconds);
     await(c.free(h));
+  }
+
+  /**
+   * A remote upload cut by its node's death (kill -9 while its views are on their way) fails once,
+   * CONTEXT_LOST, within a second of the cluster seeing the node leave — not at its deadline.
+   */
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aRemoteUploadCutByItsNodesDeathFailsWithinASecondOfTheLeave() throws Exception {
+    NodeProcess gpu = gpuNode("--device-option", "hostMemory=" + (2L << 30));
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
+    int size = 768 << 20;
+    BufferHandle h = await(c.alloc(DType.U8, size), 120);
+    AtomicLong leftAt = new AtomicLong();
+    AtomicLong failedAt = new AtomicLong();
+    ClusterManager members = VertxInternals.clusterManager(client);
+    Future<BufferHandle> up = c.upload(h, Buffer.buffer(new byte[size]))
+      .onFailure(t -> failedAt.compareAndSet(0, System.nanoTime()));
+    Thread.sleep(300);
+    assertFalse(up.isComplete(), "the upload is still on its way when the node dies");
+    gpu.kill();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (members.getNodes().contains(gpuId) && System.nanoTime() < deadline) {
+      java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
+    }
+    leftAt.set(System.nanoTime());
+    CudaException lost = awaitFailure(up);
+    assertEquals(FailureCode.CONTEXT_LOST, lost.code(), lost.getMessage());
+    long after = failedAt.get() - leftAt.get();
+    assertTrue(after <= TimeUnit.SECONDS.toNanos(1), "failed " + after / 1_000_000 + " ms after the leave was seen");
   }
 
   @Test
