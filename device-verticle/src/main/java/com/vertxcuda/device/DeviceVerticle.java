@@ -249,10 +249,7 @@ public class DeviceVerticle extends VerticleBase {
    * {@link #releaseTransferBuffer} (or let it become unreachable). Thread-safe.
    */
   public Buffer allocateTransferBuffer(int bytes) {
-    if (context == null) {
-      throw new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context");
-    }
-    return context.allocateTransferBuffer(bytes);
+    return admission.route().allocateTransferBuffer(bytes);
   }
 
   /**
@@ -267,7 +264,7 @@ public class DeviceVerticle extends VerticleBase {
 
   /** Returns a transfer buffer, or a buffer a download handed back, to its pool at once. */
   public boolean releaseTransferBuffer(Buffer buffer) {
-    return context != null && context.releaseTransferBuffer(buffer);
+    return admission.route().releaseTransferBuffer(buffer);
   }
 
   private void ready(ContextTier tier) {
