@@ -92,18 +92,37 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * Whether an upload of {@code data} goes through the one pump ({@link ChunkedTransfer}): to another
-   * node, past {@code maxMessageSize}; to a device in this JVM, past what is worth copying inline,
-   * unless it lies in memory the device moves as it is (pinned, the shared region) — then it is one
-   * request, with no host copy at all. A mismatched length to a local device is one request too: the
-   * device checks the handle's token before it refuses the size.
+   * node, past {@code maxMessageSize}; to a device in this JVM, as {@link #pumpedLocally}.
    */
   private boolean pumped(Buffer data, BufferHandle target) {
     if (sender.remote()) {
       return data.length() > maxMessageSize;
     }
     LocalRoutes.Route route = sender.localRoute();
-    return route != null && data.length() > ChunkedTransfer.INLINE_BYTES && data.length() == target.byteLength()
+    return route != null && pumpedLocally(route, target, data);
+  }
+
+  /**
+   * The one rule for what of an upload to a device in this JVM takes the pump, for its typed clients
+   * and for uploads that reach it over the event bus alike: past what is worth copying inline,
+   * unless it lies in memory the device moves as it is (pinned, the shared region) — then it is one
+   * request, with no host copy at all. A mismatched length is one request too: the device checks the
+   * handle's token before it refuses the size.
+   */
+  public static boolean pumpedLocally(LocalRoutes.Route route, BufferHandle target, Buffer data) {
+    return data.length() > ChunkedTransfer.INLINE_BYTES && !oversized(target) && data.length() == target.byteLength()
       && !route.lends(data);
+  }
+
+  /**
+   * The one rule for what of a download from a device in this JVM takes the pump: a range larger
+   * than the device may lend at once (half its shared region in process isolation) that fits one
+   * Buffer. What cannot be one Buffer goes to the device as it is, which checks the handle's token
+   * first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from its claimed shape.
+   */
+  public static boolean pumpedLocally(LocalRoutes.Route route, BufferHandle source) {
+    return !oversized(source) && source.byteLength() > route.lendingLimit()
+      && source.byteLength() <= Integer.MAX_VALUE - 8;
   }
 
   /**
@@ -115,11 +134,10 @@ public final class DeviceClientImpl implements DeviceClient {
   @Override
   public Future<Buffer> download(BufferHandle source) {
     LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
-    long limit = sender.remote() ? maxMessageSize : route == null ? Long.MAX_VALUE : route.lendingLimit();
-    // What cannot be one Buffer goes to the device as it is: it checks the handle's token first, then
-    // refuses the size (BAD_REQUEST), so a forged handle learns nothing from its claimed shape.
-    if (source == null || oversized(source) || source.byteLength() <= limit
-      || source.byteLength() > Integer.MAX_VALUE - 8) {
+    boolean pumped = source != null && (sender.remote()
+      ? !oversized(source) && source.byteLength() > maxMessageSize && source.byteLength() <= Integer.MAX_VALUE - 8
+      : route != null && pumpedLocally(route, source));
+    if (!pumped) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
     int bytes = (int) source.byteLength();

@@ -366,6 +366,12 @@ public class DeviceVerticle extends VerticleBase {
   /** What admission reads of this device's supervision. */
   private final Admission.Device supervised = new Admission.Device() {
     @Override
+    public long lendingLimit() {
+      ContextTier t = context;
+      return t != null ? t.lendingLimit() : isolation == Isolation.PROCESS ? options.getSharedMemorySize() / 2 : Long.MAX_VALUE;
+    }
+
+    @Override
     public DeviceState state() {
       return state;
     }

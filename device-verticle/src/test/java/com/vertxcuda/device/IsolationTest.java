@@ -477,6 +477,41 @@ class IsolationTest {
       })));
   }
 
+  /**
+   * Requests sent straight over the event bus (no typed client): an upload and a download each
+   * larger than the region take the one pump on the device's side, and a fill sent between them,
+   * without waiting, lands after the upload and before the download, in both modes.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+  void busTransfersLargerThanTheRegionKeepTheirPlace(boolean process, Vertx vertx, VertxTestContext ctx) {
+    DeviceClient c = DeviceClient.create(vertx);
+    int n = 3 << 18; // 3 MiB of floats through a 1 MiB region
+    float[] values = new float[n];
+    for (int i = 0; i < n; i++) {
+      values[i] = i % 1000 - 500;
+    }
+    DeviceOptions options = process ? processOptions().setSharedMemorySize(1 << 20) : TestDevices.options();
+    io.vertx.core.eventbus.EventBus bus = vertx.eventBus();
+    TestDevices.deploy(vertx, options)
+      .compose(id -> c.alloc(DType.F32, n))
+      .compose(h -> {
+        BufferHandle head = h.view(0, 1024);
+        Future<Object> up = bus.request(c.address(), new com.vertxcuda.message.UploadRequest(h, floats(values)))
+          .map(m -> m.body());
+        Future<Object> fill = bus.request(c.address(), new com.vertxcuda.message.FillRequest(head,
+          Float.floatToRawIntBits(7f))).map(m -> m.body());
+        Future<Object> down = bus.request(c.address(), new com.vertxcuda.message.DownloadRequest(h)).map(m -> m.body());
+        return Future.all(up, fill, down).map(x -> ((com.vertxcuda.message.DownloadReply) down.result()).getData());
+      })
+      .onComplete(ctx.succeeding(b -> ctx.verify(() -> {
+        float[] expected = values.clone();
+        java.util.Arrays.fill(expected, 0, 1024, 7f);
+        assertArrayEquals(expected, floats(b));
+        ctx.completeNow();
+      })));
+  }
+
   @Test
   void linkOverAUnixDomainSocket(VertxTestContext ctx) {
     Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));

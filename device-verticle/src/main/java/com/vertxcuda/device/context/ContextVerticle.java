@@ -159,11 +159,6 @@ public class ContextVerticle extends VerticleBase {
     loop.submit(request);
   }
 
-  /** Continues a transfer in chunks outside the order (its first chunk holds its place); any thread. */
-  public void continueTransfer(Request request) {
-    loop.execute(() -> operations.transfers().continueTransfer(request));
-  }
-
   /** How long the submission thread has been stuck on one item (0 when it turns freely). */
   public long stalledNanos() {
     return loop.stalledNanos();

@@ -17,22 +17,18 @@ import io.vertx.core.buffer.Buffer;
 import com.vertxcuda.impl.VertxInternals;
 
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The device's transfers between host memory and its buffers on the submission thread: uploads,
- * downloads, and the device host's transfers through its shared region (in chunks, keeping their
- * place for their whole duration). They run on the context's copy stream.
+ * downloads, and the device host's transfers through its shared region (one view each). They run on
+ * the context's copy stream.
  */
 final class TransferOperations {
 
   private final ContextRuntime runtime;
   private final DeviceContext device;
   private final GpuStream stream;
-  /** Transfers in chunks in progress, by the id of their first chunk. */
-  private final Map<Long, SubmissionLoop.Hold> transfers = new HashMap<>();
 
   TransferOperations(ContextRuntime runtime, GpuStream stream) {
     this.runtime = runtime;
@@ -116,62 +112,18 @@ final class TransferOperations {
       r.reply(pinned);
       return;
     }
-    if (t.transfer() != 0 && t.from() != 0) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "chunk at byte " + t.from() + " of transfer #"
-        + t.transfer() + " came before its first chunk");
-    }
-    GpuEvent done = chunk(h, t);
-    if (!t.last()) {
-      // The transfer keeps its place for its whole duration: later requests that touch the buffer
-      // wait until its last chunk is queued.
-      transfers.put(t.transfer(), runtime.loop().hold(r, t.footprint()));
-    }
-    runtime.replyWhenDone(r, done, () -> h);
-  }
-
-  /**
-   * Serves a chunk after the first of a transfer in chunks; on the submission thread, outside the
-   * order (its transfer holds its place).
-   */
-  void continueTransfer(Request r) {
-    TransferRequest t = (TransferRequest) r.body();
-    SubmissionLoop.Hold hold = transfers.get(t.transfer());
-    try {
-      if (hold == null) {
-        throw new CudaException(FailureCode.BAD_REQUEST, "transfer #" + t.transfer() + " is not in progress");
-      }
-      GpuEvent done;
-      try {
-        done = chunk(t.handle(), t);
-      } finally {
-        if (t.last()) {
-          transfers.remove(t.transfer());
-          hold.release();
-        }
-      }
-      runtime.replyWhenDone(r, done, t::handle);
-    } catch (Throwable e) {
-      if (hold != null && !t.last()) {
-        transfers.remove(t.transfer());
-        hold.release();
-      }
-      r.fail(runtime.failure(e));
-    }
-  }
-
-  // One piece of a transfer: bytes [from, from + host.remaining()) of the view {@code h}.
-  private GpuEvent chunk(BufferHandle h, TransferRequest t) throws BackendException {
     Allocation a = runtime.allocations().resolve(h, "handle");
     Transfers.checkView(h);
-    long bytes = t.host().remaining();
-    if (t.from() < 0 || bytes > h.byteLength() - t.from() || t.transfer() == 0 && bytes != h.byteLength()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "host memory has " + bytes + " bytes at " + t.from()
-        + "; the handle's view has " + h.byteLength());
+    if (t.host().remaining() != h.byteLength()) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "host memory has " + t.host().remaining()
+        + " bytes; the handle's view has " + h.byteLength());
     }
-    long at = h.byteOffset() + t.from();
-    return t.direction() == TransferRequest.Direction.TO_DEVICE
-      ? runtime.ordering().run(stream, List.of(), List.of(a), () -> device.copyHostToDevice(stream, t.host(), a.memory(), at))
-      : runtime.ordering().run(stream, List.of(a), List.of(), () -> device.copyDeviceToHost(stream, a.memory(), at, t.host()));
+    GpuEvent done = t.direction() == TransferRequest.Direction.TO_DEVICE
+      ? runtime.ordering().run(stream, List.of(), List.of(a),
+        () -> device.copyHostToDevice(stream, t.host(), a.memory(), h.byteOffset()))
+      : runtime.ordering().run(stream, List.of(a), List.of(),
+        () -> device.copyDeviceToHost(stream, a.memory(), h.byteOffset(), t.host()));
+    runtime.replyWhenDone(r, done, () -> h);
   }
 
   private GpuEvent toDevice(BufferHandle h, ByteBuffer src) throws BackendException {

@@ -43,9 +43,6 @@ import java.util.function.BooleanSupplier;
 public final class CudaContext implements DeviceContext, HostMemoryRegistration, FaultInjection,
   com.vertxcuda.device.spi.GraphCapture {
 
-  /** Heap copies move through pinned blocks of this size, a few in flight. */
-  static final int STAGING_CHUNK = 8 << 20;
-  static final int STAGING_DEPTH = 4;
   /** Requests up to this size round up to a power of two; larger ones to a multiple of 2 MiB. */
   static final long SMALL_LIMIT = 1 << 20;
   static final long LARGE_ROUND = 2 << 20;
@@ -332,39 +329,22 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
     stagedUpload(stream, src, dst, dstOffset);
   }
 
+  /**
+   * A small upload from the Java heap (the device tier prepares larger ones into pinned memory off
+   * the submission thread, and the one pump splits what is larger still): through one pinned
+   * block, returned once the copy has read it.
+   */
   private void stagedUpload(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException {
     int n = src.remaining();
-    int depth = Math.min(STAGING_DEPTH, (n + STAGING_CHUNK - 1) / STAGING_CHUNK);
-    PinnedMemory.Lease[] blocks = new PinnedMemory.Lease[depth];
-    ByteBuffer[] views = new ByteBuffer[depth];
-    CudaEvent[] uses = new CudaEvent[depth];
+    PinnedMemory.Lease block = pinned.lease(n);
+    CudaEvent read = null;
     try {
-      for (int off = 0, i = 0; off < n; i++) {
-        int len = Math.min(STAGING_CHUNK, n - off);
-        int k = i % depth;
-        if (blocks[k] == null) {
-          blocks[k] = pinned.lease(Math.min(STAGING_CHUNK, n));
-          views[k] = blocks[k].view(blocks[k].size);
-        }
-        if (uses[k] != null) {
-          // A block is refilled only after the copy that used it; bounded by STAGING_DEPTH chunks.
-          CudaErrors.check(JCudaDriver.cuEventSynchronize(uses[k].handle), "cuEventSynchronize");
-          uses[k].release();
-          uses[k] = null;
-        }
-        ByteBuffer part = src.duplicate();
-        part.position(src.position() + off).limit(src.position() + off + len);
-        views[k].clear();
-        views[k].put(part);
-        CudaErrors.check(JCudaDriver.cuMemcpyHtoDAsync(pointer(dst, dstOffset + off), blocks[k].pointer, len, stream(stream)),
-          "cuMemcpyHtoDAsync");
-        uses[k] = (CudaEvent) record(stream);
-        off += len;
-      }
+      block.view(block.size).put(src.duplicate());
+      CudaErrors.check(JCudaDriver.cuMemcpyHtoDAsync(pointer(dst, dstOffset), block.pointer, n, stream(stream)),
+        "cuMemcpyHtoDAsync");
+      read = (CudaEvent) record(stream);
     } finally {
-      for (int k = 0; k < depth; k++) {
-        returnAfter(uses[k], blocks[k]);
-      }
+      returnAfter(read, block);
     }
   }
 
@@ -403,19 +383,12 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
         "cuMemcpyDtoHAsync");
       return;
     }
-    try (PinnedMemory.Lease block = pinned.lease(Math.min(STAGING_CHUNK, n))) {
-      ByteBuffer view = block.view(block.size);
-      for (long off = 0; off < n; ) {
-        int len = (int) Math.min(STAGING_CHUNK, n - off);
-        CudaErrors.check(JCudaDriver.cuMemcpyDtoHAsync(block.pointer, pointer(src, srcOffset + off), len, stream(stream)),
-          "cuMemcpyDtoHAsync");
-        CudaErrors.check(JCudaDriver.cuStreamSynchronize(stream(stream)), "cuStreamSynchronize");
-        view.clear().limit(len);
-        ByteBuffer part = dst.duplicate();
-        part.position((int) (dst.position() + off));
-        part.put(view);
-        off += len;
-      }
+    // Small (the device tier downloads into pinned memory): through one pinned block, waited for here.
+    try (PinnedMemory.Lease block = pinned.lease(n)) {
+      CudaErrors.check(JCudaDriver.cuMemcpyDtoHAsync(block.pointer, pointer(src, srcOffset), n, stream(stream)),
+        "cuMemcpyDtoHAsync");
+      CudaErrors.check(JCudaDriver.cuStreamSynchronize(stream(stream)), "cuStreamSynchronize");
+      dst.duplicate().put(block.view(block.size).limit((int) n));
     }
   }
 

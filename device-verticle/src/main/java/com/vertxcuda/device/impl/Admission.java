@@ -1,17 +1,25 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
+import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.spi.RequestType;
+import com.vertxcuda.impl.CallerOrder;
+import com.vertxcuda.impl.DeviceClientImpl;
 import com.vertxcuda.impl.LocalRoutes;
 import com.vertxcuda.impl.RequestSender;
 import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
 import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.message.DownloadReply;
+import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -52,6 +60,12 @@ public final class Admission {
 
     /** Whether a copy to the device at {@code target} may go straight between contexts. */
     boolean copiesDirectlyTo(String target);
+
+    /**
+     * What users may hold of lent transfer memory at once ({@code ContextTier#lendingLimit}): the
+     * ready tier's, else what a tier of this device's isolation will lend.
+     */
+    long lendingLimit();
   }
 
   private final DeviceOptions options;
@@ -64,6 +78,8 @@ public final class Admission {
   /** Local requests on their way to the event loop: while any is, later ones follow it there. */
   private final AtomicInteger hops = new AtomicInteger();
   private final Vertx vertx;
+  /** The pump for large transfers from the event bus; made on the event loop when first needed. */
+  private DeviceClientImpl pump;
 
   /**
    * Admission for the device at {@code address}, whose state lives on {@code eventLoop}; {@code self}
@@ -104,8 +120,78 @@ public final class Admission {
         + "allocate would have no owner; refused"));
       return;
     }
-    accept(inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender));
+    InFlight.Entry r = inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender);
+    RequestType<?, ?> type = RequestTable.admitted(r);
+    if (type.admission() == RequestType.Admission.DESCRIBED || type.admission() == RequestType.Admission.STATS) {
+      // Control: answered (or handed on) at once, never behind a transfer.
+      accept(r);
+    } else if (!pumped(r, type)) {
+      // Requests from the event bus keep their place in the order they arrived in on this loop, as a
+      // caller's requests do in its own (CallerOrder): behind a large transfer that arrived before them.
+      CallerOrder.current().send(eventLoop, false, () -> {
+        accept(r);
+        return Future.succeededFuture();
+      });
+    }
   }
+
+  /**
+   * A large upload or download from the event bus goes through the one pump, as a local client's
+   * does ({@link DeviceClientImpl#pumpedLocally}): in views, with a place in this loop's order that
+   * the requests that arrived after it wait behind until its last view has left. The request stays
+   * in the in-flight table until the pump answers it (or a loss or its deadline does first).
+   */
+  private boolean pumped(InFlight.Entry r, RequestType<?, ?> type) {
+    if (r.library() != null) {
+      return false;
+    }
+    Future<Object> done;
+    switch (type.crossing()) {
+      case REGION_TO_DEVICE: {
+        UploadRequest u = (UploadRequest) r.body();
+        if (u.getHandle() == null || u.getData() == null || !DeviceClientImpl.pumpedLocally(route, u.getHandle(), u.getData())) {
+          return false;
+        }
+        r.track();
+        done = pump().upload(u.getHandle(), u.getData()).map(h -> h);
+        break;
+      }
+      case REGION_TO_HOST: {
+        DownloadRequest d = (DownloadRequest) r.body();
+        if (d.getHandle() == null || !DeviceClientImpl.pumpedLocally(route, d.getHandle())) {
+          return false;
+        }
+        r.track();
+        done = pump().download(d.getHandle()).map(data -> {
+          if (r.answered()) {
+            route.releaseTransferBuffer(data); // answered already (its deadline, a loss): nobody takes it
+          }
+          return new DownloadReply(d.getHandle(), data);
+        });
+        break;
+      }
+      default:
+        return false;
+    }
+    done.onComplete(ar -> {
+      if (ar.succeeded()) {
+        r.reply(ar.result());
+      } else {
+        r.fail(Failures.toCudaException(ar.cause()));
+      }
+    });
+    return true;
+  }
+
+  // The pump for transfers from the event bus: a client of this device over its local route.
+  private DeviceClientImpl pump() {
+    if (pump == null) {
+      pump = new DeviceClientImpl(vertx, new DeviceClientOptions().setNode(Addresses.nodeOf(address))
+        .setDevice(options.getDevice()).setTimeout(options.getRequestTimeout()));
+    }
+    return pump;
+  }
+
 
   /** A context is ready: what waited goes to it first, in order; on the event loop, before the state becomes READY. */
   public void drain(ContextTier tier) {
@@ -194,8 +280,7 @@ public final class Admission {
 
     @Override
     public long lendingLimit() {
-      ContextTier tier = device.tier();
-      return tier == null ? Long.MAX_VALUE : tier.lendingLimit();
+      return device.lendingLimit();
     }
 
     @Override

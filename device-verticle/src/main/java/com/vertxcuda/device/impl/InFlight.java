@@ -132,6 +132,11 @@ public final class InFlight {
       return deadline;
     }
 
+    /** Whether the entry has had its one answer. */
+    public boolean answered() {
+      return answered.get();
+    }
+
     /** Tracks the entry until its answer (call before it can be answered). */
     public Entry track() {
       entries.put(id, this);

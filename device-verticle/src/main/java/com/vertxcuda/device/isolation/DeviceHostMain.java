@@ -181,13 +181,11 @@ public final class DeviceHostMain {
       return;
     }
     Object body = frame.body;
-    boolean continues = false;
     if (RequestTable.admitted(frame.library, body).crossing() == RequestType.Crossing.REGION_SLICE) {
       SharedTransfer t = (SharedTransfer) body;
       try {
         body = new TransferRequest(t.handle, region.slice(t.offset, t.length),
-          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST, t.transfer, t.from);
-        continues = t.continues();
+          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST);
       } catch (RuntimeException e) {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
@@ -195,8 +193,6 @@ public final class DeviceHostMain {
     Request r = new LinkRequest(link, frame, body);
     if (!tier.succeeded()) {
       r.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device host's context is not ready"));
-    } else if (continues) {
-      ((InProcessContextTier) tier.result()).context().continueTransfer(r);
     } else {
       tier.result().submit(r);
     }

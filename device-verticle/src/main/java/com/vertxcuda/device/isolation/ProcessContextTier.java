@@ -202,11 +202,6 @@ public final class ProcessContextTier implements ContextTier {
     link.send(frame);
   }
 
-  /** The next request id (a transfer in chunks names itself by its first chunk's). */
-  long peekNextId() {
-    return ids.get() + 1;
-  }
-
   // A request of the tier's own (describe once ready).
   private Future<Object> call(com.vertxcuda.Library library, Object body) {
     Promise<Object> p = Promise.promise();

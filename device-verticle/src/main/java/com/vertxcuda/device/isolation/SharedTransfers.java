@@ -13,38 +13,34 @@ import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Uploads and downloads of a process tier through its shared region: the bytes never cross the
- * link. A transfer that fits a slot is one request (no host copy at all for an upload from a
- * transfer buffer, or for a download, which comes back as a buffer over its slot). A larger one
- * goes in chunks through one slot, one chunk after the other; its first chunk takes the
- * transfer's place in the context's order and keeps it for the whole transfer (the device host
- * holds later requests on the same buffer until the last chunk is queued).
+ * link, and each request is one view in one slot. An upload from a transfer buffer (memory of the
+ * region) crosses with no host copy at all; a download comes back as a buffer over its slot. What
+ * is larger than that never comes here in one piece: the one pump ({@code ChunkedTransfer}) splits
+ * it into views first, for local clients and for requests from the event bus alike ({@code Admission}).
  *
  * <p>What users hold of the region (downloads lent over it, transfer buffers) is bounded
- * ({@link SharedRegion#heldLimit}): a download that would pass the bound is copied out instead, in
- * chunks of at most an eighth of the region, into pooled host memory, as in-process downloads are.
- * It still succeeds, at the cost of one host copy, and the other half of the region stays free
- * for everyone's transfers in flight. The bound is on all users together, not per requester: a
- * request carries no identity a requester could not forge or rotate (the reply address is new for
- * every message, a client id would be self-declared), so a per-requester quota would stop no one
- * who meant harm.
+ * ({@link SharedRegion#heldLimit}): a download that would pass the bound is copied out instead, on
+ * a copy thread, into pooled host memory, as in-process downloads are. It still succeeds, at the
+ * cost of one host copy, and the other half of the region stays free for everyone's transfers in
+ * flight. The bound is on all users together, not per requester: a request carries no identity a
+ * requester could not forge or rotate (the reply address is new for every message, a client id
+ * would be self-declared), so a per-requester quota would stop no one who meant harm.
  */
 final class SharedTransfers {
 
   private final SharedRegion region;
   private final ProcessContextTier tier;
-  private final AtomicLong transfers = new AtomicLong();
-  /** Downloads up to this many bytes are copied out of the region instead of lent over it. */
+  /** Downloads up to this many bytes are copied out of the region on the link's reader, not lent over it. */
   static final int COPIED_OUT = 256 << 10;
   /**
-   * Bytes copied on the thread that submits an upload (the caller's, often an event loop), at most:
-   * a larger upload goes in chunks whose first is this large and whose others are copied on the copy
-   * threads.
+   * Bytes of an upload from outside the region copied into a slot on the thread that submits it, at
+   * most: a chunk of the pump ({@code ChunkedTransfer.LOCAL_CHUNK}, on a copy thread) or a small
+   * request (on the caller's thread); anything larger goes through the pump.
    */
-  static final int INLINE_COPY = 1 << 20;
+  static final int COPIED_IN = 8 << 20;
 
   SharedTransfers(SharedRegion region, ProcessContextTier tier) {
     this.region = region;
@@ -56,6 +52,10 @@ final class SharedTransfers {
     Buffer data = u.getData();
     try {
       Transfers.checkUpload(h, data.length());
+      if (data.length() > COPIED_IN && region.offsetOf(data) < 0) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "an upload of " + data.length() + " bytes from outside the "
+          + "shared region must come through the chunk pump (at most " + COPIED_IN + " bytes in one request)");
+      }
     } catch (CudaException refusal) {
       refuse(r, new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
         h.tokenHigh(), h.tokenLow(), 0, 0), refusal);
@@ -63,28 +63,23 @@ final class SharedTransfers {
     }
     long at = data.length() == 0 ? 0 : region.offsetOf(data);
     if (at >= 0) {
-      tier.send(r, new SharedTransfer(h, at, data.length(), true, 0, 0), answer(r, () -> h, () -> { }));
+      tier.send(r, new SharedTransfer(h, at, data.length(), true), answer(r, () -> h, () -> { }));
       return;
     }
-    ByteBuffer src = VertxInternals.byteBuf(data).nioBuffer();
-    if (data.length() <= INLINE_COPY && data.length() <= region.largestSlot()) {
-      long slot = slot(data.length());
-      region.slice(slot, data.length()).put(src);
-      tier.send(r, new SharedTransfer(h, slot, data.length(), true, 0, 0),
-        answer(r, () -> h, () -> region.release(slot, data.length())));
-      return;
-    }
-    // Through one slot of at most an eighth of the region, as a large download: several such
-    // transfers in flight (a client's pieces) leave the rest of the region to others. Only the first
-    // chunk, which takes the transfer's place in the order, is copied on this (the caller's) thread,
-    // and it is small; the rest are copied on the copy threads.
-    new Chunks(r, h, true, src, Math.min(region.largestSlot(), region.size() / 8)).next(0);
+    long slot = slot(data.length());
+    com.vertxcuda.impl.CopyThreads.copy(VertxInternals.byteBuf(data).nioBuffer(), region.slice(slot, data.length()));
+    tier.send(r, new SharedTransfer(h, slot, data.length(), true),
+      answer(r, () -> h, () -> region.release(slot, data.length())));
   }
 
   void download(Request r, BufferHandle h) {
     try {
       Transfers.checkView(h);
       Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+      if (h.byteLength() > region.largestSlot()) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "a download of " + h.byteLength() + " bytes is larger than "
+          + "the shared region lends at once (" + region.largestSlot() + "); it must come through the chunk pump");
+      }
     } catch (CudaException refusal) {
       // The device host answers it as it answers in-process: its handle checks, then the same transfer rules.
       refuse(r, h, refusal);
@@ -94,15 +89,14 @@ final class SharedTransfers {
     if (length <= COPIED_OUT) {
       // Small: copied out of the region at once, so no slot stays lent to a buffer the user keeps.
       long slot = slot(length);
-      tier.send(r, new SharedTransfer(h, slot, length, false, 0, 0), answer(r, () -> {
-        Buffer copy = Buffer.buffer(length);
+      tier.send(r, new SharedTransfer(h, slot, length, false), answer(r, () -> {
         byte[] bytes = new byte[length];
         region.slice(slot, length).get(bytes);
-        return new DownloadReply(h, copy.appendBytes(bytes));
+        return new DownloadReply(h, Buffer.buffer(bytes));
       }, () -> region.release(slot, length)));
       return;
     }
-    if (length <= region.largestSlot() && region.hold(length)) {
+    if (region.hold(length)) {
       long slot;
       try {
         slot = slot(length);
@@ -111,7 +105,7 @@ final class SharedTransfers {
         throw e;
       }
       // On success the slot goes with the buffer over it, and returns when that is released.
-      tier.send(r, new SharedTransfer(h, slot, length, false, 0, 0), new ProcessContextTier.Call() {
+      tier.send(r, new SharedTransfer(h, slot, length, false), new ProcessContextTier.Call() {
         @Override
         public void replied(Object body) {
           r.reply(new DownloadReply(h, region.buffer(slot, length, length)));
@@ -126,72 +120,30 @@ final class SharedTransfers {
       });
       return;
     }
-    // Larger than a slot, or users already hold all they may: copied out, in bounded chunks.
-    new Chunks(r, h, false, null, Math.min(region.largestSlot(), region.size() / 8)).next(0);
-  }
-
-  /** One transfer in chunks through one slot, each chunk sent when the previous one is done. */
-  private final class Chunks {
-    final Request request;
-    final BufferHandle handle;
-    final boolean toDevice;
-    final ByteBuffer source;
-    final long transfer = transfers.incrementAndGet();
-    final long perChunk;
-    final long slot;
-    /** A download's bytes, in pooled host memory. */
-    ByteBuffer assembled;
-
-    Chunks(Request request, BufferHandle handle, boolean toDevice, ByteBuffer source, long chunkBytes) {
-      this.request = request;
-      this.handle = handle;
-      this.toDevice = toDevice;
-      this.source = source;
-      int size = handle.dtype().size();
-      // No larger than the transfer: 16 concurrent 8 MiB uploads each took a 256 MiB slot and ran
-      // out of region (QUEUE_FULL).
-      this.perChunk = Math.min(Math.max(size, chunkBytes / size * size), Math.max(size, handle.byteLength()));
-      this.slot = slot(perChunk);
-    }
-
-    void next(long from) {
-      // An upload's first chunk is small: it is copied on the submitting thread.
-      long n = Math.min(toDevice && from == 0 ? Math.min(perChunk, INLINE_COPY) : perChunk, handle.byteLength() - from);
-      if (toDevice) {
-        com.vertxcuda.impl.CopyThreads.copy(source.slice((int) from, (int) n), region.slice(slot, n));
+    // Users already hold all they may: copied out of the slot, on a copy thread, into pooled memory.
+    long slot = slot(length);
+    tier.send(r, new SharedTransfer(h, slot, length, false), new ProcessContextTier.Call() {
+      @Override
+      public void replied(Object body) {
+        com.vertxcuda.impl.CopyThreads.execute(() -> {
+          try {
+            ByteBuffer out = HostBufferPool.shared().take(length);
+            com.vertxcuda.impl.CopyThreads.copy(region.slice(slot, length), out);
+            r.reply(new DownloadReply(h, HostBufferPool.shared().lease(out.flip(), length)));
+          } catch (RuntimeException | Error e) {
+            r.fail(com.vertxcuda.Failures.toCudaException("the download could not be copied out of the shared region", e));
+          } finally {
+            region.release(slot, length);
+          }
+        });
       }
-      tier.send(request, new SharedTransfer(handle, slot, n, toDevice, transfer, from), new ProcessContextTier.Call() {
-        @Override
-        public void replied(Object body) {
-          if (!toDevice) {
-            if (assembled == null) {
-              // Taken once the first chunk came back: by then the context has checked the handle.
-              assembled = HostBufferPool.shared().take((int) handle.byteLength());
-            }
-            com.vertxcuda.impl.CopyThreads.copy(region.slice(slot, n), assembled);
-          }
-          if (from + n >= handle.byteLength()) {
-            region.release(slot, perChunk);
-            request.reply(toDevice ? handle : new DownloadReply(handle,
-              HostBufferPool.shared().lease(assembled.flip(), (int) handle.byteLength())));
-          } else if (toDevice) {
-            // Off the link's reader: the next chunk's bytes are copied on a copy thread.
-            com.vertxcuda.impl.CopyThreads.execute(() -> next(from + n));
-          } else {
-            next(from + n);
-          }
-        }
 
-        @Override
-        public void failed(CudaException failure) {
-          region.release(slot, perChunk);
-          if (assembled != null) {
-            HostBufferPool.shared().give(assembled);
-          }
-          request.fail(failure);
-        }
-      });
-    }
+      @Override
+      public void failed(CudaException failure) {
+        region.release(slot, length);
+        r.fail(failure);
+      }
+    });
   }
 
   /**

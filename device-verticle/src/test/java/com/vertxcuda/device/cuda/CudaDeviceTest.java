@@ -110,10 +110,10 @@ class CudaDeviceTest {
     CudaContext device = (CudaContext) CudaBackend.load(CUDA).open(0);
     try {
       GpuStream s = device.createStream("copies");
-      int n = 5 * CudaContext.STAGING_CHUNK + 123; // more chunks than the staging depth
+      int n = (40 << 20) + 123; // not a whole number of pages
       DeviceMemory memory = device.allocate(n);
 
-      // Heap source (staged through pinned blocks), pinned destination.
+      // Heap source (staged through a pinned block), pinned destination.
       device.copyHostToDevice(s, patterned(ByteBuffer.allocate(n)), memory, 0);
       Buffer pinnedOut = device.hostBuffer(n);
       ByteBuffer pinnedDst = VertxInternals.byteBuf(pinnedOut).nioBuffer(0, n);

@@ -13,7 +13,7 @@ public final class IsolationSamples {
 
   public static List<Object> all() {
     BufferHandle h = BufferHandle.issue("node-1", 0, 3, 5, DType.F64, 1 << 20);
-    return List.of(new SharedTransfer(h, 4096, 1 << 16, true, 0, 0),
-      new SharedTransfer(h.view(8, 1024), 0, 4096, false, 77, 4096));
+    return List.of(new SharedTransfer(h, 4096, 1 << 16, true),
+      new SharedTransfer(h.view(8, 1024), 0, 4096, false));
   }
 }
