@@ -25,10 +25,11 @@ SIZES = {
     "full": dict(payloads=[4, 64, KIB, 16 * KIB, 256 * KIB, 4 * MIB, 64 * MIB],
                  gemm=[64, 128, 256, 512, 1024, 2048, 4096, 8192], coalesce=[1, 4, 16, 64, 256, 1024],
                  small_gemms=100_000, copies=[4 * KIB, 64 * KIB, MIB, 16 * MIB, 256 * MIB, 1024 * MIB],
+                 large_copy=1024 * MIB,
                  fft=[1 << k for k in range(8, 25, 2)], rng=[1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 26, 1 << 28],
                  fill_runs=20_000, seconds_per_point=0.25, min_runs=10, max_runs=20_000, budget=90),
     "small": dict(payloads=[4, 64, KIB, 16 * KIB, 256 * KIB], gemm=[64, 128, 256], coalesce=[1, 16, 64],
-                  small_gemms=1_000, copies=[4 * KIB, 64 * KIB, MIB], fft=[1 << 8, 1 << 10, 1 << 12],
+                  small_gemms=1_000, copies=[4 * KIB, 64 * KIB, MIB], large_copy=64 * MIB, fft=[1 << 8, 1 << 10, 1 << 12],
                   rng=[1 << 10, 1 << 14, 1 << 18], fill_runs=2_000, seconds_per_point=0.01, min_runs=5,
                   max_runs=300, budget=60),
 }
@@ -36,6 +37,10 @@ CDF_FRACTIONS = [0, .1, .25, .5, .75, .9, .95, .99, .995, .999, .9995, 1]
 # How many times a headline point is measured in one run (BenchMain's Bench.REPEATS): its value is the
 # median, each repeat's figure kept in "repeats", so noise shows as spread.
 REPEATS = 3
+# copy.large (BenchMain's LargeCopySection): timed runs of each repeat, fewer where the warm-up run was slow.
+LARGE_RUNS = 5
+LARGE_SLOW_RUNS = 3
+LARGE_SLOW_RUN_NS = 200_000_000
 
 
 def four(v):
@@ -175,10 +180,23 @@ class Bench:
     def bandwidth_point(self, series, nbytes, op, repeats=1):
         """A bandwidth point (bytes over the median time); a headline one gets the median of its repeats'."""
         warmup, runs = self.plan(op)
-        each = self.repeated(op, warmup, runs, repeats)
+        self.bandwidth_record(series, nbytes, self.repeated(op, warmup, runs, repeats), warmup * repeats)
+
+    def large_bandwidth_point(self, series, nbytes, op):
+        """A large copy's point as BenchMain's copy.large takes it: one warm-up run, then REPEATS repeats of a
+        few runs (three where the warm-up took past 200 ms)."""
+        t0 = time.perf_counter_ns()
+        op()
+        runs = LARGE_SLOW_RUNS if time.perf_counter_ns() - t0 > LARGE_SLOW_RUN_NS else LARGE_RUNS
+        self.bandwidth_record(series, nbytes, self.repeated(op, 0, runs, REPEATS), 1)
+
+    def bandwidth_record(self, series, nbytes, each, warmup):
+        """The point of one or more repeats' sorted run times, after warmup untimed runs in all."""
+        repeats = len(each)
+        runs = len(each[0])
         ns = sorted(t for r in each for t in r)
         rates = [nbytes / r[len(r) // 2] for r in each]
-        point = {"x": nbytes, "runs": runs * repeats, "warmup": warmup * repeats, "value": four(median(rates)),
+        point = {"x": nbytes, "runs": runs * repeats, "warmup": warmup, "value": four(median(rates)),
                  "latency": latency(ns, False), "extra": {"bestGBps": four(nbytes / ns[0])}}
         if repeats > 1:
             point["repeats"] = [four(v) for v in rates]
@@ -324,6 +342,26 @@ def copies(b):
                 b.bandwidth_point(s, n, copy, repeats=REPEATS if n == largest else 1)
 
 
+def large_copies(b):
+    """copy.large: the one large size (1 GiB), pageable and pinned, whatever the budget left the copies sweep."""
+    n = b.sizes["large_copy"]
+    d = b.torch.empty(n, dtype=b.torch.uint8, device=b.dev)
+    kinds = [("pageable", host_bytes(b, n, pinned=False))]
+    if b.dev.type == "cuda":
+        kinds.append(("pinned", host_bytes(b, n, pinned=True)))
+    for direction in ("h2d", "d2h"):
+        for kind, h in kinds:
+            s = b.record.new_series("copy.large." + direction, kind, "bandwidth", "GB/s", "copy size", "B")
+
+            def copy(h=h, direction=direction, kind=kind):
+                if direction == "h2d":
+                    d.copy_(h, non_blocking=(kind == "pinned"))
+                else:
+                    h.copy_(d, non_blocking=(kind == "pinned"))
+                b.sync()
+            b.large_bandwidth_point(s, n, copy)
+
+
 def fft_rng(b):
     torch = b.torch
     s = b.record.new_series("fft.c2c", "C2C forward, in place", "time", "us", "complex elements", "",
@@ -387,7 +425,7 @@ def main():
     record.run["host"]["torch"] = torch.__version__
     b = Bench(torch, dev, sizes, a.budget or sizes["budget"], record)
     b.progress("torch %s on %s, sizes %s" % (torch.__version__, name, size))
-    for section in (hops, payload, gemm, small_gemms, copies, fft_rng):
+    for section in (hops, payload, gemm, small_gemms, copies, large_copies, fft_rng):
         try:
             section(b)
         except Exception as e:  # noqa: BLE001 - one section's failure is noted and the run goes on

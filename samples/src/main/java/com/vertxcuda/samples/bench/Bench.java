@@ -110,9 +110,14 @@ final class Bench {
     if (repeats.size() == 1) {
       return bandwidth(series, bytes, plan, repeats.get(0));
     }
+    return bandwidth(series, bytes, (long) plan.warmup() * repeats.size(), repeats);
+  }
+
+  /** A bandwidth point measured more than once, after {@code warmup} untimed runs in all. */
+  JsonObject bandwidth(Series series, long bytes, long warmup, List<Histogram> repeats) {
     Histogram all = merged(repeats);
     double[] rates = repeats.stream().mapToDouble(h -> bytes / Histograms.p50(h)).toArray();
-    JsonObject p = series.add(bytes, all.getTotalCount(), (long) plan.warmup() * repeats.size(), rates);
+    JsonObject p = series.add(bytes, all.getTotalCount(), warmup, rates);
     p.put("latency", Histograms.latency(all, "us", false))
       .put("extra", new JsonObject().put("bestGBps", Series.round(bytes / (double) all.getMinValue())));
     progress("%-22s %-18s %-10s %12s: %8.2f GB/s median (repeats %s)  (%d runs)", series.sweep(), series.path(),

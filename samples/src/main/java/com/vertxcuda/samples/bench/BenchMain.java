@@ -34,7 +34,7 @@ public final class BenchMain {
   /** Every section, in the order they run. */
   private static final List<Section> ALL = List.of(new HopsSection(), new LibraryHopsSection(), new PayloadSection(),
     new ConcurrencySection(), new GraphSection(), new GemmSection(), new SmallGemmSection(), new CopySection(),
-    new FftRngSection(), new RecoverySection());
+    new LargeCopySection(), new FftRngSection(), new RecoverySection());
   /** The names {@code --only} takes. */
   static final List<String> SECTIONS = ALL.stream().map(Section::name).toList();
 

@@ -14,6 +14,7 @@ import java.util.List;
  * @param coalesce GEMMs per message of the small-GEMM sweep (1: no coalescing)
  * @param smallGemms timed 64x64 GEMMs per coalescing point
  * @param copySizes copy sizes, bytes
+ * @param largeCopy the one size of the {@code copy.large} sweeps, bytes (measured whatever the budget)
  * @param fftLengths complex elements of one C2C transform
  * @param rngCounts uniform floats per request
  * @param fillRuns timed 1 KiB fill round trips of the hop sweep
@@ -26,8 +27,8 @@ import java.util.List;
  */
 record SweepSizes(String name, List<Integer> payloads, List<Integer> inFlight, List<Integer> eventLoops,
                   int inFlightPerLoop, int concurrencyRequests, List<Integer> gemmSizes, List<Integer> coalesce,
-                  int smallGemms, List<Long> copySizes, List<Integer> fftLengths, List<Long> rngCounts, int fillRuns,
-                  int recoveries, double secondsPerPoint, int minRuns, int maxRuns, int warmUpRounds,
+                  int smallGemms, List<Long> copySizes, long largeCopy, List<Integer> fftLengths, List<Long> rngCounts,
+                  int fillRuns, int recoveries, double secondsPerPoint, int minRuns, int maxRuns, int warmUpRounds,
                   double budgetSeconds) {
 
   private static final int KIB = 1 << 10;
@@ -38,7 +39,7 @@ record SweepSizes(String name, List<Integer> payloads, List<Integer> inFlight, L
     List.of(1, 2, 4, 8, 16, 32, 64, 128, 256), List.of(1, 2, 4, 8), 16, 20_000,
     List.of(64, 128, 256, 512, 1024, 2048, 4096, 8192),
     List.of(1, 4, 16, 64, 256, 1024), 100_000,
-    List.of(4L * KIB, 64L * KIB, (long) MIB, 16L * MIB, 256L * MIB, 1024L * MIB),
+    List.of(4L * KIB, 64L * KIB, (long) MIB, 16L * MIB, 256L * MIB, 1024L * MIB), 1024L * MIB,
     List.of(1 << 8, 1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24),
     List.of(1L << 10, 1L << 14, 1L << 18, 1L << 22, 1L << 26, 1L << 28),
     20_000, 5, 0.25, 10, 20_000, 300, 200);
@@ -48,7 +49,7 @@ record SweepSizes(String name, List<Integer> payloads, List<Integer> inFlight, L
     List.of(1, 4, 16, 64), List.of(1, 2), 8, 2_000,
     List.of(64, 128, 256),
     List.of(1, 16, 64), 1_000,
-    List.of(4L * KIB, 64L * KIB, (long) MIB),
+    List.of(4L * KIB, 64L * KIB, (long) MIB), 64L * MIB,
     List.of(1 << 8, 1 << 10, 1 << 12),
     List.of(1L << 10, 1L << 14, 1L << 18),
     2_000, 1, 0.01, 5, 300, 20, 90);

@@ -59,7 +59,7 @@ class BenchCommandTest {
       .collect(Collectors.toSet());
     for (String sweep : List.of("roundtrip.fill", "roundtrip.payload", "concurrency.inflight", "concurrency.eventloops",
       "gemm.latency", "gemm.pipelined", "smallgemm.batch", "copy.h2d", "copy.d2h", "fft.c2c", "rng.uniform",
-      "recovery", "graph.pipeline")) {
+      "recovery", "graph.pipeline", "copy.large.h2d", "copy.large.d2h")) {
       assertTrue(sweeps.contains(sweep + " vertx.in_process"), sweep + " in " + sweeps);
     }
     assertTrue(sweeps.contains("roundtrip.fill vertx.tier"), "the hop below the device verticle: " + sweeps);
@@ -67,6 +67,9 @@ class BenchCommandTest {
     assertEquals(List.of(64.0, 128.0, 256.0), xs("gemm.latency", "F16"));
     assertEquals(List.of(4096.0, 65536.0, 1048576.0), xs("copy.h2d", "heap"));
     assertEquals(List.of(1024.0, 16384.0), xs("graph.pipeline", "replay"));
+    // The large copies at their one size, whatever the budget.
+    assertEquals(List.of(64.0 * (1 << 20)), xs("copy.large.h2d", "heap"));
+    assertEquals(List.of(64.0 * (1 << 20)), xs("copy.large.d2h", "float[]"));
     // Raw JCuda needs cuda: noted, not measured.
     assertTrue(result.getJsonArray("skipped").stream().map(JsonObject.class::cast)
       .anyMatch(s -> s.getString("path").equals("raw-jcuda")));
@@ -129,7 +132,9 @@ class BenchCommandTest {
       new String[] {"gemm.latency", t, "FP32", "256"}, new String[] {"gemm.latency", t, "TF32", "256"},
       new String[] {"gemm.latency", t, "F16", "256"}, new String[] {"copy.h2d", t, "transfer buffer", "1048576"},
       new String[] {"copy.h2d", t, "heap", "1048576"}, new String[] {"copy.d2h", t, "lent buffer", "1048576"},
-      new String[] {"smallgemm.batch", t, "1 event loop", "1"}, new String[] {"smallgemm.batch", t, "strided batched", "64"});
+      new String[] {"smallgemm.batch", t, "1 event loop", "1"}, new String[] {"smallgemm.batch", t, "strided batched", "64"},
+      new String[] {"copy.large.d2h", t, "lent buffer", "67108864"}, new String[] {"copy.large.h2d", t, "heap", "67108864"},
+      new String[] {"copy.large.d2h", t, "float[]", "67108864"});
     for (String[] h : headlines) {
       JsonObject p = point(h[0], h[1], h[2], Double.parseDouble(h[3]));
       List<Double> repeats = p.getJsonArray("repeats").stream().map(v -> ((Number) v).doubleValue()).sorted().toList();

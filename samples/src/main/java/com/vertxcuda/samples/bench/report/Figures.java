@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -27,21 +28,103 @@ final class Figures {
   /**
    * A headline: {@code sweep} through raw JCuda ({@code rawVariant}), the toolkit ({@code toolkitVariant})
    * and PyTorch ({@code pytorchVariant}) at one size; {@code label} may name the size with {x}.
+   * {@code toolkitAlternatives}, where not empty, are the toolkit's variants the row takes the best of
+   * (the first is {@code toolkitVariant}), saying which; {@code goal}, where not null, what the toolkit
+   * should reach.
    */
   record Headline(String label, String sweep, String toolkitVariant, String rawVariant, String pytorchVariant,
-                  Pick pick, double x, boolean higherIsBetter) {
+                  Pick pick, double x, boolean higherIsBetter, List<String> toolkitAlternatives, Goal goal) {
+
+    Headline(String label, String sweep, String toolkitVariant, String rawVariant, String pytorchVariant, Pick pick,
+             double x, boolean higherIsBetter) {
+      this(label, sweep, toolkitVariant, rawVariant, pytorchVariant, pick, x, higherIsBetter, List.of(), null);
+    }
+
+    Headline withGoal(Goal g) {
+      return new Headline(label, sweep, toolkitVariant, rawVariant, pytorchVariant, pick, x, higherIsBetter,
+        toolkitAlternatives, g);
+    }
+
+    /** The best of {@code variants} (the first is the toolkit's variant), the row saying which it took. */
+    Headline bestOf(String... variants) {
+      return new Headline(label, sweep, variants[0], rawVariant, pytorchVariant, pick, x, higherIsBetter,
+        List.of(variants), goal);
+    }
+
+    List<String> toolkitVariants() {
+      return toolkitAlternatives.isEmpty() ? List.of(toolkitVariant) : toolkitAlternatives;
+    }
+  }
+
+  /**
+   * What a headline's toolkit figure should reach: at least {@code fraction} of raw JCuda's
+   * ({@code fraction} > 0), or at least (for times: at most) {@code absolute} in the row's unit.
+   */
+  record Goal(double fraction, double absolute) {
+
+    static Goal ofRaw(double fraction) {
+      return new Goal(fraction, 0);
+    }
+
+    static Goal atLeast(double absolute) {
+      return new Goal(0, absolute);
+    }
+
+    String text(Row row) {
+      if (fraction > 0) {
+        return String.format(Locale.ROOT, "\u2265 %s\u00d7 raw JCuda", Axis.number(fraction));
+      }
+      return (row.higherIsBetter() ? "\u2265 " : "\u2264 ") + Tables.value(absolute, row.unit());
+    }
+
+    /**
+     * Whether {@code path} meets it, given the repeats' spread: {@code yes} when all of the spread
+     * does, {@code no} when none of it does, else {@code within the spread}; empty where unmeasured
+     * (or, for a goal against raw JCuda, where raw JCuda is).
+     */
+    String verdict(Row row, String path) {
+      Double v = row.values().get(path);
+      if (v == null) {
+        return "";
+      }
+      double lo;
+      double hi;
+      double limit;
+      if (fraction > 0) {
+        // Against raw: the toolkit's cost over raw's, at most 1 / fraction.
+        double[] cost = row.ratioRange(path, "raw-jcuda");
+        if (cost == null) {
+          return "";
+        }
+        lo = -cost[1];
+        hi = -cost[0];
+        limit = -1 / fraction;
+      } else {
+        double[] range = row.spreads().getOrDefault(path, new double[] {v, v});
+        boolean up = row.higherIsBetter();
+        lo = up ? range[0] : -range[1];
+        hi = up ? range[1] : -range[0];
+        limit = up ? absolute : -absolute;
+      }
+      return lo >= limit ? "yes" : hi < limit ? "no" : "within the spread";
+    }
   }
 
   /**
    * A headline's values, by path, and the size they are at; {@code spreads}, by path, the lowest and
-   * highest of a repeated point's repeats (absent where it was measured once); {@code headline}, where
-   * it comes from.
+   * highest of a repeated point's repeats (absent where it was measured once); {@code via}, by path, the
+   * variant a headline with alternatives took; {@code headline}, where it comes from.
    */
   record Row(String label, String unit, boolean higherIsBetter, Map<String, Double> values,
-             Map<String, double[]> spreads, Headline headline) {
+             Map<String, double[]> spreads, Map<String, String> via, Headline headline) {
 
     Row(String label, String unit, boolean higherIsBetter, Map<String, Double> values) {
-      this(label, unit, higherIsBetter, values, Map.of(), null);
+      this(label, unit, higherIsBetter, values, Map.of(), Map.of(), null);
+    }
+
+    /** The goal, if the headline has one. */
+    Goal goal() {
+      return headline == null ? null : headline.goal();
     }
 
     /**
@@ -93,6 +176,14 @@ final class Figures {
       0, true),
     new Headline("D2H {x}: lent buffer / pinned", "copy.d2h", "lent buffer", "pinned", "pinned", Pick.LARGEST, 0, true),
     new Headline("H2D {x}: heap / pageable", "copy.h2d", "heap", "pageable", "pageable", Pick.LARGEST, 0, true),
+    new Headline("D2H {x}, default options: download (lent buffer) / pinned", "copy.large.d2h", "lent buffer", "pinned",
+      "pinned", Pick.LARGEST, 0, true).withGoal(Goal.ofRaw(0.9)),
+    new Headline("H2D {x}, default options: best upload / pinned", "copy.large.h2d", "transfer buffer", "pinned",
+      "pinned", Pick.LARGEST, 0, true).bestOf("transfer buffer", "direct Buffer", "heap").withGoal(Goal.ofRaw(0.9)),
+    new Headline("H2D {x}, default options: heap Buffer upload / pageable", "copy.large.h2d", "heap", "pageable",
+      "pageable", Pick.LARGEST, 0, true).withGoal(Goal.atLeast(20)),
+    new Headline("D2H {x}, default options: downloadFloats / pageable", "copy.large.d2h", "float[]", "pageable",
+      "pageable", Pick.LARGEST, 0, true).withGoal(Goal.atLeast(20)),
     new Headline("FFT C2C {x}", "fft.c2c", "C2C forward, in place", "C2C forward, in place", "C2C forward, in place",
       Pick.LARGEST, 0, false),
     new Headline("uniform RNG {x}", "rng.uniform", "Philox, F32", "Philox, F32", "Philox, F32", Pick.LARGEST, 0, false));
@@ -103,35 +194,56 @@ final class Figures {
   static List<Row> headlines(Results r) {
     List<Row> rows = new ArrayList<>();
     for (Headline h : HEADLINES) {
-      Map<String, Results.Entry> found = new LinkedHashMap<>();
-      r.find(h.sweep(), "raw-jcuda", h.rawVariant()).ifPresent(e -> found.put("raw-jcuda", e));
+      // By path, its series of the headline (the toolkit's: each alternative it measured).
+      Map<String, List<Results.Entry>> found = new LinkedHashMap<>();
+      r.find(h.sweep(), "raw-jcuda", h.rawVariant()).ifPresent(e -> found.put("raw-jcuda", List.of(e)));
       for (String path : TOOLKIT) {
-        r.find(h.sweep(), path, h.toolkitVariant()).ifPresent(e -> found.put(path, e));
+        List<Results.Entry> measured = h.toolkitVariants().stream().map(v -> r.find(h.sweep(), path, v))
+          .flatMap(Optional::stream).toList();
+        if (!measured.isEmpty()) {
+          found.put(path, measured);
+        }
       }
-      r.find(h.sweep(), "pytorch", h.pytorchVariant()).ifPresent(e -> found.put("pytorch", e));
+      r.find(h.sweep(), "pytorch", h.pytorchVariant()).ifPresent(e -> found.put("pytorch", List.of(e)));
       if (found.isEmpty()) {
         continue;
       }
-      Optional<Double> x = pick(h, found.values());
+      Optional<Double> x = pick(h, found.values().stream().flatMap(List::stream).toList());
       if (x.isEmpty()) {
         continue;
       }
       Map<String, Double> values = new LinkedHashMap<>();
       Map<String, double[]> spreads = new LinkedHashMap<>();
+      Map<String, String> via = new LinkedHashMap<>();
       String unit = "";
-      for (Map.Entry<String, Results.Entry> e : found.entrySet()) {
-        Optional<JsonObject> p = e.getValue().at(x.get());
-        if (p.isPresent()) {
-          values.put(e.getKey(), p.get().getDouble("value"));
-          spread(p.get()).ifPresent(range -> spreads.put(e.getKey(), range));
-          unit = e.getValue().json().getString("unit");
+      for (Map.Entry<String, List<Results.Entry>> e : found.entrySet()) {
+        Results.Entry best = null;
+        JsonObject point = null;
+        for (Results.Entry candidate : e.getValue()) {
+          Optional<JsonObject> p = candidate.at(x.get());
+          if (p.isPresent() && (point == null || better(h, p.get().getDouble("value"), point.getDouble("value")))) {
+            best = candidate;
+            point = p.get();
+          }
+        }
+        if (point != null) {
+          values.put(e.getKey(), point.getDouble("value"));
+          spread(point).ifPresent(range -> spreads.put(e.getKey(), range));
+          if (h.toolkitAlternatives().size() > 1 && !e.getKey().equals("raw-jcuda") && !e.getKey().equals("pytorch")) {
+            via.put(e.getKey(), best.variant());
+          }
+          unit = best.json().getString("unit");
         }
       }
       String size = h.sweep().startsWith("copy") || h.sweep().startsWith("roundtrip") ? Axis.bytes(x.get())
         : h.sweep().startsWith("gemm") ? String.valueOf(Math.round(x.get())) : size(x.get());
-      rows.add(new Row(h.label().replace("{x}", size), unit, h.higherIsBetter(), values, spreads, h));
+      rows.add(new Row(h.label().replace("{x}", size), unit, h.higherIsBetter(), values, spreads, via, h));
     }
     return rows;
+  }
+
+  private static boolean better(Headline h, double value, double than) {
+    return h.higherIsBetter() ? value > than : value < than;
   }
 
   /** A repeated point's [lowest, highest] repeat; empty where it was measured once. */

@@ -39,8 +39,10 @@ final class Tables {
       for (String p : paths) {
         Double v = row.values().get(p);
         double[] range = row.spreads().get(p);
-        cells.add(v == null ? "" : range == null ? value(v, row.unit())
-          : value(v, row.unit()) + " (" + value(range[0], row.unit()) + " \u2013 " + value(range[1], row.unit()) + ")");
+        String via = row.via().get(p);
+        cells.add((v == null ? "" : range == null ? value(v, row.unit())
+          : value(v, row.unit()) + " (" + value(range[0], row.unit()) + " \u2013 " + value(range[1], row.unit()) + ")")
+          + (via == null ? "" : ", from " + via));
       }
       for (String reference : Figures.REFERENCES) {
         for (String t : Figures.TOOLKIT) {
@@ -48,13 +50,20 @@ final class Tables {
           cells.add(ratio == null ? "" : String.format(Locale.ROOT, "%.3f", ratio));
         }
       }
+      Figures.Goal goal = row.goal();
+      cells.add(goal == null ? "" : goal.text(row));
+      for (String t : Figures.TOOLKIT) {
+        cells.add(goal == null ? "" : goal.verdict(row, t));
+      }
       rows.add(cells);
     }
     return new Table("Headline figures", "each at one size through every path; a repeated point shows its median "
-      + "and, in brackets, its lowest and highest repeat; the ratios are the toolkit's cost over "
+      + "and, in brackets, its lowest and highest repeat (\"from\" names the toolkit's buffer where a row takes the "
+      + "best of several); the ratios are the toolkit's cost over "
       + "the other's (time over time; for rates and bandwidth, theirs over the toolkit's): 1 = the same, above 1 = "
-      + "slower", List.of("figure", "raw JCuda", "in-process", "process", "PyTorch", "in-process / raw",
-      "process / raw", "in-process / PyTorch", "process / PyTorch"), rows);
+      + "slower; where a row has a goal, met: yes when the whole spread of the repeats meets it, no when none of it "
+      + "does", List.of("figure", "raw JCuda", "in-process", "process", "PyTorch", "in-process / raw",
+      "process / raw", "in-process / PyTorch", "process / PyTorch", "goal", "in-process met", "process met"), rows);
   }
 
   static Table crossovers(Results r) {

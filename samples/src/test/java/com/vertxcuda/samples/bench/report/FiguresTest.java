@@ -95,6 +95,59 @@ class FiguresTest {
       TimeTables.hopCosts(results).rows());
   }
 
+  @Test
+  void largeCopyGoalsAreMetMissedOrWithinTheSpreadAndTheBestUploadSaysWhichBuffer(@TempDir Path dir) throws Exception {
+    long gib = 1L << 30;
+    BenchRecord raw = new BenchRecord("BenchMain", "a", "cuda", "full");
+    bandwidth(raw, "copy.large.d2h", "raw-jcuda", "pinned", gib, 50, 51, 52);
+    bandwidth(raw, "copy.large.h2d", "raw-jcuda", "pinned", gib, 50, 50, 50);
+    BenchRecord inProcess = new BenchRecord("BenchMain", "a", "cuda", "full");
+    // 47 - 49 against 50 - 52: at least 0.9 of raw over the whole spread.
+    bandwidth(inProcess, "copy.large.d2h", "vertx.in_process", "lent buffer", gib, 47, 48, 49);
+    bandwidth(inProcess, "copy.large.h2d", "vertx.in_process", "transfer buffer", gib, 40, 41, 42);
+    bandwidth(inProcess, "copy.large.h2d", "vertx.in_process", "heap", gib, 19, 21, 22);
+    bandwidth(inProcess, "copy.large.d2h", "vertx.in_process", "float[]", gib, 24, 25, 26);
+    BenchRecord process = new BenchRecord("BenchMain", "a", "cuda", "full");
+    // 44 - 46 against 50 - 52: 0.9 of raw lies within the spread.
+    bandwidth(process, "copy.large.d2h", "vertx.process", "lent buffer", gib, 44, 45, 46);
+    // No transfer buffer this large: the better of a direct Buffer and the heap, named.
+    bandwidth(process, "copy.large.h2d", "vertx.process", "direct Buffer", gib, 10, 11, 12);
+    bandwidth(process, "copy.large.h2d", "vertx.process", "heap", gib, 12, 13, 14);
+    bandwidth(process, "copy.large.d2h", "vertx.process", "float[]", gib, 10, 11, 12);
+    raw.write(dir.resolve("raw.json"));
+    inProcess.write(dir.resolve("in.json"));
+    process.write(dir.resolve("process.json"));
+    Results results = Results.load(List.of(dir));
+
+    Figures.Row d2h = row(results, "D2H 1 GiB, default options: download (lent buffer) / pinned");
+    assertEquals("yes", d2h.goal().verdict(d2h, "vertx.in_process"));
+    assertEquals("within the spread", d2h.goal().verdict(d2h, "vertx.process"));
+    Figures.Row h2d = row(results, "H2D 1 GiB, default options: best upload / pinned");
+    assertEquals(13.0, h2d.values().get("vertx.process"), "the heap upload, the better of the two");
+    assertEquals("heap", h2d.via().get("vertx.process"));
+    assertEquals("transfer buffer", h2d.via().get("vertx.in_process"));
+    assertEquals("no", h2d.goal().verdict(h2d, "vertx.in_process"), "41 of 50 at best 42 / 50");
+    Figures.Row heap = row(results, "H2D 1 GiB, default options: heap Buffer upload / pageable");
+    assertEquals("within the spread", heap.goal().verdict(heap, "vertx.in_process"));
+    assertEquals("no", heap.goal().verdict(heap, "vertx.process"));
+    Figures.Row floats = row(results, "D2H 1 GiB, default options: downloadFloats / pageable");
+    assertEquals("yes", floats.goal().verdict(floats, "vertx.in_process"));
+    assertEquals("", floats.goal().verdict(floats, "vertx.tier"), "not measured");
+
+    List<String> cells = Tables.headlines(results).rows().stream()
+      .filter(c -> c.get(0).equals("H2D 1 GiB, default options: best upload / pinned")).findFirst().orElseThrow();
+    assertEquals("13.00 GB/s (12.00 GB/s \u2013 14.00 GB/s), from heap", cells.get(3));
+    assertEquals(List.of("\u2265 0.9\u00d7 raw JCuda", "no", "no"), cells.subList(cells.size() - 3, cells.size()));
+    List<String> goal = Tables.headlines(results).rows().stream()
+      .filter(c -> c.get(0).equals("D2H 1 GiB, default options: downloadFloats / pageable")).findFirst().orElseThrow();
+    assertEquals(List.of("\u2265 20.00 GB/s", "yes", "no"), goal.subList(goal.size() - 3, goal.size()));
+  }
+
+  private static void bandwidth(BenchRecord r, String sweep, String path, String variant, long bytes,
+                                double... repeats) {
+    r.series(sweep, path, variant, "bandwidth", "GB/s", "copy size", "B").add(bytes, 15, 1, repeats);
+  }
+
   private static io.vertx.core.json.JsonObject latency(double p50, double p99) {
     return new io.vertx.core.json.JsonObject().put("unit", "us").put("p50", p50).put("p90", p50).put("p99", p99)
       .put("p999", p99).put("mean", p50).put("min", p50).put("max", p99);

@@ -1,0 +1,132 @@
+package com.vertxcuda.samples.bench;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.samples.bench.result.Series;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
+import jcuda.driver.JCudaDriver;
+
+import java.util.function.IntFunction;
+
+import static com.vertxcuda.samples.bench.Await.await;
+
+/**
+ * Sweeps {@code copy.large.h2d} and {@code copy.large.d2h}: the large copies the headline table
+ * holds to their goals, at one size ({@link SweepSizes#largeCopy()}: 1 GiB, 64 MiB with
+ * {@code --size small}), always measured whatever the time budget left the {@code copy} sweep.
+ * Raw JCuda, pinned and pageable; the toolkit on a device of its own deployed with default
+ * {@link DeviceOptions} (only the run's backend and isolation set), as an application that tunes
+ * nothing gets it: {@code download} (the lent buffer handed back after each), an upload from a
+ * transfer buffer where the device lends one that large (else from a direct Buffer), from a heap
+ * Buffer, and {@code downloadFloats}. Each point: one warm-up run, then {@link Bench#REPEATS}
+ * repeats of a few timed runs.
+ */
+final class LargeCopySection implements Section {
+
+  static final String H2D = "copy.large.h2d";
+  static final String D2H = "copy.large.d2h";
+  /** Timed runs of one repeat; fewer where the warm-up run took past {@link #SLOW_RUN_NANOS}. */
+  private static final int RUNS = 5;
+  private static final int SLOW_RUNS = 3;
+  /** A 1 GiB copy takes 20 ms (pinned) to 500 ms (staged on a slow host): the section stays under ~40 s. */
+  private static final long SLOW_RUN_NANOS = 200_000_000L;
+
+  @Override
+  public String name() {
+    return "copy.large";
+  }
+
+  @Override
+  public void raw(Bench bench, RawJCuda raw) throws Exception {
+    long n = bench.sizes.largeCopy();
+    CUdeviceptr dev = raw.alloc(n);
+    Pointer pinned = raw.pinned(n);
+    Pointer array = Pointer.to(new byte[(int) n]);
+    point(bench, series(bench, H2D, "raw-jcuda", "pinned"), n, i -> {
+      JCudaDriver.cuMemcpyHtoDAsync(dev, pinned, n, raw.stream);
+      raw.sync();
+    });
+    point(bench, series(bench, H2D, "raw-jcuda", "pageable"), n, i -> JCudaDriver.cuMemcpyHtoD(dev, array, n));
+    point(bench, series(bench, D2H, "raw-jcuda", "pinned"), n, i -> {
+      JCudaDriver.cuMemcpyDtoHAsync(pinned, dev, n, raw.stream);
+      raw.sync();
+    });
+    point(bench, series(bench, D2H, "raw-jcuda", "pageable"), n, i -> JCudaDriver.cuMemcpyDtoH(array, dev, n));
+    raw.freePinned(pinned);
+    raw.free(dev);
+  }
+
+  @Override
+  public void alone(Bench bench, DeviceOptions options) throws Exception {
+    DeviceOptions defaults = new DeviceOptions().setBackend(options.getBackend()).setIsolation(options.getIsolation());
+    int n = (int) bench.sizes.largeCopy();
+    try (DeployedDevice d = DeployedDevice.deploy(defaults)) {
+      bench.progress("%s: a device with default options, %s", name(), d.path);
+      BufferHandle bytes = await(d.device.alloc(DType.U8, n));
+      point(bench, d, series(bench, D2H, d.path, "lent buffer"), n,
+        i -> d.device.download(bytes).map(d.verticle::releaseTransferBuffer));
+      uploadFromTheBestBuffer(bench, d, bytes, n);
+      Buffer heap = Buffer.buffer(new byte[n]);
+      point(bench, d, series(bench, H2D, d.path, "heap"), n, i -> d.device.upload(bytes, heap));
+      await(d.device.free(bytes));
+      // F32, one device buffer at a time: the host backend's default memory holds no more.
+      BufferHandle floats = await(d.device.alloc(DType.F32, n / 4));
+      point(bench, d, series(bench, D2H, d.path, "float[]"), n, i -> d.device.downloadFloats(floats));
+      await(d.device.free(floats));
+    }
+  }
+
+  /**
+   * An upload from a transfer buffer where the device lends one of {@code n} bytes (in process
+   * isolation the default region lends at most half its 1 GiB), else from a direct Buffer; the
+   * variant says which, and the record notes why.
+   */
+  private static void uploadFromTheBestBuffer(Bench bench, DeployedDevice d, BufferHandle h, int n) throws Exception {
+    Buffer transfer;
+    try {
+      transfer = d.verticle.allocateTransferBuffer(n);
+    } catch (CudaException e) {
+      transfer = null;
+      bench.record.skip(H2D, d.path, "transfer buffer of " + Bench.bytes(n) + " with default options: "
+        + e.getMessage() + " (measured from a direct Buffer instead)");
+    }
+    if (transfer != null) {
+      Buffer data = transfer.appendBytes(new byte[n]);
+      point(bench, d, series(bench, H2D, d.path, "transfer buffer"), n, i -> d.device.upload(h, data));
+      d.verticle.releaseTransferBuffer(data);
+      return;
+    }
+    ByteBuf direct = Unpooled.directBuffer(n, n).setZero(0, n).writerIndex(n);
+    try {
+      Buffer data = VertxInternals.buffer(direct);
+      point(bench, d, series(bench, H2D, d.path, "direct Buffer"), n, i -> d.device.upload(h, data));
+    } finally {
+      direct.release();
+    }
+  }
+
+  private static void point(Bench bench, Series s, long bytes, Histograms.Op copy) throws Exception {
+    long warmUp = Histograms.loop(new Plan(0, 1), copy).getMaxValue();
+    Plan plan = new Plan(0, warmUp > SLOW_RUN_NANOS ? SLOW_RUNS : RUNS);
+    bench.bandwidth(s, bytes, 1, Bench.measure(true, () -> Histograms.loop(plan, copy)));
+  }
+
+  private static void point(Bench bench, DeployedDevice d, Series s, long bytes, IntFunction<Future<?>> copy)
+    throws Exception {
+    long warmUp = Histograms.sequential(d.vertx, new Plan(0, 1), copy).getMaxValue();
+    Plan plan = new Plan(0, warmUp > SLOW_RUN_NANOS ? SLOW_RUNS : RUNS);
+    bench.bandwidth(s, bytes, 1, Bench.measure(true, () -> Histograms.sequential(d.vertx, plan, copy)));
+  }
+
+  private static Series series(Bench bench, String sweep, String path, String variant) {
+    return bench.record.series(sweep, path, variant, "bandwidth", "GB/s", "copy size", "B");
+  }
+}
