@@ -10,6 +10,7 @@ import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.impl.Admission;
 import com.vertxcuda.device.impl.RegistryPublisher;
 import com.vertxcuda.device.impl.SpareTier;
@@ -186,7 +187,7 @@ public class DeviceVerticle extends VerticleBase {
       }
     };
     return onEventLoop(isolation == Isolation.PROCESS
-      ? ProcessContextTier.launch(vertx, options, node, gen, listener)
+      ? ProcessContextTier.launch(vertx, options, node, gen, admission.inFlight(), listener)
       : InProcessContextTier.launch(vertx, options, node, gen, listener));
   }
 
@@ -435,7 +436,8 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   // A request of the device's own, straight to the current context: never turned away, and not
-  // counted with clients' requests (in flight, served, failures). A context lost meanwhile fails it.
+  // counted with clients' requests (in flight, served, failures), though an entry of the one table
+  // like theirs. A context lost meanwhile fails it.
   private Future<Object> own(Object body) {
     io.vertx.core.Promise<Object> promise = io.vertx.core.Promise.promise();
     long deadline = System.nanoTime() + options.getRequestTimeout() * 1_000_000;
@@ -444,13 +446,7 @@ public class DeviceVerticle extends VerticleBase {
       promise.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context"));
       return promise.future();
     }
-    tier.submit(new com.vertxcuda.device.spi.Request() {
-      @Override public Library library() { return null; }
-      @Override public Object body() { return body; }
-      @Override public long deadline() { return deadline; }
-      @Override public void reply(Object reply) { promise.tryComplete(reply); }
-      @Override public void fail(CudaException failure) { promise.tryFail(failure); }
-    });
+    tier.submit(admission.inFlight().entry(body, InFlight.Answer.of(promise), null, deadline, null).own().track());
     return onEventLoop(promise.future(), options.getRequestTimeout());
   }
 

@@ -22,13 +22,22 @@ import java.util.function.UnaryOperator;
 /**
  * The one place that owns a device's accepted requests until each has its one answer: the answer
  * may come from any thread (the completion thread, the link's reader, a timeout sweep, context
- * loss, undeploy); the first one wins and goes straight to the requester (an event-bus reply, or a
- * local caller's promise), the rest are dropped.
+ * loss, undeploy); the first one wins and goes straight to the requester (an event-bus reply, a
+ * local caller's promise, a frame back over the link), the rest are dropped. Every request the
+ * toolkit serves is an {@link Entry} of one of these: the device verticle's, and a device host's own.
+ *
+ * <p>A request sent over a link to a device host also waits for its reply frame ({@link Linked}):
+ * its entry stays in the table until both its answer and that frame (or the link's loss) have
+ * come, so the frame finds what to release (a slot of the shared region) even after the request
+ * was answered by its deadline, and a loss of the link reaches every request on it from here
+ * ({@link #failLinked}).
  * Also the in-flight bound and the counters of answers by outcome.
  */
 public final class InFlight {
 
   private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
+  /** Entries in the table that clients sent (the device's own are not counted). */
+  private final java.util.concurrent.atomic.AtomicInteger counted = new java.util.concurrent.atomic.AtomicInteger();
   private final AtomicLong ids = new AtomicLong();
   private final LongAdder served = new LongAdder();
   private final Map<FailureCode, LongAdder> failures = new ConcurrentHashMap<>();
@@ -41,7 +50,14 @@ public final class InFlight {
     this.listener = listener;
   }
 
-  /** Where an answer goes: an event-bus message, or a local caller's promise. */
+  /** What a request sent over a link waits for: its reply frame, or the link's loss. Called once. */
+  public interface Linked {
+    void replied(Object body);
+
+    void failed(CudaException failure);
+  }
+
+  /** Where an answer goes: an event-bus message, a local caller's promise, a frame over a link. */
   public interface Answer {
     void succeed(Object body);
 
@@ -58,6 +74,21 @@ public final class InFlight {
         @Override
         public void fail(CudaException failure) {
           message.fail(failure.code().code(), Failures.text(failure));
+        }
+      };
+    }
+
+    /** The answer to the device's (or device host's) own request: {@code promise}, on the answering thread. */
+    static Answer of(Promise<Object> promise) {
+      return new Answer() {
+        @Override
+        public void succeed(Object body) {
+          promise.tryComplete(body);
+        }
+
+        @Override
+        public void fail(CudaException failure) {
+          promise.tryFail(failure);
         }
       };
     }
@@ -91,9 +122,14 @@ public final class InFlight {
     private final long deadline;
     private final String owner;
     private final AtomicBoolean answered = new AtomicBoolean();
+    /** The link call this request waits for, and the tier that sent it; null when none. */
+    private final java.util.concurrent.atomic.AtomicReference<Linked> linked = new java.util.concurrent.atomic.AtomicReference<>();
+    private volatile Object linkedBy;
     private volatile UnaryOperator<Object> finish;
+    /** The device's own request: not counted in flight, served or failed, nor heard by the listener. */
+    private volatile boolean own;
     // Read once here, so that the answer reads no shared field; no clock read without a listener.
-    private final RequestListener heard = listener;
+    private volatile RequestListener heard = listener;
     private final long admitted = heard == null ? 0 : System.nanoTime();
 
     private Entry(Object body, Answer answer, Library library, long deadline, String owner) {
@@ -132,6 +168,37 @@ public final class InFlight {
       return deadline;
     }
 
+    /** The entry's id in the table: also its id on a link. */
+    public long id() {
+      return id;
+    }
+
+    /**
+     * Marks the entry as sent over {@code link}'s link, whose reply frame (or loss) goes to
+     * {@code call}; tracks it until both that and its answer have come.
+     */
+    public void link(Object link, Linked call) {
+      linkedBy = link;
+      linked.set(call);
+      add();
+    }
+
+    // The link call, once; the entry leaves the table if it has its answer too.
+    private Linked unlink() {
+      Linked call = linked.getAndSet(null);
+      if (call != null && answered.get()) {
+        remove();
+      }
+      return call;
+    }
+
+    // Answered: the entry leaves the table unless a link frame is still due.
+    private void settled() {
+      if (linked.get() == null) {
+        remove();
+      }
+    }
+
     /** Whether the entry has had its one answer. */
     public boolean answered() {
       return answered.get();
@@ -139,8 +206,30 @@ public final class InFlight {
 
     /** Tracks the entry until its answer (call before it can be answered). */
     public Entry track() {
-      entries.put(id, this);
+      add();
       return this;
+    }
+
+    /**
+     * Makes this the device's own request (before it is tracked): in the table like any other, so
+     * that losses and link frames reach it, but not counted with clients' requests.
+     */
+    public Entry own() {
+      own = true;
+      heard = null;
+      return this;
+    }
+
+    private void add() {
+      if (entries.put(id, this) == null && !own) {
+        counted.incrementAndGet();
+      }
+    }
+
+    private void remove() {
+      if (entries.remove(id) != null && !own) {
+        counted.decrementAndGet();
+      }
     }
 
     /** Rewrites the successful reply before it leaves (the device adds its own stats). */
@@ -152,8 +241,10 @@ public final class InFlight {
     @Override
     public void reply(Object body) {
       if (answered.compareAndSet(false, true)) {
-        entries.remove(id);
-        served.increment();
+        settled();
+        if (!own) {
+          served.increment();
+        }
         UnaryOperator<Object> f = finish;
         answer.succeed(f == null ? body : f.apply(body));
         if (heard != null) {
@@ -169,7 +260,7 @@ public final class InFlight {
      */
     public void describe(Object body) {
       if (answered.compareAndSet(false, true)) {
-        entries.remove(id);
+        settled();
         answer.succeed(body);
       }
     }
@@ -177,8 +268,10 @@ public final class InFlight {
     @Override
     public void fail(CudaException failure) {
       if (answered.compareAndSet(false, true)) {
-        entries.remove(id);
-        failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
+        settled();
+        if (!own) {
+          failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
+        }
         answer.fail(failure);
         if (heard != null) {
           heard(failure.code());
@@ -199,8 +292,33 @@ public final class InFlight {
     return new Entry(body, answer, library, deadline, owner);
   }
 
+  /** Clients' requests accepted and not yet answered (or whose link frame is still due). */
   public int size() {
-    return entries.size();
+    return counted.get();
+  }
+
+  /** The link call of entry {@code id}, taken once (its reply frame came); null when none is due. */
+  public Linked linked(long id) {
+    Entry e = entries.get(id);
+    return e == null ? null : e.unlink();
+  }
+
+  /**
+   * Fails the link call of every entry sent over {@code link}'s link (it is gone) with
+   * {@code failure}; returns how many there were.
+   */
+  public int failLinked(Object link, CudaException failure) {
+    int n = 0;
+    for (Entry e : new ArrayList<>(entries.values())) {
+      if (e.linkedBy == link) {
+        Linked call = e.unlink();
+        if (call != null) {
+          n++;
+          call.failed(failure);
+        }
+      }
+    }
+    return n;
   }
 
   /** Answers every tracked request with {@code code}. */

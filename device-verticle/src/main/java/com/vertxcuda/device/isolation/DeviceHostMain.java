@@ -3,13 +3,13 @@ package com.vertxcuda.device.isolation;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
-import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.context.TransferRequest;
 import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.impl.InProcessContextTier;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
@@ -164,8 +164,8 @@ public final class DeviceHostMain {
   // Page-locks the whole shared region once (cuda), so every transfer through it is a pinned copy.
   private static Future<Boolean> register(ContextTier tier, SharedRegion region) {
     Promise<Object> done = Promise.promise();
-    tier.submit(new LocalRequest(new TransferRequest(null, region.slice(0, region.size()),
-      TransferRequest.Direction.REGISTER), done));
+    Object register = new TransferRequest(null, region.slice(0, region.size()), TransferRequest.Direction.REGISTER);
+    tier.submit(IN_FLIGHT.entry(register, InFlight.Answer.of(done), null, Long.MAX_VALUE, null).own().track());
     return done.future().map(Boolean.TRUE::equals);
   }
 
@@ -190,7 +190,8 @@ public final class DeviceHostMain {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
     }
-    Request r = new LinkRequest(link, frame, body);
+    Request r = IN_FLIGHT.entry(body, answer(link, frame.id), frame.library, System.nanoTime() + frame.code,
+      frame.text).track();
     if (!tier.succeeded()) {
       r.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device host's context is not ready"));
     } else {
@@ -198,56 +199,26 @@ public final class DeviceHostMain {
     }
   }
 
-  /** A request that came over the link; its answer goes back as a frame. */
-  private static final class LinkRequest implements Request {
-    private final Link link;
-    private final long id;
-    private final Library library;
-    private final Object body;
-    private final long deadline;
-    private final String owner;
-    private final AtomicBoolean answered = new AtomicBoolean();
+  /** The device host's requests (those from the link, and its own) until each has its one answer. */
+  private static final InFlight IN_FLIGHT = new InFlight();
 
-    LinkRequest(Link link, LinkFrame frame, Object body) {
-      this.link = link;
-      this.id = frame.id;
-      this.library = frame.library;
-      this.body = body;
-      this.deadline = System.nanoTime() + frame.code;
-      this.owner = frame.text;
-    }
-
-    @Override public Library library() { return library; }
-    @Override public String owner() { return owner; }
-    @Override public Object body() { return body; }
-    @Override public long deadline() { return deadline; }
-
-    @Override
-    public void reply(Object reply) {
-      if (answered.compareAndSet(false, true)) {
+  /** The answer to a request that came over the link: a frame back, under the request's id. */
+  private static InFlight.Answer answer(Link link, long id) {
+    return new InFlight.Answer() {
+      @Override
+      public void succeed(Object reply) {
         try {
           link.send(LinkFrame.reply(id, reply).encode());
         } catch (RuntimeException | OutOfMemoryError e) {
-          CudaException failure = Failures.toCudaException("the reply cannot cross the link", e);
-          link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode());
+          fail(Failures.toCudaException("the reply cannot cross the link", e));
         }
       }
-    }
 
-    @Override
-    public void fail(CudaException failure) {
-      if (answered.compareAndSet(false, true)) {
+      @Override
+      public void fail(CudaException failure) {
         link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode());
       }
-    }
-  }
-
-  /** A request of the device host's own. */
-  private record LocalRequest(Object body, Promise<Object> done) implements Request {
-    @Override public Library library() { return null; }
-    @Override public long deadline() { return Long.MAX_VALUE; }
-    @Override public void reply(Object b) { done.tryComplete(b); }
-    @Override public void fail(CudaException e) { done.tryFail(e); }
+    };
   }
 
   // Standard input is a pipe from the parent: it ends when the parent does, even after kill -9.

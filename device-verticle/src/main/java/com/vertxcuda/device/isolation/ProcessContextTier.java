@@ -8,6 +8,7 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.message.DeviceInfo;
@@ -35,24 +36,26 @@ import java.util.function.Consumer;
  * frame, and the reply goes straight to the requester. Bulk data moves through the shared region
  * ({@link SharedTransfers}); the process itself is {@link DeviceHostProcess}'s.
  *
- * <p>One class owns the requests in flight on the link: when the link closes or the process ends,
- * every one of them is answered CONTEXT_LOST, and the loss is reported once.
+ * <p>The requests on the link are entries of the device's one in-flight table ({@link InFlight}),
+ * each marked with the call its reply frame goes to, under the entry's id as the frame's: when the
+ * link closes or the process ends, every one of them is answered CONTEXT_LOST from there, and the
+ * loss is reported once.
  */
 public final class ProcessContextTier implements ContextTier {
 
   private static final System.Logger LOG = System.getLogger(ProcessContextTier.class.getName());
 
   /** A request on the link: what to do with its reply frame. */
-  interface Call {
-    void replied(Object body);
-
-    void failed(CudaException failure);
+  interface Call extends InFlight.Linked {
   }
 
   private final Vertx vertx;
   private final DeviceOptions options;
   private final ContextTier.Listener listener;
-  private final Map<Long, Call> calls = new ConcurrentHashMap<>();
+  /** The device's one in-flight table: the requests on the link are its entries. */
+  private final InFlight inFlight;
+  /** Requests on this link whose reply frame has not come. */
+  private final java.util.concurrent.atomic.AtomicInteger onLink = new java.util.concurrent.atomic.AtomicInteger();
   private final Map<Long, Promise<Long>> pings = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong();
   private final AtomicBoolean reported = new AtomicBoolean();
@@ -67,19 +70,21 @@ public final class ProcessContextTier implements ContextTier {
   /** Why the link or the process ended; requests fail at once once set. */
   private volatile String gone;
 
-  private ProcessContextTier(Vertx vertx, DeviceOptions options, ContextTier.Listener listener) {
+  private ProcessContextTier(Vertx vertx, DeviceOptions options, InFlight inFlight, ContextTier.Listener listener) {
     this.vertx = vertx;
     this.options = options;
+    this.inFlight = inFlight;
     this.listener = listener;
   }
 
   /**
-   * Starts a device host for {@code generation} and completes once its context serves.
+   * Starts a device host for {@code generation} and completes once its context serves; the requests
+   * it sends over its link are entries of {@code inFlight}, the device's table.
    * {@code listener} hears (once, on any thread) why the device host is gone if it goes on its own.
    */
   public static Future<ContextTier> launch(Vertx vertx, DeviceOptions options, String node, long generation,
-                                           ContextTier.Listener listener) {
-    ProcessContextTier tier = new ProcessContextTier(vertx, options, listener);
+                                           InFlight inFlight, ContextTier.Listener listener) {
+    ProcessContextTier tier = new ProcessContextTier(vertx, options, inFlight, listener);
     return tier.start(node, generation).map(v -> (ContextTier) tier)
       .recover(t -> tier.stop().transform(x -> Future.failedFuture(t)));
   }
@@ -99,7 +104,7 @@ public final class ProcessContextTier implements ContextTier {
       try {
         link = process.accept(timeout, frame -> onFrame(LinkFrame.decode(frame)), this::linkClosed, spin);
         // Requests on the link await their answers: its reader spins for them rather than sleep.
-        link.awaiting(() -> !calls.isEmpty());
+        link.awaiting(() -> onLink.get() > 0);
         connected.tryComplete();
       } catch (IOException | RuntimeException e) {
         connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "the device host did not connect: " + e.getMessage()));
@@ -189,31 +194,57 @@ public final class ProcessContextTier implements ContextTier {
    * the link's reader thread. Throws for a body that has no wire form.
    */
   void send(Request r, Object body, Call call) {
-    long id = ids.incrementAndGet();
-    long timeLeft = Math.min(r.deadline() - System.nanoTime(), TimeUnit.DAYS.toNanos(1));
-    ByteBuffer frame = LinkFrame.request(id, r.library(), body, timeLeft, r.owner()).encode();
-    calls.put(id, call);
+    InFlight.Entry e = entry(r);
+    long timeLeft = Math.min(e.deadline() - System.nanoTime(), TimeUnit.DAYS.toNanos(1));
+    ByteBuffer frame = LinkFrame.request(e.id(), e.library(), body, timeLeft, e.owner()).encode();
+    onLink.incrementAndGet();
+    e.link(this, call);
     if (gone != null) {
-      if (calls.remove(id) != null) {
-        call.failed(new CudaException(FailureCode.CONTEXT_LOST, gone));
+      InFlight.Linked mine = linked(e.id());
+      if (mine != null) {
+        mine.failed(new CudaException(FailureCode.CONTEXT_LOST, gone));
       }
       return;
     }
     link.send(frame);
   }
 
+  // The call a reply frame goes to, taken once.
+  private InFlight.Linked linked(long id) {
+    InFlight.Linked c = inFlight.linked(id);
+    if (c != null) {
+      onLink.decrementAndGet();
+    }
+    return c;
+  }
+
+  // Every request the device serves is an entry of its table; one from elsewhere (a harness) gets
+  // one of its own, not counted with clients'.
+  private InFlight.Entry entry(Request r) {
+    if (r instanceof InFlight.Entry) {
+      return (InFlight.Entry) r;
+    }
+    return inFlight.entry(r.body(), new InFlight.Answer() {
+      @Override
+      public void succeed(Object body) {
+        r.reply(body);
+      }
+
+      @Override
+      public void fail(CudaException failure) {
+        r.fail(failure);
+      }
+    }, r.library(), r.deadline(), r.owner()).own().track();
+  }
+
   // A request of the tier's own (describe once ready).
   private Future<Object> call(com.vertxcuda.Library library, Object body) {
     Promise<Object> p = Promise.promise();
-    send(new Request() {
-      @Override public com.vertxcuda.Library library() { return library; }
-      @Override public Object body() { return body; }
-      @Override public long deadline() { return System.nanoTime() + options.getRequestTimeout() * 1_000_000; }
-      @Override public void reply(Object b) { p.tryComplete(b); }
-      @Override public void fail(CudaException e) { p.tryFail(e); }
-    }, body, new Call() {
-      @Override public void replied(Object b) { p.tryComplete(b); }
-      @Override public void failed(CudaException e) { p.tryFail(e); }
+    InFlight.Entry e = inFlight.entry(body, InFlight.Answer.of(p), library,
+      System.nanoTime() + options.getRequestTimeout() * 1_000_000, null).own().track();
+    send(e, body, new Call() {
+      @Override public void replied(Object b) { e.describe(b); }
+      @Override public void failed(CudaException x) { e.fail(x); }
     });
     return p.future();
   }
@@ -233,14 +264,14 @@ public final class ProcessContextTier implements ContextTier {
   private void onFrame(LinkFrame frame) {
     switch (frame.kind) {
       case REPLY: {
-        Call c = calls.remove(frame.id);
+        InFlight.Linked c = linked(frame.id);
         if (c != null) {
           c.replied(frame.body);
         }
         break;
       }
       case FAILURE: {
-        Call c = calls.remove(frame.id);
+        InFlight.Linked c = linked(frame.id);
         if (c != null) {
           c.failed(Failures.fromCode((int) frame.code, frame.text));
         }
@@ -301,12 +332,7 @@ public final class ProcessContextTier implements ContextTier {
 
   private void failCalls(String why) {
     CudaException lost = new CudaException(FailureCode.CONTEXT_LOST, why);
-    for (Long id : List.copyOf(calls.keySet())) {
-      Call c = calls.remove(id);
-      if (c != null) {
-        c.failed(lost);
-      }
-    }
+    onLink.addAndGet(-inFlight.failLinked(this, lost));
     for (Long id : List.copyOf(pings.keySet())) {
       Promise<Long> p = pings.remove(id);
       if (p != null) {
