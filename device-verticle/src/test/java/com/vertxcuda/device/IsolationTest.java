@@ -391,6 +391,35 @@ class IsolationTest {
     })));
   }
 
+  /**
+   * The device host pins its region in 64 MiB segments as transfers reach them; a transfer whose
+   * slot spans segments is copied piece by piece (one copy across two registrations fails on cuda):
+   * 100 MiB up from a transfer buffer and back lent over the region, every float where it was.
+   */
+  @Test
+  void transfersSpanningPinnedSegmentsArriveWhole(Vertx vertx, VertxTestContext ctx) {
+    DeviceVerticle device = new DeviceVerticle(processOptions());
+    DeviceClient c = DeviceClient.create(vertx);
+    int n = 25 << 20; // 100 MiB of floats: spans at least one 64 MiB boundary wherever its slot lies
+    vertx.deployVerticle(device).compose(id -> c.alloc(DType.F32, n)).compose(h -> {
+      Buffer shared = device.allocateTransferBuffer(4 * n);
+      for (int i = 0; i < n; i++) {
+        shared.appendFloatLE(i);
+      }
+      return c.upload(h, shared).compose(x -> {
+        assertTrue(device.releaseTransferBuffer(shared));
+        return c.download(h);
+      });
+    }).onComplete(ctx.succeeding(whole -> ctx.verify(() -> {
+      for (int i = 0; i < n; i += 4099) {
+        assertEquals((float) i, whole.getFloatLE(4 * i), "float " + i);
+      }
+      assertEquals((float) (n - 1), whole.getFloatLE(4 * (n - 1)));
+      assertTrue(device.releaseTransferBuffer(whole));
+      ctx.completeNow();
+    })));
+  }
+
   @Test
   void transferBuffersHoldAtMostHalfTheRegionAndTransfersStillServe(Vertx vertx, VertxTestContext ctx) {
     DeviceVerticle device = new DeviceVerticle(processOptions().setSharedMemorySize(1 << 20));

@@ -118,11 +118,22 @@ final class TransferOperations {
       throw new CudaException(FailureCode.BAD_REQUEST, "host memory has " + t.host().remaining()
         + " bytes; the handle's view has " + h.byteLength());
     }
-    GpuEvent done = t.direction() == TransferRequest.Direction.TO_DEVICE
-      ? runtime.ordering().run(stream, List.of(), List.of(a),
-        () -> device.copyHostToDevice(stream, t.host(), a.memory(), h.byteOffset()))
-      : runtime.ordering().run(stream, List.of(a), List.of(),
-        () -> device.copyDeviceToHost(stream, a.memory(), h.byteOffset(), t.host()));
+    boolean up = t.direction() == TransferRequest.Direction.TO_DEVICE;
+    GpuEvent done = runtime.ordering().run(stream, up ? List.of() : List.of(a), up ? List.of(a) : List.of(), () -> {
+      // One copy per piece of page-locked memory it spans (one, unless the memory is pinned in pieces).
+      ByteBuffer host = t.host();
+      long n = host.remaining();
+      for (long from = 0; from < n; ) {
+        long len = t.pieceFrom(from, n - from);
+        ByteBuffer part = host.slice(host.position() + (int) from, (int) len);
+        if (up) {
+          device.copyHostToDevice(stream, part, a.memory(), h.byteOffset() + from);
+        } else {
+          device.copyDeviceToHost(stream, a.memory(), h.byteOffset() + from, part);
+        }
+        from += len;
+      }
+    });
     runtime.replyWhenDone(r, done, () -> h);
   }
 

@@ -125,10 +125,12 @@ public final class DeviceHostMain {
           vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
         }
       }
-    }).compose(t -> register(t, region).map(pinned -> {
+    }).compose(t -> pin(t, region, 0, 1).map(pinned -> {
+      // The first segment is pinned (and the context has served a request) before it says ready;
+      // the rest of the region as transfers reach it.
       tier.complete(t);
       link[0].send(LinkFrame.notice(LinkFrame.Kind.HELLO, ProcessHandle.current().pid(), 0,
-        "ready, shared region " + (pinned ? "pinned" : "pageable")).encode());
+        "ready, shared region " + (pinned ? "pinned as it is used" : "pageable")).encode());
       return null;
     })).onFailure(t -> {
       link[0].send(LinkFrame.notice(LinkFrame.Kind.START_FAILED, 0, 0, String.valueOf(t.getMessage())).encode());
@@ -161,12 +163,40 @@ public final class DeviceHostMain {
     return channel;
   }
 
-  // Page-locks the whole shared region once (cuda), so every transfer through it is a pinned copy.
-  private static Future<Boolean> register(ContextTier tier, SharedRegion region) {
-    Promise<Object> done = Promise.promise();
-    Object register = new TransferRequest(null, region.slice(0, region.size()), TransferRequest.Direction.REGISTER);
-    tier.submit(IN_FLIGHT.entry(register, InFlight.Answer.of(done), null, Long.MAX_VALUE, null).own().track());
-    return done.future().map(Boolean.TRUE::equals);
+  /** Bytes of the shared region page-locked at once, on first use. */
+  static final long PINNED_SEGMENT = 64L << 20;
+  /** Segments of the region page-locked (or being) so far. */
+  private static final java.util.BitSet PINNED = new java.util.BitSet();
+
+  /**
+   * Page-locks (cuda) the segments of the shared region that bytes [offset, offset + length) lie in
+   * and that are not yet, in the context's order ahead of the transfer that needs them: the region is
+   * pinned as it is used, so an idle device host (or its spare) holds no more of it resident than
+   * its transfers have touched, and a start pins one segment, not the region. A transfer is copied
+   * piece by piece where segments meet ({@link TransferRequest#pieceFrom}). Completes with whether
+   * the last segment asked for is pinned.
+   */
+  private static synchronized Future<Boolean> pin(ContextTier tier, SharedRegion region, long offset, long length) {
+    Future<Boolean> last = Future.succeededFuture(true);
+    if (length <= 0) {
+      return last;
+    }
+    for (long k = offset / PINNED_SEGMENT, end = (offset + length - 1) / PINNED_SEGMENT; k <= end; k++) {
+      if (PINNED.get((int) k)) {
+        continue;
+      }
+      PINNED.set((int) k);
+      long from = k * PINNED_SEGMENT;
+      Promise<Object> done = Promise.promise();
+      Object register = new TransferRequest(null, region.slice(from, Math.min(PINNED_SEGMENT, region.size() - from)),
+        TransferRequest.Direction.REGISTER);
+      tier.submit(IN_FLIGHT.entry(register, InFlight.Answer.of(done), null, Long.MAX_VALUE, null).own().track());
+      long segment = k;
+      // Not pinned (another backend, or the driver refused): the transfers still work, pageable.
+      last = done.future().map(Boolean.TRUE::equals).onFailure(t -> System.err.println("device host: segment "
+        + segment + " of the shared region stays pageable: " + t.getMessage())).otherwise(false);
+    }
+    return last;
   }
 
   /** On the link's reader thread: a request goes straight into the context's queue. */
@@ -185,7 +215,10 @@ public final class DeviceHostMain {
       SharedTransfer t = (SharedTransfer) body;
       try {
         body = new TransferRequest(t.handle, region.slice(t.offset, t.length),
-          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST);
+          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST, t.offset, PINNED_SEGMENT);
+        if (tier.succeeded()) {
+          pin(tier.result(), region, t.offset, t.length);
+        }
       } catch (RuntimeException e) {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }

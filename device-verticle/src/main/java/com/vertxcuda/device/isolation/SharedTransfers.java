@@ -126,15 +126,18 @@ final class SharedTransfers {
       @Override
       public void replied(Object body) {
         com.vertxcuda.impl.CopyThreads.execute(() -> {
+          // The slot is free again before the answer leaves: what the requester sends next may need it.
+          ByteBuffer out;
           try {
-            ByteBuffer out = HostBufferPool.shared().take(length);
+            out = HostBufferPool.shared().take(length);
             com.vertxcuda.impl.CopyThreads.copy(region.slice(slot, length), out);
-            r.reply(new DownloadReply(h, HostBufferPool.shared().lease(out.flip(), length)));
           } catch (RuntimeException | Error e) {
-            r.fail(com.vertxcuda.Failures.toCudaException("the download could not be copied out of the shared region", e));
-          } finally {
             region.release(slot, length);
+            r.fail(com.vertxcuda.Failures.toCudaException("the download could not be copied out of the shared region", e));
+            return;
           }
+          region.release(slot, length);
+          r.reply(new DownloadReply(h, HostBufferPool.shared().lease(out.flip(), length)));
         });
       }
 
