@@ -74,7 +74,7 @@ public interface DeviceClient {
   /**
    * Reads a buffer or view. From a device in this JVM the buffer is usually memory the device lends
    * (give it back early with {@code DeviceVerticle.releaseTransferBuffer}); a range larger than the
-   * device may lend at once (half its shared region in process isolation) comes back in pieces,
+   * device may lend at once (three quarters of its shared region in process isolation) comes back in pieces,
    * through lent memory, into one heap buffer instead.
    */
   Future<Buffer> download(BufferHandle source);

@@ -116,7 +116,7 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * The one rule for what of a download from a device in this JVM takes the pump: a range larger
-   * than the device may lend at once (half its shared region in process isolation) that fits one
+   * than the device may lend at once (three quarters of its shared region in process isolation) that fits one
    * Buffer. What cannot be one Buffer goes to the device as it is, which checks the handle's token
    * first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from its claimed shape.
    */
@@ -128,7 +128,7 @@ public final class DeviceClientImpl implements DeviceClient {
   /**
    * To a device on another node, a range larger than {@code maxMessageSize} comes back as
    * consecutive views ({@link ChunkedTransfer}); so does, from a device in this JVM, a range larger
-   * than the device may lend at once (half its shared region in process isolation), through lent
+   * than the device may lend at once (three quarters of its shared region in process isolation), through lent
    * memory in bounded pieces, into one heap buffer.
    */
   @Override

@@ -54,8 +54,8 @@ public final class LocalRoutes {
     }
 
     /**
-     * The most bytes the device may lend at once, transfer buffers and downloads together (half the
-     * shared region in process isolation); a download larger than this goes in pieces.
+     * The most bytes the device may lend at once, transfer buffers and downloads together (three
+     * quarters of the shared region in process isolation); a download larger than this goes in pieces.
      */
     default long lendingLimit() {
       return Long.MAX_VALUE;

@@ -29,7 +29,12 @@ public class DeviceOptions {
   public static final long DEFAULT_REGISTRY_MIN_INTERVAL = 100;
   public static final long DEFAULT_HOST_MEMORY = 1L << 30;
   public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
-  public static final long DEFAULT_SHARED_MEMORY_SIZE = 1L << 30;
+  /**
+   * Default shared region: 64 KiB under 2 GiB, the most one mapping takes. Page-locked only as it is
+   * used, so its size costs nothing idle; three quarters of it may be lent at once, so a 1 GiB
+   * download or transfer buffer fits whole.
+   */
+  public static final long DEFAULT_SHARED_MEMORY_SIZE = (1L << 31) - (1L << 16);
   public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
   public static final boolean DEFAULT_SPARE_DEVICE_HOST = true;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;

@@ -369,7 +369,7 @@ public class DeviceVerticle extends VerticleBase {
     @Override
     public long lendingLimit() {
       ContextTier t = context;
-      return t != null ? t.lendingLimit() : isolation == Isolation.PROCESS ? options.getSharedMemorySize() / 2 : Long.MAX_VALUE;
+      return t != null ? t.lendingLimit() : isolation == Isolation.PROCESS ? ProcessContextTier.lendingLimit(options) : Long.MAX_VALUE;
     }
 
     @Override

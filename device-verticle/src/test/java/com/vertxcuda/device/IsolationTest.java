@@ -421,22 +421,23 @@ class IsolationTest {
   }
 
   @Test
-  void transferBuffersHoldAtMostHalfTheRegionAndTransfersStillServe(Vertx vertx, VertxTestContext ctx) {
+  void transferBuffersHoldAtMostThreeQuartersOfTheRegionAndTransfersStillServe(Vertx vertx, VertxTestContext ctx) {
     DeviceVerticle device = new DeviceVerticle(processOptions().setSharedMemorySize(1 << 20));
     DeviceClient c = DeviceClient.create(vertx);
     vertx.deployVerticle(device).compose(id -> c.alloc(DType.F32, 1 << 16)).compose(h -> {
-      // Transfer buffers take half the region, all users may hold; one byte more is refused, naming the bound.
-      Buffer held = device.allocateTransferBuffer(512 << 10);
+      // Transfer buffers take three quarters of the region, all users may hold; one byte more is
+      // refused, naming the bound.
+      Buffer held = device.allocateTransferBuffer(768 << 10);
       CudaException e = org.junit.jupiter.api.Assertions.assertThrows(CudaException.class,
         () -> device.allocateTransferBuffer(1));
       assertEquals(FailureCode.OUT_OF_MEMORY, e.code());
-      assertTrue(e.getMessage().contains("at most 524288 bytes"), e.getMessage());
-      // The other half serves transfers: a 256 KiB download (copied out, not lent).
+      assertTrue(e.getMessage().contains("at most 786432 bytes"), e.getMessage());
+      // The last quarter serves transfers: a 256 KiB download (copied out, not lent).
       return c.fill(h, 2).compose(y -> c.download(h)).map(b -> {
         assertEquals(2f, b.getFloatLE(4096));
         assertFalse(device.releaseTransferBuffer(b), "a 256 KiB download is copied out of the region");
         assertTrue(device.releaseTransferBuffer(held));
-        return device.allocateTransferBuffer(512 << 10);
+        return device.allocateTransferBuffer(768 << 10);
       });
     }).onComplete(ctx.succeeding(again -> ctx.verify(() -> {
       assertEquals(0, again.length());
@@ -448,7 +449,7 @@ class IsolationTest {
   /**
    * One client holding two downloads of half the region each used to fill it: every other
    * client's download, 64 bytes included, was answered QUEUE_FULL until they were dropped. Now
-   * users hold at most half the region; the second large download is copied out instead of lent,
+   * users hold at most three quarters of the region; the second large download is copied out instead of lent,
    * and other clients' transfers still find room.
    */
   @Test

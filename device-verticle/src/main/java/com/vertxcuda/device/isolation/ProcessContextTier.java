@@ -362,6 +362,11 @@ public final class ProcessContextTier implements ContextTier {
     return transfers.lendingLimit();
   }
 
+  /** What a device host started with {@code options} lends at once (three quarters of its region). */
+  public static long lendingLimit(DeviceOptions options) {
+    return SharedRegion.heldLimit(options.getSharedMemorySize());
+  }
+
   @Override
   public long heldTransferBytes() {
     return transfers.heldBytes() + ContextTier.super.heldTransferBytes();

@@ -24,7 +24,7 @@ import java.nio.ByteBuffer;
  * <p>What users hold of the region (downloads lent over it, transfer buffers) is bounded
  * ({@link SharedRegion#heldLimit}): a download that would pass the bound is copied out instead, on
  * a copy thread, into pooled host memory, as in-process downloads are. It still succeeds, at the
- * cost of one host copy, and the other half of the region stays free for everyone's transfers in
+ * cost of one host copy, and a quarter of the region stays free for everyone's transfers in
  * flight. The bound is on all users together, not per requester: a request carries no identity a
  * requester could not forge or rotate (the reply address is new for every message, a client id
  * would be self-declared), so a per-requester quota would stop no one who meant harm.
@@ -199,7 +199,7 @@ final class SharedTransfers {
   Buffer allocateTransferBuffer(int bytes) {
     if (!region.hold(bytes)) {
       throw new CudaException(FailureCode.OUT_OF_MEMORY, "transfer buffers and downloads lent over the shared "
-        + "region may hold at most " + region.heldLimit() + " bytes (half of sharedMemorySize) together; "
+        + "region may hold at most " + region.heldLimit() + " bytes (three quarters of sharedMemorySize) together; "
         + region.held() + " are held, " + bytes + " more asked for: release some (releaseTransferBuffer)");
     }
     long offset = region.allocate(bytes);
