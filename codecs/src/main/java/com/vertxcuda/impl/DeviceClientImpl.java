@@ -73,9 +73,9 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   /**
-   * To a device on another node, data larger than {@code maxMessageSize} goes as consecutive views
-   * of at most that size ({@link ChunkedTransfer}): the device takes them in that order, and
-   * anything sent later from the same context still follows all of them.
+   * To a device on another node, data larger than {@link BulkTransfer#threshold} (1 MiB) goes over
+   * the node's bulk side channel ({@link BulkTransfer}); anything sent later from the same context
+   * still follows all of it.
    */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
@@ -86,20 +86,23 @@ public final class DeviceClientImpl implements DeviceClient {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
+    if (sender.remote()) {
+      return upload(target, () -> HostElements.received(data));
+    }
     ByteBuffer bytes = VertxInternals.byteBuf(data).nioBuffer(0, data.length());
     return upload(target, () -> HostElements.of(bytes, false));
   }
 
   /**
    * Whether an upload of {@code data} goes through the one pump ({@link ChunkedTransfer}): to another
-   * node, past {@code maxMessageSize}; to a device in this JVM, past what is worth copying inline,
+   * node, past {@link BulkTransfer#threshold} (then over the side channel); to a device in this JVM, past what is worth copying inline,
    * unless it lies in memory the device moves as it is (pinned, the shared region) — then it is one
    * request, with no host copy at all. A mismatched length to a local device is one request too: the
    * device checks the handle's token before it refuses the size.
    */
   private boolean pumped(Buffer data, BufferHandle target) {
     if (sender.remote()) {
-      return data.length() > maxMessageSize;
+      return data.length() > BulkTransfer.threshold(maxMessageSize);
     }
     LocalRoutes.Route route = sender.localRoute();
     return route != null && data.length() > ChunkedTransfer.INLINE_BYTES && data.length() == target.byteLength()
@@ -107,15 +110,14 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   /**
-   * To a device on another node, a range larger than {@code maxMessageSize} comes back as
-   * consecutive views ({@link ChunkedTransfer}); so does, from a device in this JVM, a range larger
-   * than the device may lend at once (half its shared region in process isolation), through lent
+   * From a device on another node, a range larger than {@link BulkTransfer#threshold} comes back over
+   * the node's bulk side channel ({@link BulkTransfer}); from a device in this JVM, a range larger than the device may lend at once (half its shared region in process isolation), through lent
    * memory in bounded pieces, into one heap buffer.
    */
   @Override
   public Future<Buffer> download(BufferHandle source) {
     LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
-    long limit = sender.remote() ? maxMessageSize : route == null ? Long.MAX_VALUE : route.lendingLimit();
+    long limit = sender.remote() ? BulkTransfer.threshold(maxMessageSize) : route == null ? Long.MAX_VALUE : route.lendingLimit();
     // What cannot be one Buffer goes to the device as it is: it checks the handle's token first, then
     // refuses the size (BAD_REQUEST), so a forged handle learns nothing from its claimed shape.
     if (source == null || oversized(source) || source.byteLength() <= limit
