@@ -8,7 +8,6 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -113,7 +112,6 @@ public final class BulkServer {
     private int onTheirWay;
     // An upload's segment being received.
     private final List<ByteBuf> pieces = new ArrayList<>();
-    private long received;
     private long next;
     // A download's views asked for, in order, and those written.
     private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
@@ -182,26 +180,30 @@ public final class BulkServer {
       segmentBytes = ChunkedTransfer.localChunk(route.lendingLimit());
       segments = Math.max(1, (length + segmentBytes - 1) / segmentBytes);
       if (upload) {
-        cutter.run(length, this::piece, () -> { });
+        receive();
       } else {
         ask();
       }
     }
 
-    // An upload's bytes as they arrive: each full segment goes to the device in order.
-    private void piece(Buffer slice) {
-      if (answered) {
-        return; // a failed upload's remaining bytes are read and dropped until the client closes
-      }
-      pieces.add(VertxInternals.byteBuf(slice));
-      received += slice.length();
+    // An upload's next segment: its pieces as they arrive, then to the device, in order.
+    private void receive() {
       long from = next * segmentBytes;
-      if (received - from == Math.min(segmentBytes, handle.byteLength() - from)) {
+      cutter.run(Math.min(segmentBytes, handle.byteLength() - from), slice -> {
+        if (!answered) {
+          pieces.add(VertxInternals.byteBuf(slice));
+        }
+      }, () -> {
+        if (answered) {
+          return; // a failed upload's remaining bytes are dropped until the client closes
+        }
         ByteBuf[] parts = pieces.toArray(new ByteBuf[0]);
         pieces.clear();
-        CompositeByteBuf joined = Unpooled.compositeBuffer(parts.length).addComponents(true, parts);
-        upload(next++, VertxInternals.buffer(joined));
-      }
+        upload(next++, VertxInternals.buffer(Unpooled.compositeBuffer(parts.length).addComponents(true, parts)));
+        if (next < segments) {
+          receive();
+        }
+      });
     }
 
     private void upload(long k, Buffer bytes) {
