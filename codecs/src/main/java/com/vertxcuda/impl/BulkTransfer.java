@@ -4,16 +4,11 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
-import com.vertxcuda.message.DescribeRequest;
-import com.vertxcuda.message.DeviceInfo;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.eventbus.EventBusOptions;
-import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 
 import java.nio.ByteBuffer;
@@ -22,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * An upload or download to a device on another node larger than {@link #BULK_BYTES}, over the node's
@@ -31,9 +25,8 @@ import java.util.WeakHashMap;
  * messages.
  *
  * <p>It keeps its place in the caller's order ({@link CallerOrder.Hold}) until it is done. When its
- * turn comes it asks the device to describe itself over the event bus: that names the side channel
- * ({@code DeviceInfo.bulkAddress}) and, answered by the device after every request this caller sent
- * it earlier, puts the stream behind them. An upload's chunks are filled on the copy threads (ring of
+ * turn comes it opens a stream ({@link BulkChannels#open}, which also puts the stream behind every
+ * request this caller sent the device before). An upload's chunks are filled on the copy threads (ring of
  * {@link #RING} direct buffers of {@link #CHUNK} bytes, each reused once the socket has written it); a
  * download's segments are read into the host values on the copy threads as they arrive, the socket
  * paused while {@link #RING} wait. Everything else runs on the caller's context.
@@ -50,8 +43,6 @@ final class BulkTransfer implements CallerOrder.Hold {
   static final int CHUNK = 4 << 20;
   /** An upload's chunks, or a download's segments, being copied at once. */
   static final int RING = 4;
-
-  private static final Map<Vertx, Future<NetClient>> CLIENTS = new WeakHashMap<>();
 
   private final RequestSender sender;
   private final BufferHandle handle;
@@ -121,7 +112,7 @@ final class BulkTransfer implements CallerOrder.Hold {
     return done.future();
   }
 
-  /** On the caller's context: everything made before it has been sent. */
+  /** Everything made before it on its caller has been sent (on the caller's thread or context). */
   @Override
   public void turn() {
     long timeout = sender.timeoutMillis();
@@ -130,69 +121,15 @@ final class BulkTransfer implements CallerOrder.Hold {
     String node = com.vertxcuda.Addresses.nodeOf(sender.address());
     stopWatching = sender.onNodeLeft(() -> caller.runOnContext(v -> fail(new CudaException(FailureCode.CONTEXT_LOST,
       "node " + node + " left the cluster"))));
-    sender.<DeviceInfo>dispatch(new DescribeRequest(), caller).onComplete(ar -> {
-      if (failed) {
-        return;
-      }
+    BulkChannels.open(sender, caller).onComplete(ar -> {
       if (ar.failed()) {
         fail(ar.cause());
-        return;
-      }
-      String address = ar.result().getBulkAddress();
-      int colon = address == null ? -1 : address.lastIndexOf(':');
-      if (colon <= 0) {
-        fail(new CudaException(FailureCode.UNSUPPORTED, "node " + node + " serves no bulk channel"));
-        return;
-      }
-      int port;
-      try {
-        port = Integer.parseInt(address.substring(colon + 1));
-      } catch (NumberFormatException e) {
-        fail(new CudaException(FailureCode.UNSUPPORTED, "node " + node + " names no usable bulk channel: " + address));
-        return;
-      }
-      // Connected from the caller's context, so the stream's events arrive there.
-      client(sender.vertx()).onComplete(made -> caller.runOnContext(x -> {
-        if (made.failed()) {
-          fail(made.cause());
-        } else if (!failed) {
-          connect(made.result(), address.substring(0, colon), port, node, address);
-        }
-      }));
-    });
-  }
-
-  private void connect(NetClient client, String host, int port, String node, String address) {
-    client.connect(port, host).onComplete(c -> {
-      if (c.failed()) {
-        fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk channel of node " + node + " at " + address
-          + " cannot be reached: " + c.cause().getMessage()));
       } else if (failed) {
-        c.result().close();
+        ar.result().close();
       } else {
-        opened(c.result());
+        opened(ar.result());
       }
     });
-  }
-
-  // The side channel's client of this Vert.x (the event bus's TLS settings), made once on a context of
-  // its own: one made on a verticle's context would close when that verticle is undeployed.
-  private static Future<NetClient> client(Vertx vertx) {
-    synchronized (CLIENTS) {
-      Future<NetClient> c = CLIENTS.get(vertx);
-      if (c == null) {
-        EventBusOptions bus = VertxInternals.eventBusOptions(vertx);
-        if (bus == null) {
-          return Future.failedFuture(new CudaException(FailureCode.UNSUPPORTED,
-            "the bulk channel needs a clustered event bus whose options can be read"));
-        }
-        Promise<NetClient> made = Promise.promise();
-        VertxInternals.newEventLoopContext(vertx).runOnContext(v -> made.complete(vertx.createNetClient(BulkWire.clientOptions(bus))));
-        c = made.future();
-        CLIENTS.put(vertx, c);
-      }
-      return c;
-    }
   }
 
   private void opened(NetSocket s) {

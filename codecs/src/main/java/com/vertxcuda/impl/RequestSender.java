@@ -87,11 +87,6 @@ public final class RequestSender {
     });
   }
 
-  /** Whether the device's node is a member now (always for a device on this node). */
-  boolean nodePresent() {
-    return watch == null || watch.isMember(node);
-  }
-
   /** Whether the device is on another node of the cluster. */
   public boolean remote() {
     return watch != null;

@@ -376,12 +376,23 @@ class ClusterProcessesTest {
   }
 
   /**
-   * A remote upload cut by its node's death (kill -9 while its views are on their way) fails once,
-   * CONTEXT_LOST, within a second of the cluster seeing the node leave — not at its deadline.
+   * A remote upload cut by its node's death (kill -9 while its bytes stream over the side channel)
+   * fails once, CONTEXT_LOST, within a second of the cluster seeing the node leave — not at its deadline.
    */
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void aRemoteUploadCutByItsNodesDeathFailsWithinASecondOfTheLeave() throws Exception {
+    cutByItsNodesDeath(true);
+  }
+
+  /** The same for a download. */
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aRemoteDownloadCutByItsNodesDeathFailsWithinASecondOfTheLeave() throws Exception {
+    cutByItsNodesDeath(false);
+  }
+
+  private void cutByItsNodesDeath(boolean upload) throws Exception {
     NodeProcess gpu = gpuNode("--device-option", "hostMemory=" + (2L << 30));
     Vertx client = join(settings);
     String gpuId = gpu.ready(90);
@@ -390,21 +401,25 @@ class ClusterProcessesTest {
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
     AtomicLong leftAt = new AtomicLong();
     AtomicLong failedAt = new AtomicLong();
+    java.util.concurrent.atomic.AtomicInteger answers = new java.util.concurrent.atomic.AtomicInteger();
     ClusterManager members = VertxInternals.clusterManager(client);
-    Future<BufferHandle> up = c.upload(h, Buffer.buffer(new byte[size]))
+    Future<?> transfer = (upload ? c.upload(h, Buffer.buffer(new byte[size])) : c.download(h))
+      .onComplete(ar -> answers.incrementAndGet())
       .onFailure(t -> failedAt.compareAndSet(0, System.nanoTime()));
     Thread.sleep(300);
-    assertFalse(up.isComplete(), "the upload is still on its way when the node dies");
+    assertFalse(transfer.isComplete(), "the transfer is still on its way when the node dies");
     gpu.kill();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (members.getNodes().contains(gpuId) && System.nanoTime() < deadline) {
       java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
     }
     leftAt.set(System.nanoTime());
-    CudaException lost = awaitFailure(up);
+    CudaException lost = awaitFailure(transfer);
     assertEquals(FailureCode.CONTEXT_LOST, lost.code(), lost.getMessage());
     long after = failedAt.get() - leftAt.get();
     assertTrue(after <= TimeUnit.SECONDS.toNanos(1), "failed " + after / 1_000_000 + " ms after the leave was seen");
+    Thread.sleep(200);
+    assertEquals(1, answers.get(), "answered once");
   }
 
   @Test
