@@ -259,7 +259,7 @@ class ClusterProcessesTest {
 
   @Test
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void aGibibyteFromARemoteNodeArrivesByteEqualInBoundedMessages() throws Exception {
+  void aGibibyteFromARemoteNodeArrivesByteEqualOverTheSideChannel() throws Exception {
     NodeProcess gpu = gpuNode("--device-option", "hostMemory=" + (3L << 30));
     Vertx client = join(settings);
     String gpuId = gpu.ready(90);
@@ -275,7 +275,7 @@ class ClusterProcessesTest {
     }
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
     long t0 = System.nanoTime();
-    // Sent one after the other without waiting (the caller's order): the upload's views, then a
+    // Sent one after the other without waiting (the caller's order): the upload's stream, then a
     // fill of the last 8 bytes, then the download, which reads both.
     Future<BufferHandle> up = c.upload(h, data);
     Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
