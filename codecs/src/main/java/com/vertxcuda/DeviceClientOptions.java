@@ -56,9 +56,9 @@ public class DeviceClientOptions {
   public DeviceClientOptions setTimeout(long timeout) { this.timeout = timeout; return this; }
 
   /**
-   * The most data bytes one upload or download message to a device on another node carries: larger
-   * transfers go as consecutive ranges of at most this size, sent in order (a device in this JVM is
-   * reached without copies and takes any size). At least 4 KiB.
+   * The most data bytes one event-bus message to a device on another node carries: an upload or
+   * download larger than this, or than 1 MiB, streams over the node's bulk side channel instead; a
+   * staged copy between devices goes in views of at most this size. At least 4 KiB.
    */
   public int getMaxMessageSize() { return maxMessageSize; }
   public DeviceClientOptions setMaxMessageSize(int maxMessageSize) {

@@ -42,9 +42,9 @@ import java.util.Set;
  * in the caller's order until its last write has left, so a request made later on the caller — to
  * either device — follows every read and write of it.
  *
- * <p><b>To a device on another node</b> chunks are views of at most the client's
- * {@code maxMessageSize} bytes (8 MiB by default) in heap memory, at most {@link #WINDOW} in flight,
- * filled and read on the thread that sends them.
+ * <p><b>To a device on another node</b> a transfer larger than {@link BulkTransfer#threshold} takes
+ * the node's bulk side channel ({@link BulkTransfer}); a smaller one is one message over the event
+ * bus, filled and read on the caller's context.
  *
  * <p>It keeps the place of the call that made it with a {@link CallerOrder.Hold}: when its turn
  * comes its chunks leave in order, under this object's lock, whichever thread sends them, and once
@@ -58,7 +58,7 @@ import java.util.Set;
  */
 final class ChunkedTransfer implements CallerOrder.Hold {
 
-  /** Views in flight at once to a device on another node. */
+  /** A copy's views in flight at once. */
   static final int WINDOW = 4;
   /** Chunks at once (being filled, on their way, or being read) to a device in this JVM. */
   static final int RING = 8;
@@ -118,6 +118,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     this.host = host;
     this.upload = upload;
     this.per = host.perDeviceElement(handle.dtype());
+    // To another node only what fits one message comes here (larger goes through BulkTransfer).
     int chunkBytes = route == null ? maxMessageSize : localChunk(route.lendingLimit());
     this.perChunk = Math.max(1, chunkBytes / handle.dtype().size());
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
@@ -159,12 +160,18 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   /** Writes {@code host}, which must fit {@code target}, into it. */
   static Future<Void> upload(RequestSender sender, BufferHandle target, HostElements host, int maxMessageSize) {
     host.checkFits(target);
+    if (BulkTransfer.takes(sender, target, maxMessageSize)) {
+      return BulkTransfer.upload(sender, target, host);
+    }
     return new ChunkedTransfer(sender, target, host, true, maxMessageSize).start();
   }
 
   /** Reads {@code source} into {@code host}, which must fit it. */
   static Future<Void> download(RequestSender sender, BufferHandle source, HostElements host, int maxMessageSize) {
     host.checkFits(source);
+    if (BulkTransfer.takes(sender, source, maxMessageSize)) {
+      return BulkTransfer.download(sender, source, host);
+    }
     return new ChunkedTransfer(sender, source, host, false, maxMessageSize).start();
   }
 

@@ -73,9 +73,9 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   /**
-   * To a device on another node, data larger than {@code maxMessageSize} goes as consecutive views
-   * of at most that size ({@link ChunkedTransfer}): the device takes them in that order, and
-   * anything sent later from the same context still follows all of them.
+   * To a device on another node, data larger than {@link BulkTransfer#threshold} (1 MiB) goes over
+   * the node's bulk side channel ({@link BulkTransfer}); anything sent later from the same context
+   * still follows all of it.
    */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
@@ -86,17 +86,21 @@ public final class DeviceClientImpl implements DeviceClient {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
+    if (sender.remote()) {
+      return upload(target, () -> HostElements.received(data));
+    }
     ByteBuffer bytes = VertxInternals.byteBuf(data).nioBuffer(0, data.length());
     return upload(target, () -> HostElements.of(bytes, false));
   }
 
   /**
    * Whether an upload of {@code data} goes through the one pump ({@link ChunkedTransfer}): to another
-   * node, past {@code maxMessageSize}; to a device in this JVM, as {@link #pumpedLocally}.
+   * node, past {@link BulkTransfer#threshold} (then over the side channel); to a device in this JVM,
+   * as {@link #pumpedLocally}.
    */
   private boolean pumped(Buffer data, BufferHandle target) {
     if (sender.remote()) {
-      return data.length() > maxMessageSize;
+      return data.length() > BulkTransfer.threshold(maxMessageSize);
     }
     LocalRoutes.Route route = sender.localRoute();
     return route != null && pumpedLocally(route, target, data);
@@ -116,9 +120,10 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * The one rule for what of a download from a device in this JVM takes the pump: a range larger
-   * than the device may lend at once (three quarters of its shared region in process isolation) that fits one
-   * Buffer. What cannot be one Buffer goes to the device as it is, which checks the handle's token
-   * first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from its claimed shape.
+   * than the device may lend at once (three quarters of its shared region in process isolation)
+   * that fits one Buffer. What cannot be one Buffer goes to the device as it is, which checks the
+   * handle's token first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from
+   * its claimed shape.
    */
   public static boolean pumpedLocally(LocalRoutes.Route route, BufferHandle source) {
     return !oversized(source) && source.byteLength() > route.lendingLimit()
@@ -126,16 +131,17 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   /**
-   * To a device on another node, a range larger than {@code maxMessageSize} comes back as
-   * consecutive views ({@link ChunkedTransfer}); so does, from a device in this JVM, a range larger
-   * than the device may lend at once (three quarters of its shared region in process isolation), through lent
+   * From a device on another node, a range larger than {@link BulkTransfer#threshold} comes back over
+   * the node's bulk side channel ({@link BulkTransfer}); from a device in this JVM, a range larger
+   * than the device may lend at once ({@link #pumpedLocally}), through lent
    * memory in bounded pieces, into one heap buffer.
    */
   @Override
   public Future<Buffer> download(BufferHandle source) {
     LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
     boolean pumped = source != null && (sender.remote()
-      ? !oversized(source) && source.byteLength() > maxMessageSize && source.byteLength() <= Integer.MAX_VALUE - 8
+      ? !oversized(source) && source.byteLength() > BulkTransfer.threshold(maxMessageSize)
+        && source.byteLength() <= Integer.MAX_VALUE - 8
       : route != null && pumpedLocally(route, source));
     if (!pumped) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);

@@ -80,6 +80,8 @@ public final class HostElements {
    */
   private Buffer elements;
   private final java.util.function.IntFunction<Buffer> make;
+  /** Bytes that arrived from a stream (a bulk upload's pieces, possibly many): read through Netty, never merged. */
+  private final io.netty.buffer.ByteBuf received;
   private final int length;
   private final String what;
 
@@ -87,6 +89,7 @@ public final class HostElements {
     this.kind = kind;
     this.elements = elements;
     this.make = null;
+    this.received = null;
     this.length = elements.remaining();
     this.what = what;
   }
@@ -94,8 +97,17 @@ public final class HostElements {
   private HostElements(Kind kind, int length, java.util.function.IntFunction<Buffer> make, String what) {
     this.kind = kind;
     this.make = make;
+    this.received = null;
     this.length = length;
     this.what = what;
+  }
+
+  private HostElements(io.netty.buffer.ByteBuf received) {
+    this.kind = Kind.BYTE;
+    this.make = null;
+    this.received = received;
+    this.length = received.readableBytes();
+    this.what = "stream of bytes";
   }
 
   // The elements, made now if they are a download's new array.
@@ -145,6 +157,14 @@ public final class HostElements {
       throw new CudaException(FailureCode.BAD_REQUEST, "the target " + kind.javaName + " buffer is read-only");
     }
     return new HostElements(kind, b.duplicate(), kind.javaName + " buffer");
+  }
+
+  /**
+   * The bytes of {@code received} (a Vert.x Buffer, possibly over many pieces that arrived from a
+   * stream): copied out with bulk gets piece by piece, never gathered into one array first.
+   */
+  static HostElements received(io.vertx.core.buffer.Buffer received) {
+    return new HostElements(VertxInternals.byteBuf(received));
   }
 
   private static HostElements array(Buffer wrapped, String what) {
@@ -228,6 +248,13 @@ public final class HostElements {
 
   /** Puts host values [{@code from}, {@code from + n}) into {@code le} at its position, in bulk. */
   void write(long from, int n, ByteBuffer le) {
+    if (received != null) {
+      ByteBuffer into = le.duplicate();
+      into.limit(into.position() + n);
+      received.getBytes(received.readerIndex() + Math.toIntExact(from), into);
+      le.position(le.position() + n);
+      return;
+    }
     kind.toDevice.accept(slice(from, n), le.order(ByteOrder.LITTLE_ENDIAN));
   }
 
@@ -240,7 +267,15 @@ public final class HostElements {
     kind.fromDevice.accept(le.order(ByteOrder.LITTLE_ENDIAN), slice(from, n));
   }
 
+  /** Bytes of one host value. */
+  int valueBytes() {
+    return kind.size;
+  }
+
   private Buffer slice(long from, int n) {
+    if (received != null) {
+      throw new IllegalStateException("bytes that arrived from a stream are read only through write");
+    }
     Buffer e = elements();
     return e.slice(e.position() + Math.toIntExact(from), n);
   }

@@ -70,6 +70,23 @@ public final class RequestSender {
     return watch != null ? null : local.get(address);
   }
 
+  /** The sender's timeout, in ms. */
+  public long timeoutMillis() {
+    return timeoutMillis;
+  }
+
+  /**
+   * Runs {@code left} (on a thread of the cluster watch) when the device's node leaves the cluster;
+   * returns what stops watching. Nothing to watch for a device on this node.
+   */
+  Runnable onNodeLeft(Runnable left) {
+    return watch == null ? () -> { } : watch.onLeft(gone -> {
+      if (gone.equals(node)) {
+        left.run();
+      }
+    });
+  }
+
   /** Whether the device is on another node of the cluster. */
   public boolean remote() {
     return watch != null;

@@ -108,16 +108,35 @@ public final class VertxInternals {
    * encrypted. False (the cautious answer) when it cannot be read.
    */
   public static boolean eventBusTls(Vertx vertx) {
+    EventBusOptions options = eventBusOptions(vertx);
+    return options != null && options.isSsl();
+  }
+
+  /**
+   * A copy of this node's clustered event bus options, or null when the bus is not clustered or they
+   * cannot be read. Vert.x keeps them package-private; the bulk side channel ({@link BulkWire})
+   * listens on the bus's host and takes its TLS settings from them, so it is exactly as protected.
+   */
+  public static EventBusOptions eventBusOptions(Vertx vertx) {
     EventBus bus = vertx.eventBus();
     if (CLUSTERED_BUS != null && CLUSTERED_BUS.isInstance(bus) && BUS_OPTIONS != null) {
       try {
         EventBusOptions options = (EventBusOptions) BUS_OPTIONS.invoke(bus);
-        return options != null && options.isSsl();
+        return options == null ? null : new EventBusOptions(options);
       } catch (Throwable t) {
-        return false;
+        return null;
       }
     }
-    return false;
+    return null;
+  }
+
+  /**
+   * A new event-loop context of {@code vertx}, tied to no deployment: what the bulk side channel
+   * serves on, shared by every device of the node, must outlive the device that started it (a
+   * server made on a verticle's context closes when that verticle is undeployed).
+   */
+  public static io.vertx.core.Context newEventLoopContext(Vertx vertx) {
+    return ((VertxInternal) vertx).createEventLoopContext();
   }
 
   /**

@@ -23,6 +23,7 @@ public class DeviceInfo {
   private long pid;
   private long freeMemory;
   private long updated;
+  private String bulkAddress;
   private java.util.List<String> libraries = new java.util.ArrayList<>();
 
   public DeviceInfo() {
@@ -99,6 +100,14 @@ public class DeviceInfo {
    */
   public long getFreeMemory() { return freeMemory; }
   public DeviceInfo setFreeMemory(long v) { this.freeMemory = v; return this; }
+
+  /**
+   * Where the device's node serves its bulk side channel ({@code host:port}; TLS when the event bus
+   * is): remote uploads and downloads larger than 1 MiB stream there. Null where there is none (not
+   * clustered).
+   */
+  public String getBulkAddress() { return bulkAddress; }
+  public DeviceInfo setBulkAddress(String v) { this.bulkAddress = v; return this; }
 
   /** When the device published this entry, in ms since the epoch on the device's clock. */
   public long getUpdated() { return updated; }

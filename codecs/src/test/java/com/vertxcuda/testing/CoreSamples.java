@@ -67,7 +67,7 @@ public final class CoreSamples {
       new DeviceInfo().setNode("n").setDevice(1).setAddress("vertx-cuda.n.1").setName("NVIDIA H200")
         .setBackend("cuda").setIsolation("process").setComputeCapability("9.0").setTotalMemory(1L << 37)
         .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242).setLibraries(List.of("blas", "fft"))
-        .setFreeMemory(1L << 36).setUpdated(1_764_000_000_000L),
+        .setFreeMemory(1L << 36).setUpdated(1_764_000_000_000L).setBulkAddress("10.0.0.5:40123"),
       new DeviceEvent(DeviceEvent.Type.GENERATION_CHANGED, "n", 0, 1, 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
       new FaultRequest(FaultRequest.Kind.POISON),
       PIPELINE,

@@ -4,6 +4,7 @@ import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
+import com.vertxcuda.impl.BulkServer;
 import com.vertxcuda.impl.ClusterWatch;
 import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.impl.ReclaimRequest;
@@ -73,6 +74,9 @@ public class DeviceVerticle extends VerticleBase {
   private long expiryTimer = -1;
   private boolean heartbeatOutstanding;
   private RequestListener requestListener;
+  /** Where this node's bulk side channel listens (clustered only; {@link BulkServer}); null: none. */
+  private volatile String bulkAddress;
+  private boolean bulkAcquired;
 
   /** A device configured by the deployment's config (DeviceOptions JSON). */
   public DeviceVerticle() {
@@ -116,7 +120,7 @@ public class DeviceVerticle extends VerticleBase {
       LocalRoutes.register(vertx, a, admission.route());
     }
     ClusterWatch watch = ClusterWatch.of(vertx);
-    return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> launch(generation))
+    return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> serveBulk()).compose(v -> launch(generation))
       .onSuccess(tier -> {
         ready(tier);
         registry.publish(DeviceEvent.Type.READY, generation, generation, "started");
@@ -133,6 +137,9 @@ public class DeviceVerticle extends VerticleBase {
         consumers.forEach(MessageConsumer::unregister);
         unregisterRoutes();
         failAll("the device failed to start: " + t.getMessage());
+        if (bulkAcquired) {
+          BulkServer.release(vertx);
+        }
         return Future.failedFuture(t);
       });
   }
@@ -159,7 +166,23 @@ public class DeviceVerticle extends VerticleBase {
       context = null;
     }
     done.add(spare.drop());
+    if (bulkAcquired) {
+      bulkAcquired = false;
+      done.add(BulkServer.release(vertx));
+    }
     return Future.join(done);
+  }
+
+  // Clustered: the node's bulk side channel (shared by its devices), for remote transfers past 1 MiB.
+  // A node that cannot serve one still serves everything else; its remote clients hear UNSUPPORTED.
+  private Future<Void> serveBulk() {
+    if (!vertx.isClustered()) {
+      return Future.succeededFuture();
+    }
+    bulkAcquired = true;
+    return BulkServer.acquire(vertx).onSuccess(a -> bulkAddress = a)
+      .onFailure(t -> LOG.log(System.Logger.Level.WARNING, address + ": no bulk side channel: " + t.getMessage()))
+      .<Void>mapEmpty().otherwiseEmpty();
   }
 
   private void unregisterRoutes() {
@@ -407,7 +430,7 @@ public class DeviceVerticle extends VerticleBase {
     DeviceInfo info = context != null ? new DeviceInfo(context.info()) : new DeviceInfo();
     return info.setNode(node).setDevice(device).setAddress(address).setGeneration(generation).setState(state)
       .setIsolation(isolation == Isolation.PROCESS ? "process" : "in-process")
-      .setLoad(admission.load()).setFreeMemory(freeMemory);
+      .setLoad(admission.load()).setFreeMemory(freeMemory).setBulkAddress(bulkAddress);
   }
 
   // Free memory comes from the context's own counters (the control lane answers at once).

@@ -154,18 +154,19 @@ public final class CoreWireTypes {
       return s.setLibraryBytes(library).setOwnerBytes(owner);
     });
 
-  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 4,
+  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 5,
     (d, out) -> out.writeString(d.getNode()).writeInt(d.getDevice()).writeString(d.getAddress())
       .writeString(d.getName()).writeString(d.getBackend()).writeString(d.getIsolation())
       .writeString(d.getComputeCapability()).writeLong(d.getTotalMemory()).writeLong(d.getGeneration())
       .writeEnum(d.getState()).writeLong(d.getLoad()).writeLong(d.getPid()).writeString(
         d.getLibraries() == null ? null : String.join(",", d.getLibraries()))
-      .writeLong(d.getFreeMemory()).writeLong(d.getUpdated()),
+      .writeLong(d.getFreeMemory()).writeLong(d.getUpdated()).writeString(d.getBulkAddress()),
     in -> new DeviceInfo().setNode(in.readString()).setDevice(in.readInt()).setAddress(in.readString())
       .setName(in.readString()).setBackend(in.readString()).setIsolation(in.readString())
       .setComputeCapability(in.readString()).setTotalMemory(in.readLong()).setGeneration(in.readLong())
       .setState(in.readEnum(DeviceState.class)).setLoad(in.readLong()).setPid(in.readLong())
-      .setLibraries(libraries(in.readString())).setFreeMemory(in.readLong()).setUpdated(in.readLong()));
+      .setLibraries(libraries(in.readString())).setFreeMemory(in.readLong()).setUpdated(in.readLong())
+      .setBulkAddress(in.readString()));
 
   private static List<String> libraries(String joined) {
     return joined == null ? null : joined.isEmpty() ? new java.util.ArrayList<>()

@@ -21,28 +21,70 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Remote round trips on one host: this JVM is the client, a {@link GpuNode} in a second JVM serves a
- * device and a plain Vert.x echo consumer. Measures, one request at a time, the echo of a 1 KiB buffer
- * against a fill of a 1 KiB device buffer (p50/p99 of 5,000 after 2,000 warm-up), and 64 MiB up and
- * down through the device against 64 MiB echoed in 8 MiB messages. Prints {@code [figure]} lines.
+ * device, a plain Vert.x echo consumer and a plain TCP sink ({@link StreamAnchor}). Measures, one
+ * request at a time, the echo of a 1 KiB buffer against a fill of a 1 KiB device buffer (p50/p99 of
+ * 5,000 after 2,000 warm-up), 64 MiB echoed in 8 MiB messages, and for each bulk size (64 MiB and
+ * 1 GiB; {@code -Dvertx-cuda.bench.bulk=64} for a small budget) a raw TCP stream between the two JVMs
+ * each way beside the toolkit's remote upload and download of that size through the side channel,
+ * each with its ratio to its own anchor. Then the bulk part again on a second cluster whose event bus
+ * (and so the side channel and the anchor) runs over TLS. Prints {@code [figure]} lines.
  *
- * <pre>java -cp ... com.vertxcuda.samples.cluster.ClusterBench [backend: auto|host|cuda] [cluster options of the node, e.g. --cluster-manager infinispan ...]</pre>
+ * <pre>java -Xmx6g -cp ... com.vertxcuda.samples.cluster.ClusterBench [backend: auto|host|cuda] [cluster options of the node, e.g. --cluster-manager infinispan ...]</pre>
  */
 public final class ClusterBench {
 
   private ClusterBench() {
   }
 
+  /** MiB of the bulk transfers measured, comma-separated (a small budget: {@code -Dvertx-cuda.bench.bulk=64}). */
+  static final String BULK_PROPERTY = "vertx-cuda.bench.bulk";
+
   public static void main(String[] args) throws Exception {
     String backend = args.length > 0 ? args[0] : "auto";
+    String[] clusterArgs = Arrays.copyOfRange(args, Math.min(1, args.length), args.length);
+    List<Long> bulk = new ArrayList<>();
+    for (String mib : System.getProperty(BULK_PROPERTY, "64,1024").split(",")) {
+      bulk.add(Long.parseLong(mib.trim()) << 20);
+    }
+    ClusterSettings plain = settings(clusterArgs, "plain");
+    run(plain, backend, bulk, true);
+    // The same over TLS: a key store made here, the event bus (and so the side channel and the anchor) on it.
+    Path keys = java.nio.file.Files.createTempDirectory("vertx-cuda-bench");
+    Path store = keys.resolve("node.p12");
+    Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+      "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+      "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12",
+      "-keystore", store.toString(), "-storepass", "bench-secret", "-keypass", "bench-secret")
+      .redirectErrorStream(true).start();
+    if (keytool.waitFor() != 0) {
+      throw new IllegalStateException(new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+    ClusterSettings tls = settings(clusterArgs, "tls");
+    tls.keyStore = store.toString();
+    tls.password = "bench-secret";
+    run(tls, backend, bulk, false);
+    java.nio.file.Files.deleteIfExists(store);
+    java.nio.file.Files.deleteIfExists(keys);
+    System.exit(0);
+  }
+
+  private static ClusterSettings settings(String[] args, String suffix) {
     ClusterSettings settings = new ClusterSettings();
-    new picocli.CommandLine(settings).setCaseInsensitiveEnumValuesAllowed(true)
-      .parseArgs(Arrays.copyOfRange(args, Math.min(1, args.length), args.length));
-    settings.name = "vertx-cuda-bench-" + ProcessHandle.current().pid();
+    new picocli.CommandLine(settings).setCaseInsensitiveEnumValuesAllowed(true).parseArgs(args);
+    settings.name = "vertx-cuda-bench-" + ProcessHandle.current().pid() + "-" + suffix;
+    return settings;
+  }
+
+  // One cluster of this JVM and a GPU node JVM: the small round trips (plain only), then bulk.
+  private static void run(ClusterSettings settings, String backend, List<Long> bulk, boolean small) throws Exception {
+    long largest = bulk.stream().mapToLong(Long::longValue).max().orElse(64L << 20);
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-Xmx4g", "-cp", System.getProperty("java.class.path"), GpuNode.class.getName(), "--echo", "--backend", backend,
-      "--device-option", "hostMemory=" + (1L << 30)));
+      "-Xmx" + Math.max(4, (largest >> 30) * 3 + 2) + "g", "-cp", System.getProperty("java.class.path"),
+      GpuNode.class.getName(), "--echo", "--backend", backend,
+      "--device-option", "hostMemory=" + (largest + (256L << 20))));
     command.addAll(settings.arguments());
     Process node = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String wire = settings.keyStore != null ? "TLS" : "plain";
     try {
       String nodeId = waitReady(node);
       Vertx vertx = settings.start().toCompletionStage().toCompletableFuture().get();
@@ -55,53 +97,74 @@ public final class ClusterBench {
         }
         Thread.sleep(100);
       }
-      DeviceClient c = DeviceClient.create(vertx, device);
-      System.out.println("[figure] cluster bench: client JVM -> GPU node JVM on 127.0.0.1, device " + device.getName()
-        + " (" + device.getBackend() + ", " + device.getIsolation() + ")");
-      Buffer kib = Buffer.buffer(new byte[1024]);
-      BufferHandle small = get(c.alloc(DType.U8, 1024));
+      DeviceClient c = DeviceClient.create(vertx, new com.vertxcuda.DeviceClientOptions().setNode(device.getNode())
+        .setDevice(device.getDevice()).setTimeout(120_000));
+      System.out.println("[figure] cluster bench (" + wire + " event bus): client JVM -> GPU node JVM on 127.0.0.1, device "
+        + device.getName() + " (" + device.getBackend() + ", " + device.getIsolation() + "), side channel at "
+        + device.getBulkAddress());
       DeliveryOptions delivery = new DeliveryOptions().setSendTimeout(30_000);
-      long[] echo = rounds(() -> vertx.eventBus().request(GpuNode.ECHO, kib, delivery));
-      long[] fill = rounds(() -> c.fill(small, 1));
-      System.out.printf("[figure] remote 1 KiB round trip, 5000 sequential: plain Vert.x clustered echo p50 %.1f p99 %.1f us;"
-          + " vertx-cuda fill p50 %.1f p99 %.1f us; ratio p50 %.2f%n",
-        at(echo, 0.5), at(echo, 0.99), at(fill, 0.5), at(fill, 0.99), at(fill, 0.5) / at(echo, 0.5));
-
-      int size = 64 << 20;
-      Buffer data = Buffer.buffer(new byte[size]);
-      BufferHandle big = get(c.alloc(DType.U8, size));
-      get(c.upload(big, data));
-      get(c.download(big));
-      double up = Double.MAX_VALUE;
-      double down = Double.MAX_VALUE;
-      double echoed = Double.MAX_VALUE;
-      for (int r = 0; r < 3; r++) {
-        long t0 = System.nanoTime();
-        get(c.upload(big, data));
-        long t1 = System.nanoTime();
-        get(c.download(big));
-        long t2 = System.nanoTime();
-        List<Future<?>> parts = new ArrayList<>();
-        for (int off = 0; off < size; off += 8 << 20) {
-          parts.add(vertx.eventBus().request(GpuNode.ECHO, data.slice(off, off + (8 << 20)), delivery));
+      if (small) {
+        Buffer kib = Buffer.buffer(new byte[1024]);
+        BufferHandle one = get(c.alloc(DType.U8, 1024));
+        long[] echo = rounds(() -> vertx.eventBus().request(GpuNode.ECHO, kib, delivery));
+        long[] fill = rounds(() -> c.fill(one, 1));
+        System.out.printf("[figure] remote 1 KiB round trip, 5000 sequential: plain Vert.x clustered echo p50 %.1f p99 %.1f us;"
+            + " vertx-cuda fill p50 %.1f p99 %.1f us; ratio p50 %.2f%n",
+          at(echo, 0.5), at(echo, 0.99), at(fill, 0.5), at(fill, 0.99), at(fill, 0.5) / at(echo, 0.5));
+        get(c.free(one));
+        // The event bus's own bulk pace: 64 MiB echoed in 8 MiB messages.
+        int size = 64 << 20;
+        Buffer data = Buffer.buffer(new byte[size]);
+        double echoed = Double.MAX_VALUE;
+        for (int r = 0; r < 3; r++) {
+          long t0 = System.nanoTime();
+          List<Future<?>> parts = new ArrayList<>();
+          for (int off = 0; off < size; off += 8 << 20) {
+            parts.add(vertx.eventBus().request(GpuNode.ECHO, data.slice(off, off + (8 << 20)), delivery));
+          }
+          get(Future.all(parts));
+          echoed = Math.min(echoed, (System.nanoTime() - t0) / 1e9);
         }
-        get(Future.all(parts));
-        long t3 = System.nanoTime();
-        up = Math.min(up, (t1 - t0) / 1e9);
-        down = Math.min(down, (t2 - t1) / 1e9);
-        echoed = Math.min(echoed, (t3 - t2) / 1e9);
+        System.out.printf("[figure] plain Vert.x clustered echo of 64 MiB in 8 MiB messages (there and back): %.2f GB/s each way%n",
+          size / (echoed / 2) / 1e9);
       }
-      System.out.printf("[figure] remote 64 MiB (best of 3): upload %.2f GB/s, download %.2f GB/s;"
-          + " plain Vert.x echo of 64 MiB in 8 MiB messages (there and back) %.2f GB/s each way%n",
-        size / up / 1e9, size / down / 1e9, size / (echoed / 2) / 1e9);
-      get(c.free(big));
-      get(c.free(small));
+      String sink = (String) get(vertx.eventBus().request(StreamAnchor.ADDRESS, "", delivery)).body();
+      for (long size : bulk) {
+        int rounds = size <= (256L << 20) ? 3 : 2;
+        Buffer data = Buffer.buffer(new byte[(int) size]);
+        BufferHandle big = get(c.alloc(DType.U8, size));
+        double rawUp = Double.MAX_VALUE;
+        double rawDown = Double.MAX_VALUE;
+        double up = Double.MAX_VALUE;
+        double down = Double.MAX_VALUE;
+        // Round 0 warms both paths; the anchor and the toolkit take turns, so both see the same host.
+        for (int r = 0; r <= rounds; r++) {
+          double ru = get(StreamAnchor.time(vertx, sink, true, size));
+          long t0 = System.nanoTime();
+          get(c.upload(big, data));
+          double u = (System.nanoTime() - t0) / 1e9;
+          double rd = get(StreamAnchor.time(vertx, sink, false, size));
+          long t1 = System.nanoTime();
+          get(c.download(big));
+          double d = (System.nanoTime() - t1) / 1e9;
+          if (r > 0) {
+            rawUp = Math.min(rawUp, ru);
+            up = Math.min(up, u);
+            rawDown = Math.min(rawDown, rd);
+            down = Math.min(down, d);
+          }
+        }
+        get(c.free(big));
+        System.out.printf("[figure] bulk %d MiB (%s, best of %d): raw TCP stream NetClient->NetServer up %.2f GB/s, down %.2f GB/s;"
+            + " vertx-cuda side channel upload %.2f GB/s (%.2f of raw), download %.2f GB/s (%.2f of raw)%n",
+          size >> 20, wire, rounds, size / rawUp / 1e9, size / rawDown / 1e9, size / up / 1e9, rawUp / up,
+          size / down / 1e9, rawDown / down);
+      }
       get(vertx.close());
     } finally {
       node.destroyForcibly();
       node.waitFor(30, TimeUnit.SECONDS);
     }
-    System.exit(0);
   }
 
   private static String waitReady(Process node) throws Exception {

@@ -59,7 +59,8 @@ public final class GpuNode implements Callable<Integer> {
   @Option(names = "--device-option", description = "any DeviceOptions field, e.g. ownerMemoryQuota=1048576")
   Map<String, String> deviceOptions = Map.of();
 
-  @Option(names = "--echo", description = "also answer plain Vert.x requests on " + ECHO + " with their body (a yardstick for benchmarks)")
+  @Option(names = "--echo", description = "also answer plain Vert.x requests on " + ECHO + " with their body, and serve a plain TCP sink"
+    + " (its address on " + StreamAnchor.ADDRESS + "): yardsticks for benchmarks")
   boolean echo;
 
   @Option(names = "--prometheus-port", description = "serve GET /metrics (Prometheus) and GET /health on this HTTP port (0: any free port; default: none)")
@@ -95,6 +96,10 @@ public final class GpuNode implements Callable<Integer> {
     }
     if (echo) {
       vertx.eventBus().<Object>consumer(ECHO, m -> m.reply(m.body())).completion()
+        .toCompletionStage().toCompletableFuture().get();
+      // A plain TCP sink beside it (TLS when the bus is): the anchor for bulk transfers.
+      String sink = StreamAnchor.serve(vertx).toCompletionStage().toCompletableFuture().get();
+      vertx.eventBus().<Object>consumer(StreamAnchor.ADDRESS, m -> m.reply(sink)).completion()
         .toCompletionStage().toCompletableFuture().get();
     }
     String node = Nodes.self(vertx);

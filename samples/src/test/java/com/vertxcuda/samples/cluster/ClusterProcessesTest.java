@@ -259,7 +259,7 @@ class ClusterProcessesTest {
 
   @Test
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void aGibibyteFromARemoteNodeArrivesByteEqualInBoundedMessages() throws Exception {
+  void aGibibyteFromARemoteNodeArrivesByteEqualOverTheSideChannel() throws Exception {
     NodeProcess gpu = gpuNode("--device-option", "hostMemory=" + (3L << 30));
     Vertx client = join(settings);
     String gpuId = gpu.ready(90);
@@ -275,7 +275,7 @@ class ClusterProcessesTest {
     }
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
     long t0 = System.nanoTime();
-    // Sent one after the other without waiting (the caller's order): the upload's views, then a
+    // Sent one after the other without waiting (the caller's order): the upload's stream, then a
     // fill of the last 8 bytes, then the download, which reads both.
     Future<BufferHandle> up = c.upload(h, data);
     Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
@@ -293,13 +293,106 @@ class ClusterProcessesTest {
     await(c.free(h));
   }
 
+  /** Bytes that differ from one position to the next (xorshift), so a misplaced piece shows. */
+  static Buffer pattern(int size, long seed) {
+    Buffer data = Buffer.buffer(size);
+    for (int i = 0; i < size; i += 8) {
+      seed ^= seed << 13;
+      seed ^= seed >>> 7;
+      seed ^= seed << 17;
+      data.appendLong(seed);
+    }
+    return data;
+  }
+
   /**
-   * A remote upload cut by its node's death (kill -9 while its views are on their way) fails once,
-   * CONTEXT_LOST, within a second of the cluster seeing the node leave — not at its deadline.
+   * 64 MiB go up and come back byte-equal over the node's bulk side channel (advertised in the
+   * device's description), and an upload, a fill and a download made without waiting land in that
+   * order; a float array whose values straddle the stream's pieces comes back equal too.
+   */
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void sixtyFourMebibytesRoundTripOverTheSideChannelInOrder() throws Exception {
+    NodeProcess gpu = gpuNode();
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
+    DeviceInfo described = await(c.describe());
+    assertTrue(described.getBulkAddress() != null && described.getBulkAddress().startsWith("127.0.0.1:"),
+      "the side channel is advertised: " + described.getBulkAddress());
+    int size = 64 << 20;
+    Buffer data = pattern(size, 0x9E3779B97F4A7C15L);
+    BufferHandle h = await(c.alloc(DType.U8, size));
+    Future<BufferHandle> up = c.upload(h, data);
+    Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
+    Future<Buffer> down = c.download(h);
+    await(up);
+    await(fill);
+    Buffer back = await(down);
+    for (int i = size - 8; i < size; i++) {
+      data.setByte(i, (byte) 7);
+    }
+    assertEquals(size, back.length());
+    assertTrue(data.equals(back), "64 MiB came back byte-equal, the fill after the upload");
+    // An array, read back through the side channel into a new float[].
+    float[] values = new float[(3 << 20) + 5];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = i * 0.5f - 7;
+    }
+    BufferHandle f = await(c.alloc(DType.F32, values.length));
+    await(c.upload(f, values));
+    float[] read = await(c.downloadFloats(f));
+    assertTrue(java.util.Arrays.equals(values, read), "the float[] came back equal");
+    await(c.free(f));
+    await(c.free(h));
+  }
+
+  /**
+   * A transfer naming a buffer with a forged token is refused FORBIDDEN, once, both ways; the device
+   * goes on serving the real handle.
+   */
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aForgedTokenOnTheSideChannelIsForbiddenAndTheDeviceServesOn() throws Exception {
+    NodeProcess gpu = gpuNode();
+    Vertx client = join(settings);
+    String gpuId = gpu.ready(90);
+    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
+    int size = 24 << 20;
+    BufferHandle h = await(c.alloc(DType.U8, size));
+    BufferHandle forged = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
+      h.tokenHigh() ^ 1, h.tokenLow(), h.offset(), h.length());
+    Buffer data = pattern(size, 42);
+    java.util.concurrent.atomic.AtomicInteger answers = new java.util.concurrent.atomic.AtomicInteger();
+    Future<BufferHandle> up = c.upload(forged, data).onComplete(ar -> answers.incrementAndGet());
+    CudaException refused = awaitFailure(up);
+    assertEquals(FailureCode.FORBIDDEN, refused.code(), refused.getMessage());
+    CudaException refusedDown = awaitFailure(c.download(forged));
+    assertEquals(FailureCode.FORBIDDEN, refusedDown.code(), refusedDown.getMessage());
+    await(c.upload(h, data));
+    assertTrue(data.equals(await(c.download(h))), "the device serves the real handle");
+    assertEquals(1, answers.get(), "the forged upload was answered once");
+    await(c.free(h));
+  }
+
+  /**
+   * A remote upload cut by its node's death (kill -9 while its bytes stream over the side channel)
+   * fails once, CONTEXT_LOST, within a second of the cluster seeing the node leave — not at its deadline.
    */
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void aRemoteUploadCutByItsNodesDeathFailsWithinASecondOfTheLeave() throws Exception {
+    cutByItsNodesDeath(true);
+  }
+
+  /** The same for a download. */
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aRemoteDownloadCutByItsNodesDeathFailsWithinASecondOfTheLeave() throws Exception {
+    cutByItsNodesDeath(false);
+  }
+
+  private void cutByItsNodesDeath(boolean upload) throws Exception {
     NodeProcess gpu = gpuNode("--device-option", "hostMemory=" + (2L << 30));
     Vertx client = join(settings);
     String gpuId = gpu.ready(90);
@@ -308,21 +401,25 @@ class ClusterProcessesTest {
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
     AtomicLong leftAt = new AtomicLong();
     AtomicLong failedAt = new AtomicLong();
+    java.util.concurrent.atomic.AtomicInteger answers = new java.util.concurrent.atomic.AtomicInteger();
     ClusterManager members = VertxInternals.clusterManager(client);
-    Future<BufferHandle> up = c.upload(h, Buffer.buffer(new byte[size]))
+    Future<?> transfer = (upload ? c.upload(h, Buffer.buffer(new byte[size])) : c.download(h))
+      .onComplete(ar -> answers.incrementAndGet())
       .onFailure(t -> failedAt.compareAndSet(0, System.nanoTime()));
     Thread.sleep(300);
-    assertFalse(up.isComplete(), "the upload is still on its way when the node dies");
+    assertFalse(transfer.isComplete(), "the transfer is still on its way when the node dies");
     gpu.kill();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (members.getNodes().contains(gpuId) && System.nanoTime() < deadline) {
       java.util.concurrent.locks.LockSupport.parkNanos(2_000_000);
     }
     leftAt.set(System.nanoTime());
-    CudaException lost = awaitFailure(up);
+    CudaException lost = awaitFailure(transfer);
     assertEquals(FailureCode.CONTEXT_LOST, lost.code(), lost.getMessage());
     long after = failedAt.get() - leftAt.get();
     assertTrue(after <= TimeUnit.SECONDS.toNanos(1), "failed " + after / 1_000_000 + " ms after the leave was seen");
+    Thread.sleep(200);
+    assertEquals(1, answers.get(), "answered once");
   }
 
   @Test
@@ -345,6 +442,25 @@ class ClusterProcessesTest {
     Buffer values = Buffer.buffer().appendFloatLE(1).appendFloatLE(-2).appendFloatLE(3.5f);
     await(c.upload(h, values));
     assertEquals(values, await(c.download(h)));
+    // Past 1 MiB, over the side channel, which takes the bus's TLS settings.
+    Buffer big = pattern(16 << 20, 7);
+    BufferHandle b = await(c.alloc(DType.U8, big.length()));
+    await(c.upload(b, big));
+    assertTrue(big.equals(await(c.download(b))), "16 MiB came back byte-equal over TLS");
+    // A plain connection to the side channel gets no bytes of the buffer: the channel speaks only TLS.
+    String bulk = await(c.describe()).getBulkAddress();
+    int colon = bulk.lastIndexOf(':');
+    io.vertx.core.net.NetSocket plainSocket = await(tlsClient.createNetClient()
+      .connect(Integer.parseInt(bulk.substring(colon + 1)), bulk.substring(0, colon)));
+    Buffer heard = Buffer.buffer();
+    io.vertx.core.Promise<Void> cut = io.vertx.core.Promise.promise();
+    plainSocket.handler(heard::appendBuffer);
+    plainSocket.closeHandler(v -> cut.tryComplete());
+    plainSocket.write(Buffer.buffer().appendInt(0x56434231).appendByte((byte) 'D').appendLong(30_000).appendInt(64)
+      .appendBuffer(Buffer.buffer(new byte[64])));
+    await(cut.future(), 20);
+    assertTrue(heard.length() < 64, "a plain peer heard " + heard.length() + " bytes");
+    await(c.free(b));
 
     ClusterSettings plain = settings();
     Vertx plainNode = join(plain);

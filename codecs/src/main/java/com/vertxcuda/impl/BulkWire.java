@@ -1,0 +1,182 @@
+package com.vertxcuda.impl;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
+import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.codec.WireFormatException;
+import com.vertxcuda.codec.impl.CoreWireTypes;
+import com.vertxcuda.codec.impl.WireCodec;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.spi.cluster.ClusterManager;
+
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+
+/**
+ * The wire of the bulk side channel ({@link BulkServer}, {@link BulkTransfer}): one stream per
+ * transfer, written once here.
+ *
+ * <p>Client to node: {@code int MAGIC, byte UPLOAD|DOWNLOAD, long timeout ms, int n, n bytes of the
+ * handle} (the handle's own wire codec, token included); an upload's bytes follow, exactly the
+ * handle's byte length. Node to client: {@code DATA} frames ({@code byte 'D', int n, n bytes}, a
+ * download's bytes in order), then one {@code DONE} ({@code byte 'K'}) or, at any point, one
+ * {@code FAIL} ({@code byte 'F', int code, int n, n bytes of UTF-8 message}) — the transfer's one answer.
+ */
+final class BulkWire {
+
+  static final int MAGIC = 0x56434231; // "VCB1"
+  static final byte UPLOAD = 'U';
+  static final byte DOWNLOAD = 'D';
+  static final byte DATA = 'D';
+  static final byte DONE = 'K';
+  static final byte FAIL = 'F';
+  /** The fixed part of a header, before the handle's bytes. */
+  static final int HEADER = 4 + 1 + 8 + 4;
+  /** A handle's wire form is small; a header claiming more is not ours. */
+  static final int MAX_HANDLE_BYTES = 4096;
+  /** A failure's message is cut to this many bytes. */
+  static final int MAX_MESSAGE_BYTES = 4096;
+
+  private static final WireCodec<BufferHandle> HANDLE = CudaCodecs.codec(CoreWireTypes.HANDLE);
+
+  /**
+   * The side channel's server: the event bus's host, TLS and client authentication (so it is exactly
+   * as protected as the bus), any free port.
+   */
+  static NetServerOptions serverOptions(Vertx vertx, EventBusOptions bus) {
+    return new NetServerOptions(bus.toJson()).setHost(bindHost(vertx, bus)).setPort(0);
+  }
+
+  /** Where clients reach the side channel: the bus's public host, else the one it binds. */
+  static String advertisedHost(Vertx vertx, EventBusOptions bus) {
+    ClusterManager cm = VertxInternals.clusterManager(vertx);
+    String host = bus.getClusterPublicHost() != null ? bus.getClusterPublicHost()
+      : cm != null && cm.clusterPublicHost() != null ? cm.clusterPublicHost() : null;
+    return host != null ? host : bindHost(vertx, bus);
+  }
+
+  // The bus's host; where it is left to the cluster manager, the manager's; never every interface.
+  private static String bindHost(Vertx vertx, EventBusOptions bus) {
+    ClusterManager cm = VertxInternals.clusterManager(vertx);
+    String host = bus.getHost() != null ? bus.getHost() : cm != null ? cm.clusterHost() : null;
+    return host != null ? host : "localhost";
+  }
+
+  /**
+   * The side channel's client: the event bus's TLS settings, and, as the clustered bus's own client,
+   * peers trusted by the trust store alone (no host-name check: nodes are reached by address).
+   */
+  static NetClientOptions clientOptions(EventBusOptions bus) {
+    return new NetClientOptions(bus.toJson()).setHostnameVerificationAlgorithm("");
+  }
+
+  private BulkWire() {
+  }
+
+  /** A transfer's header. */
+  static Buffer header(boolean upload, BufferHandle handle, long timeoutMillis) {
+    Buffer h = Buffer.buffer();
+    HANDLE.encodeToWire(h, handle);
+    return Buffer.buffer(HEADER + h.length()).appendInt(MAGIC).appendByte(upload ? UPLOAD : DOWNLOAD)
+      .appendLong(timeoutMillis).appendInt(h.length()).appendBuffer(h);
+  }
+
+  /** The handle of a header's last field. */
+  static BufferHandle handle(Buffer bytes) {
+    return HANDLE.decodeFromWire(0, bytes);
+  }
+
+  static Buffer dataFrame(int length) {
+    return Buffer.buffer(5).appendByte(DATA).appendInt(length);
+  }
+
+  static Buffer doneFrame() {
+    return Buffer.buffer(1).appendByte(DONE);
+  }
+
+  static Buffer failFrame(Throwable failure) {
+    CudaException e = Failures.toCudaException(failure);
+    byte[] message = String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8);
+    int n = Math.min(message.length, MAX_MESSAGE_BYTES);
+    return Buffer.buffer(9 + n).appendByte(FAIL).appendInt(e.code().code()).appendInt(n).appendBytes(message, 0, n);
+  }
+
+  /** The failure a FAIL frame's code and message name. */
+  static CudaException failure(int code, Buffer message) {
+    return Failures.fromCode(code, message.toString(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Cuts a byte stream into small fields, each handed over whole (a few bytes, gathered here), and
+   * runs of bulk bytes, handed over as slices of what arrived (never copied). Each callback says what
+   * comes next ({@link #field} or {@link #run}); bytes that arrive when nothing is expected are a
+   * protocol error. One connection's context only.
+   */
+  static final class Cutter {
+    private Buffer field;
+    private int want;
+    private Consumer<Buffer> onField;
+    private long run;
+    private Consumer<Buffer> onSlice;
+    private Runnable onRunEnd;
+    private boolean closed;
+
+    /** Next: {@code n} bytes, handed to {@code then} in one buffer. */
+    void field(int n, Consumer<Buffer> then) {
+      field = Buffer.buffer(n);
+      want = n;
+      onField = then;
+    }
+
+    /** Next: {@code n} bulk bytes, handed to {@code slice} as they arrive, then {@code end}. */
+    void run(long n, Consumer<Buffer> slice, Runnable end) {
+      run = n;
+      onSlice = slice;
+      onRunEnd = end;
+      if (n == 0) {
+        onRunEnd = null;
+        end.run();
+      }
+    }
+
+    /** Nothing more is read (the stream failed or ended). */
+    void close() {
+      closed = true;
+    }
+
+    /** Feeds what arrived; throws {@link WireFormatException} on bytes nothing expects. */
+    void feed(Buffer b) {
+      int pos = 0;
+      while (pos < b.length() && !closed) {
+        if (onField != null) {
+          int n = Math.min(want - field.length(), b.length() - pos);
+          field.appendBuffer(b, pos, n);
+          pos += n;
+          if (field.length() == want) {
+            Consumer<Buffer> then = onField;
+            onField = null;
+            then.accept(field);
+          }
+        } else if (onRunEnd != null) {
+          int n = (int) Math.min(run, b.length() - pos);
+          run -= n;
+          onSlice.accept(b.slice(pos, pos + n));
+          pos += n;
+          if (run == 0) {
+            Runnable end = onRunEnd;
+            onRunEnd = null;
+            end.run();
+          }
+        } else {
+          throw new WireFormatException("the bulk stream sent " + (b.length() - pos) + " bytes nothing expects");
+        }
+      }
+    }
+  }
+}
