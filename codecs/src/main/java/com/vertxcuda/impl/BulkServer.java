@@ -39,6 +39,9 @@ import java.util.WeakHashMap;
  */
 public final class BulkServer {
 
+  /** The longest a stream may take, whatever its client asks: 10 minutes. */
+  static final long MAX_STREAM_MILLIS = 600_000;
+
   private static final System.Logger LOG = System.getLogger(BulkServer.class.getName());
   /** Segments of a stream on their way to or from the device at once. */
   static final int WINDOW = 4;
@@ -148,7 +151,9 @@ public final class BulkServer {
         return;
       }
       boolean upload = fixed.getByte(4) == BulkWire.UPLOAD;
-      long timeout = fixed.getLong(5);
+      // The client's timeout, no longer than the server allows: a stream that stops reading must not
+      // keep the device's lent memory for ever.
+      long timeout = Math.min(fixed.getLong(5), MAX_STREAM_MILLIS);
       int n = fixed.getInt(13);
       if (n <= 0 || n > BulkWire.MAX_HANDLE_BYTES || timeout <= 0) {
         fail(new CudaException(FailureCode.BAD_REQUEST, "the bulk stream's header is malformed"));

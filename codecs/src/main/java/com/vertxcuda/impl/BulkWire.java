@@ -129,6 +129,11 @@ final class BulkWire {
 
     /** Next: {@code n} bytes, handed to {@code then} in one buffer. */
     void field(int n, Consumer<Buffer> then) {
+      if (n == 0) {
+        // Nothing to wait for (an empty FAIL message): no more bytes may come to complete it.
+        then.accept(Buffer.buffer(0));
+        return;
+      }
       field = Buffer.buffer(n);
       want = n;
       onField = then;

@@ -122,14 +122,28 @@ public final class Admission {
     }
     InFlight.Entry r = inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender);
     RequestType<?, ?> type = RequestTable.admitted(r);
-    if (type.admission() == RequestType.Admission.DESCRIBED || type.admission() == RequestType.Admission.STATS) {
-      // Control: answered (or handed on) at once, never behind a transfer.
+    if (type.admission() == RequestType.Admission.STATS) {
+      // Stats: handed on at once, never behind a transfer (an operator sees an overloaded device).
       accept(r);
     } else if (!pumped(r, type)) {
       // Requests from the event bus keep their place in the order they arrived in on this loop, as a
       // caller's requests do in its own (CallerOrder): behind a large transfer that arrived before them.
+      // A describe too: a remote client's describe is the barrier its bulk stream waits behind.
       CallerOrder.current().send(eventLoop, false, () -> {
-        accept(r);
+        if (hops.get() > 0) {
+          // A pump's last views may still be on their way here (the local route hops through this
+          // loop while one is): this request follows them.
+          hops.incrementAndGet();
+          eventLoop.runOnContext(v -> {
+            try {
+              accept(r);
+            } finally {
+              hops.decrementAndGet();
+            }
+          });
+        } else {
+          accept(r);
+        }
         return Future.succeededFuture();
       });
     }
@@ -145,12 +159,17 @@ public final class Admission {
     if (r.library() != null) {
       return false;
     }
+    boolean full = device.state() == DeviceState.READY && inFlight.size() >= options.getMaxInFlight();
     Future<Object> done;
     switch (type.crossing()) {
       case REGION_TO_DEVICE: {
         UploadRequest u = (UploadRequest) r.body();
         if (u.getHandle() == null || u.getData() == null || !DeviceClientImpl.pumpedLocally(route, u.getHandle(), u.getData())) {
           return false;
+        }
+        if (full) {
+          rejectFull(r);
+          return true;
         }
         r.track();
         done = pump().upload(u.getHandle(), u.getData()).map(h -> h);
@@ -160,6 +179,10 @@ public final class Admission {
         DownloadRequest d = (DownloadRequest) r.body();
         if (d.getHandle() == null || !DeviceClientImpl.pumpedLocally(route, d.getHandle())) {
           return false;
+        }
+        if (full) {
+          rejectFull(r);
+          return true;
         }
         r.track();
         done = pump().download(d.getHandle()).map(data -> {

@@ -181,6 +181,10 @@ public final class InFlight {
       linkedBy = link;
       linked.set(call);
       add();
+      if (answered.get() && linked.get() == null) {
+        // Answered and unlinked (a loss of the link) between the two lines above: not back in the table.
+        remove();
+      }
     }
 
     // The link call, once; the entry leaves the table if it has its answer too.
@@ -321,10 +325,16 @@ public final class InFlight {
     return n;
   }
 
-  /** Answers every tracked request with {@code code}. */
+  /**
+   * Answers every tracked client request with {@code code}. The device's own requests are left to
+   * the tier they went to, which answers them when it goes (a spare device host's start, sharing
+   * this table, is not the loss of the current one).
+   */
   public void failAll(FailureCode code, String text) {
     for (Entry e : new ArrayList<>(entries.values())) {
-      e.fail(code, text);
+      if (!e.own) {
+        e.fail(code, text);
+      }
     }
   }
 

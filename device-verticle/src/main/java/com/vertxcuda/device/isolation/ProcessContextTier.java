@@ -139,7 +139,8 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   @Override
-  public void submit(Request r) {
+  public void submit(Request request) {
+    Request r = entry(request);
     if (gone != null || stopping) {
       r.fail(new CudaException(FailureCode.CONTEXT_LOST, gone != null ? gone : "the device host is stopping"));
       return;

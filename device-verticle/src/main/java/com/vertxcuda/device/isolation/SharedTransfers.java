@@ -108,6 +108,12 @@ final class SharedTransfers {
       tier.send(r, new SharedTransfer(h, slot, length, false), new ProcessContextTier.Call() {
         @Override
         public void replied(Object body) {
+          if (answered(r)) {
+            // Answered already (its deadline): nobody takes the buffer, so the slot goes back now.
+            region.release(slot, length);
+            region.unhold(length);
+            return;
+          }
           r.reply(new DownloadReply(h, region.buffer(slot, length, length)));
         }
 
@@ -125,6 +131,10 @@ final class SharedTransfers {
     tier.send(r, new SharedTransfer(h, slot, length, false), new ProcessContextTier.Call() {
       @Override
       public void replied(Object body) {
+        if (answered(r)) {
+          region.release(slot, length);
+          return;
+        }
         com.vertxcuda.impl.CopyThreads.execute(() -> {
           // The slot is free again before the answer leaves: what the requester sends next may need it.
           ByteBuffer out;
@@ -185,6 +195,11 @@ final class SharedTransfers {
         r.fail(failure);
       }
     };
+  }
+
+  // A request already answered (by its deadline, a loss) while its frame was on the link.
+  private static boolean answered(Request r) {
+    return r instanceof com.vertxcuda.device.impl.InFlight.Entry && ((com.vertxcuda.device.impl.InFlight.Entry) r).answered();
   }
 
   private long slot(long bytes) {
