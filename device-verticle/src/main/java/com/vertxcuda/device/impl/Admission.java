@@ -160,6 +160,7 @@ public final class Admission {
       return false;
     }
     boolean full = device.state() == DeviceState.READY && inFlight.size() >= options.getMaxInFlight();
+    Buffer[] landed = new Buffer[1];
     Future<Object> done;
     switch (type.crossing()) {
       case REGION_TO_DEVICE: {
@@ -186,9 +187,7 @@ public final class Admission {
         }
         r.track();
         done = pump().download(d.getHandle()).map(data -> {
-          if (r.answered()) {
-            route.releaseTransferBuffer(data); // answered already (its deadline, a loss): nobody takes it
-          }
+          landed[0] = data;
           return new DownloadReply(d.getHandle(), data);
         });
         break;
@@ -198,7 +197,10 @@ public final class Admission {
     }
     done.onComplete(ar -> {
       if (ar.succeeded()) {
-        r.reply(ar.result());
+        if (!r.tryReply(ar.result()) && landed[0] != null) {
+          // Answered already (its deadline, a loss): nobody takes the landing memory, so it goes back now.
+          route.releaseTransferBuffer(landed[0]);
+        }
       } else {
         r.fail(Failures.toCudaException(ar.cause()));
       }

@@ -244,17 +244,24 @@ public final class InFlight {
 
     @Override
     public void reply(Object body) {
-      if (answered.compareAndSet(false, true)) {
-        settled();
-        if (!own) {
-          served.increment();
-        }
-        UnaryOperator<Object> f = finish;
-        answer.succeed(f == null ? body : f.apply(body));
-        if (heard != null) {
-          heard(null);
-        }
+      tryReply(body);
+    }
+
+    /** {@link #reply}, saying whether this was the entry's answer (false: it had one already). */
+    public boolean tryReply(Object body) {
+      if (!answered.compareAndSet(false, true)) {
+        return false;
       }
+      settled();
+      if (!own) {
+        served.increment();
+      }
+      UnaryOperator<Object> f = finish;
+      answer.succeed(f == null ? body : f.apply(body));
+      if (heard != null) {
+        heard(null);
+      }
+      return true;
     }
 
     /**
