@@ -217,7 +217,6 @@ public final class Admission {
     return pump;
   }
 
-
   /** A context is ready: what waited goes to it first, in order; on the event loop, before the state becomes READY. */
   public void drain(ContextTier tier) {
     while (!pending.isEmpty()) {

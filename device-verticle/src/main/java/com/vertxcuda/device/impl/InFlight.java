@@ -363,9 +363,4 @@ public final class InFlight {
     failures.forEach((code, n) -> out.put(code.name(), n.sum()));
     return out;
   }
-
-  /** Requests tracked now (for tests). */
-  List<Entry> tracked() {
-    return new ArrayList<>(entries.values());
-  }
 }
