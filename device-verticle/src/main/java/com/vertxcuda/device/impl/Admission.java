@@ -133,14 +133,7 @@ public final class Admission {
         if (hops.get() > 0) {
           // A pump's last views may still be on their way here (the local route hops through this
           // loop while one is): this request follows them.
-          hops.incrementAndGet();
-          eventLoop.runOnContext(v -> {
-            try {
-              accept(r);
-            } finally {
-              hops.decrementAndGet();
-            }
-          });
+          hop(r);
         } else {
           accept(r);
         }
@@ -206,6 +199,19 @@ public final class Admission {
       }
     });
     return true;
+  }
+
+  // Admits {@code r} on the event loop, after what is already on its way there; while any request
+  // is, later local requests follow it there too (only once it is admitted may one skip the loop).
+  private void hop(InFlight.Entry r) {
+    hops.incrementAndGet();
+    eventLoop.runOnContext(v -> {
+      try {
+        accept(r);
+      } finally {
+        hops.decrementAndGet();
+      }
+    });
   }
 
   // The pump for transfers from the event bus: a client of this device over its local route.
@@ -274,15 +280,7 @@ public final class Admission {
         && RequestTable.admitted(r).admission() != RequestType.Admission.DESCRIBED) {
         submit(r, tier);
       } else {
-        hops.incrementAndGet();
-        eventLoop.runOnContext(v -> {
-          try {
-            accept(r);
-          } finally {
-            // Only once it is admitted may a later local request skip the event loop.
-            hops.decrementAndGet();
-          }
-        });
+        hop(r);
       }
       return (Future<T>) promise.future();
     }
