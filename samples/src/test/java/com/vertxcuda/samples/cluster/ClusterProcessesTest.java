@@ -143,6 +143,11 @@ class ClusterProcessesTest {
     assertTrue(inFlight.stream().noneMatch(Future::isComplete), "the requests are in flight");
     gpu.kill();
     await(Future.join(inFlight).otherwiseEmpty(), 20);
+    // The member list may show the leave a moment after the node listener heard it (Infinispan
+    // updates its node list from a replicated cache): wait for it, bounded, before measuring against it.
+    for (long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); leftAt.get() == 0 && System.nanoTime() < until; ) {
+      Thread.sleep(10);
+    }
 
     assertTrue(leftAt.get() != 0, "the cluster saw the node leave");
     long worst = 0;
