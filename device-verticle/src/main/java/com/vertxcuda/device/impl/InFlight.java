@@ -78,6 +78,21 @@ public final class InFlight {
       };
     }
 
+    /** The answer to a request served by other means (a harness's own): passed on to it as it is. */
+    static Answer of(Request r) {
+      return new Answer() {
+        @Override
+        public void succeed(Object body) {
+          r.reply(body);
+        }
+
+        @Override
+        public void fail(CudaException failure) {
+          r.fail(failure);
+        }
+      };
+    }
+
     /** The answer to the device's (or device host's) own request: {@code promise}, on the answering thread. */
     static Answer of(Promise<Object> promise) {
       return new Answer() {

@@ -46,6 +46,20 @@ public final class ProcessContextTier implements ContextTier {
 
   /** A request on the link: what to do with its reply frame. */
   interface Call extends InFlight.Linked {
+    /** The call that answers {@code r} with its reply frame, as it is. */
+    static Call answering(Request r) {
+      return new Call() {
+        @Override
+        public void replied(Object reply) {
+          r.reply(reply);
+        }
+
+        @Override
+        public void failed(CudaException failure) {
+          r.fail(failure);
+        }
+      };
+    }
   }
 
   private final Vertx vertx;
@@ -170,17 +184,7 @@ public final class ProcessContextTier implements ContextTier {
       // Anything else crosses in a frame; so does a transfer with nothing to move, which the device
       // host answers.
       if (!region) {
-        send(r, body, new Call() {
-          @Override
-          public void replied(Object reply) {
-            r.reply(reply);
-          }
-
-          @Override
-          public void failed(CudaException failure) {
-            r.fail(failure);
-          }
-        });
+        send(r, body, Call.answering(r));
       }
     } catch (RuntimeException | Error e) {
       // A body without a wire form is an IllegalArgumentException (BAD_REQUEST); encoding a huge one
@@ -224,17 +228,7 @@ public final class ProcessContextTier implements ContextTier {
     if (r instanceof InFlight.Entry) {
       return (InFlight.Entry) r;
     }
-    return inFlight.entry(r.body(), new InFlight.Answer() {
-      @Override
-      public void succeed(Object body) {
-        r.reply(body);
-      }
-
-      @Override
-      public void fail(CudaException failure) {
-        r.fail(failure);
-      }
-    }, r.library(), r.deadline(), r.owner()).own().track();
+    return inFlight.entry(r.body(), InFlight.Answer.of(r), r.library(), r.deadline(), r.owner()).own().track();
   }
 
   // A request of the tier's own (describe once ready).
