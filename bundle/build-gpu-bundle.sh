@@ -39,7 +39,9 @@ done
 # java.transaction.xa: Hazelcast (ClusterBench's nodes) fails to start without it; jdk.net: its TCP keep-alive options.
 # No java.desktop (10 MB): BenchReport draws its charts and writes PNGs with java.base alone.
 jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr,java.transaction.xa,jdk.net \
-  --strip-debug --compress=2 --no-header-files --no-man-pages --output "$out/runtime"
+  --strip-debug --no-header-files --no-man-pages --output "$out/runtime"
+# No --compress: xz packs the plain module image to 13 MB, the zipped one only to 21 MB, and the
+# bundle must travel beside the working tree within the device tool's 64 MiB.
 # jlink leaves out the JDK's default class-data sharing archive; run.sh makes it on the GPU host
 # before anything else (-Xshare:dump, about a second), so the archive does not travel (12 MB).
 
