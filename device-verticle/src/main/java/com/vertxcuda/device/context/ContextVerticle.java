@@ -59,8 +59,7 @@ public class ContextVerticle extends VerticleBase {
   public Future<?> start() {
     CudaCodecs.register(vertx.eventBus());
     Promise<Void> opened = Promise.promise();
-    long spin = options.getSubmissionSpin() >= 0 ? options.getSubmissionSpin() * 1_000L
-      : SubmissionLoop.defaultSpinNanos();
+    long spin = IdleWait.spinNanos(options);
     String name = "vertx-cuda-" + node + "-" + options.getDevice() + "-g" + generation + "-submit";
     loop = new SubmissionLoop(name, spin, () -> {
       try {

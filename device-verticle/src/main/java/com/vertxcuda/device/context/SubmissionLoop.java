@@ -31,18 +31,16 @@ import java.util.function.Supplier;
  * the others go on. A request whose deadline has passed when its turn comes is answered TIMEOUT
  * and never touches the device.
  *
- * <p>The thread spins for {@code spinNanos} when its queue runs dry or work completes, then parks;
- * producers unpark it only when it parked. While work it queued is still on the GPU it keeps
- * spinning up to {@link #AWAIT_SPIN_NANOS}: the caller of a one-at-a-time FFT or GEMM sends its next
- * request a round trip after the answer, and a parked thread would take tens of microseconds (about
- * a millisecond on some VMs) to wake for it. Liveness ({@link #stalledNanos}) is judged by whether the thread is stuck
+ * <p>When its queue runs dry the thread waits as {@link IdleWait} says: it spins for
+ * {@code spinNanos} after the last submission or completion, keeps yielding while work it queued is
+ * still on the GPU (the caller of a one-at-a-time FFT or GEMM sends its next request a round trip
+ * after the answer, and a parked thread takes tens of microseconds to wake for it), then parks;
+ * producers unpark it only when it parked. Liveness ({@link #stalledNanos}) is judged by whether the thread is stuck
  * on one item, which user work queued behind it cannot fake or starve.
  */
 public final class SubmissionLoop {
 
   private static final System.Logger LOG = System.getLogger(SubmissionLoop.class.getName());
-  /** While work is on the GPU, the thread spins this long after the last activity before it parks. */
-  static final long AWAIT_SPIN_NANOS = 1_000_000;
   /** The last submission or completion (nanoTime). */
   private volatile long activeAt = System.nanoTime();
   private volatile java.util.function.BooleanSupplier awaiting = () -> false;
@@ -119,16 +117,6 @@ public final class SubmissionLoop {
 
   public void start() {
     thread.start();
-  }
-
-  /**
-   * The default spin: 200 µs on hosts with 8 or more cores (a wake-up from a park cost 60–130 µs on
-   * the H200 host), 50 µs on 4–7 cores, none on smaller hosts, where a spinning thread would take
-   * a core from the event loops.
-   */
-  public static long defaultSpinNanos() {
-    int cores = Runtime.getRuntime().availableProcessors();
-    return cores >= 8 ? 200_000 : cores >= 4 ? 50_000 : 0;
   }
 
   /** How failures map (the context's failure mapping, which also notices sticky errors). */
@@ -359,7 +347,7 @@ public final class SubmissionLoop {
     activeAt = System.nanoTime();
   }
 
-  // Spins a while (the next request usually follows at once), then parks until woken.
+  // Waits as IdleWait says (the next request usually follows at once), then parks until woken.
   private Object idle() {
     activeAt = System.nanoTime();
     while (running) {
@@ -367,9 +355,7 @@ public final class SubmissionLoop {
       if (item != null) {
         return item;
       }
-      long quiet = System.nanoTime() - activeAt;
-      if (spinNanos > 0 && (quiet < spinNanos || quiet < AWAIT_SPIN_NANOS && awaiting.getAsBoolean())) {
-        Thread.onSpinWait();
+      if (IdleWait.pause(spinNanos, System.nanoTime() - activeAt, awaiting)) {
         continue;
       }
       sleeping = true;

@@ -6,7 +6,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
-import com.vertxcuda.device.context.SubmissionLoop;
+import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.context.TransferRequest;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
@@ -85,8 +85,7 @@ public final class DeviceHostMain {
     region.unlink();
     String node = config.getString("node");
     long generation = config.getLong("generation");
-    long spin = options.getSubmissionSpin() >= 0 ? options.getSubmissionSpin() * 1_000L
-      : SubmissionLoop.defaultSpinNanos();
+    long spin = IdleWait.spinNanos(options);
 
     SocketChannel channel;
     try {
@@ -111,6 +110,8 @@ public final class DeviceHostMain {
     // The secret first, before anything slow: the parent cuts off a connection that does not prove
     // it within 2 s, and making Vert.x took longer than that on a loaded machine.
     link[0].send(LinkFrame.notice(LinkFrame.Kind.AUTH, ProcessHandle.current().pid(), 0, secret).encode());
+    // The link's reader does not block while this side owes answers: the next request follows each.
+    link[0].awaiting(() -> IN_FLIGHT.size() > 0);
     link[0].start();
     Vertx vertx = Vertx.vertx();
     CudaCodecs.register(vertx.eventBus());
@@ -121,8 +122,10 @@ public final class DeviceHostMain {
       public void lost(String reason) {
         if (poisoned.compareAndSet(false, true)) {
           link[0].send(LinkFrame.notice(LinkFrame.Kind.POISONED, generation, 0, reason).encode());
-          // Give the frame a moment to leave, then end the process: its use of the GPU is over.
-          vertx.setTimer(100, id -> Runtime.getRuntime().halt(EXIT_POISONED));
+          // End the process once the frame has left (at once, unless the socket was full): its use
+          // of the GPU is over, and the device verticle's take-over waits for its exit.
+          link[0].flushed(100_000_000L);
+          Runtime.getRuntime().halt(EXIT_POISONED);
         }
       }
     }).compose(t -> pin(t, region, 0, 1).map(pinned -> {

@@ -1,5 +1,7 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.device.context.IdleWait;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -16,20 +18,19 @@ import java.util.function.Consumer;
  *
  * <p>{@link #send} is thread-safe and never blocks: it writes what the socket takes at once and
  * leaves the rest to the reader thread, which flushes it when the socket can take more (a stopped
- * peer cannot stall the sender's event loop). The reader spins {@code spinNanos} after each frame
- * and after each frame it sends before it waits in {@code select}, since the next frame usually
- * follows at once (an answer, or the request a caller sends when it gets one); and while its
- * side awaits answers ({@link #awaiting}) it keeps spinning up to {@link #AWAIT_SPIN_NANOS} after
- * the last frame, so the answer to work of a few milliseconds (an FFT, a large GEMM) is read the
- * moment it lands instead of after a wake-up from {@code select} (tens of microseconds on a VM).
+ * peer cannot stall the sender's event loop). The reader waits as {@link IdleWait} says before it
+ * waits in {@code select}: it spins {@code spinNanos} after each frame it reads or sends, since the
+ * next frame usually follows at once (an answer, or the request a caller sends when it gets one),
+ * and keeps yielding while its side has work outstanding across the link ({@link #awaiting}: the
+ * device verticle awaits answers, the device host owes them), so the answer to work of a few
+ * milliseconds (an FFT, a large GEMM), and the request that follows it, are read the moment they
+ * land instead of after a wake-up from {@code select} (tens of microseconds on a VM).
  */
 final class Link {
 
   private static final System.Logger LOG = System.getLogger(Link.class.getName());
   /** A frame longer than this ends the link: no request or reply comes near it. */
   static final int MAX_FRAME = 64 << 20;
-  /** While answers are awaited, the reader spins this long after the last frame before it blocks. */
-  static final long AWAIT_SPIN_NANOS = 1_000_000;
 
   private final SocketChannel channel;
   private final Selector selector;
@@ -38,7 +39,7 @@ final class Link {
   private final long spinNanos;
   private volatile java.util.function.BooleanSupplier awaiting = () -> false;
   /** When this side last sent a frame (nanoTime): the peer's next frame usually follows within a round trip. */
-  private volatile long sentAt;
+  private volatile long sentAt = System.nanoTime();
   private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
   private final Thread reader;
   private volatile boolean open = true;
@@ -64,7 +65,7 @@ final class Link {
     reader.start();
   }
 
-  /** Whether this side awaits answers now (the reader spins meanwhile, when spinning is on). */
+  /** Whether this side has work outstanding across the link now (the reader does not block meanwhile, when spinning is on). */
   void awaiting(java.util.function.BooleanSupplier awaiting) {
     this.awaiting = awaiting;
   }
@@ -97,6 +98,17 @@ final class Link {
     }
   }
 
+  /**
+   * Returns once every frame sent so far has gone into the socket, or after {@code timeoutNanos}
+   * (the reader thread flushes what the socket did not take at once).
+   */
+  void flushed(long timeoutNanos) {
+    long end = System.nanoTime() + timeoutNanos;
+    while (open && hasBacklog() && System.nanoTime() - end < 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(100_000);
+    }
+  }
+
   void close() {
     close("the link was closed");
   }
@@ -122,7 +134,6 @@ final class Link {
   private void read() {
     ByteBuffer in = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.BIG_ENDIAN);
     try {
-      long activeUntil = 0;
       long lastFrame = System.nanoTime();
       while (open) {
         int n = channel.read(in);
@@ -133,16 +144,12 @@ final class Link {
         if (n > 0) {
           in = deliver(in);
           lastFrame = System.nanoTime();
-          activeUntil = spinNanos > 0 ? lastFrame + spinNanos : 0;
           continue;
         }
         long now = System.nanoTime();
-        if (spinNanos > 0 && !hasBacklog() && (now < activeUntil || now - sentAt < spinNanos
-          || now - lastFrame < AWAIT_SPIN_NANOS && awaiting.getAsBoolean())) {
-          Thread.onSpinWait();
+        if (!hasBacklog() && IdleWait.pause(spinNanos, Math.min(now - lastFrame, now - sentAt), awaiting)) {
           continue;
         }
-        activeUntil = 0;
         SelectionKey key = channel.keyFor(selector);
         key.interestOps(SelectionKey.OP_READ | (hasBacklog() ? SelectionKey.OP_WRITE : 0));
         selector.select();

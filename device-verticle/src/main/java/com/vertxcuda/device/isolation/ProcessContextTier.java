@@ -6,7 +6,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
-import com.vertxcuda.device.context.SubmissionLoop;
+import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.spi.Request;
@@ -103,8 +103,7 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   private Future<Void> start(String node, long generation) {
-    long spin = options.getSubmissionSpin() >= 0 ? options.getSubmissionSpin() * 1_000L
-      : SubmissionLoop.defaultSpinNanos();
+    long spin = IdleWait.spinNanos(options);
     try {
       process = DeviceHostProcess.start(options, node, generation, this::exited);
     } catch (IOException | RuntimeException e) {
