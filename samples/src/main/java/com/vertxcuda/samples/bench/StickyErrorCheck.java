@@ -29,7 +29,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Poisons a context on purpose, in a process of its own: a kernel stores through a bad pointer, the
  * completion fails with a sticky CUDA_ERROR_ILLEGAL_ADDRESS, and every later call fails at once
- * without reaching CUDA; {@code close(true)} returns. Writes {@code sticky-error.json}.
+ * without reaching CUDA; {@code close(true)} returns. Writes {@code sticky-error.json}, with how long
+ * the fault took to be reported from the launch ({@code launchToErrorMicros}).
  */
 public final class StickyErrorCheck {
 
@@ -46,6 +47,9 @@ public final class StickyErrorCheck {
       CUfunction store = compile("extern \"C\" __global__ void store(float* x) {"
         + " float* bad = (float*) (0xdead0000ull + (unsigned long long) x); bad[threadIdx.x] = 1.0f; }", "store");
       CUdeviceptr bad = new CUdeviceptr();
+      // From the launch to the completion's failure: how long the GPU and driver take to report the
+      // fault, the floor under a poisoned context's take-over (RecoverySection measures the take-over).
+      long launchedAt = System.nanoTime();
       int launched = JCudaDriver.cuLaunchKernel(store, 1, 1, 1, 32, 1, 1, 0, device.stream(stream),
         Pointer.to(Pointer.to(bad)), null);
       result.put("launch", launched == 0 ? "queued" : CudaErrors.name(launched));
@@ -55,7 +59,8 @@ public final class StickyErrorCheck {
         result.put("completion", "succeeded (unexpected)");
       } catch (ExecutionException e) {
         BackendException be = (BackendException) e.getCause();
-        result.put("completion", be.getMessage()).put("sticky", be.isSticky()).put("code", be.code().name());
+        result.put("completion", be.getMessage()).put("sticky", be.isSticky()).put("code", be.code().name())
+          .put("launchToErrorMicros", (System.nanoTime() - launchedAt) / 1000);
       }
       try {
         device.allocate(1024);
