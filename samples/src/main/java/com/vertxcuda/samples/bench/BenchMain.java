@@ -80,6 +80,8 @@ public final class BenchMain {
     if (hostJvm != null) { // profiles of the device host (run.sh profile)
       deviceOptions.setDeviceHostJvmOptions(List.of(hostJvm.split(" ")));
     }
+    // The request path's spin (DeviceOptions.submissionSpin, µs), to measure what it buys (-1: the default).
+    deviceOptions.setSubmissionSpin(Integer.getInteger("vertxcuda.bench.submissionSpin", -1));
     boolean inProcess = options.mode() == Isolation.IN_PROCESS;
     if (backend != BackendKind.CUDA) {
       record.skip("all", "raw-jcuda", "raw JCuda needs the cuda backend");

@@ -7,8 +7,11 @@ import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.impl.Backends;
+import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
@@ -32,6 +35,7 @@ import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 import static com.vertxcuda.samples.bench.Await.await;
@@ -186,15 +190,37 @@ final class LibraryHopsSection implements Section {
     }
   }
 
-  /** Library requests submitted straight into the context tier's queue, each answered by callback, which submits the next. */
   private static void tier(Bench bench, DeviceOptions options) throws Exception {
+    tier(bench, "vertx.tier", vertx -> InProcessContextTier.launch(vertx, withLibraries(options), "bench", 1,
+      reason -> { }));
+  }
+
+  /**
+   * In the process run: the same requests submitted straight into a process tier of its own (over
+   * the link to a device host, answered on the link's reader thread: no event bus, no device
+   * verticle, no event loop), so the report splits the process mode's time into the link's hops
+   * and the caller's.
+   */
+  @Override
+  public void alone(Bench bench, DeviceOptions options) throws Exception {
+    if (options.getIsolation() == Isolation.PROCESS) {
+      tier(bench, "vertx.process-tier", vertx -> ProcessContextTier.launch(vertx, withLibraries(options), "bench", 1,
+        new InFlight(), reason -> { }));
+    }
+  }
+
+  private static DeviceOptions withLibraries(DeviceOptions options) {
+    return new DeviceOptions(options).setLibraries(List.of(Library.FFT, Library.RAND, Library.BLAS));
+  }
+
+  /** Library requests submitted straight into a context tier's queue, each answered by callback, which submits the next. */
+  private static void tier(Bench bench, String path, Function<Vertx, Future<ContextTier>> launch) throws Exception {
     Vertx vertx = Vertx.vertx();
     try {
-      ContextTier tier = await(InProcessContextTier.launch(vertx, new DeviceOptions(options)
-        .setLibraries(List.of(Library.FFT, Library.RAND, Library.BLAS)), "bench", 1, reason -> { }));
+      ContextTier tier = await(launch.apply(vertx));
       for (Op op : Op.values()) {
         long x = op.size(bench.sizes);
-        if (!bench.inBudget(op.sweep, "vertx.tier", op.name() + " " + x)) {
+        if (!bench.inBudget(op.sweep, path, op.name() + " " + x)) {
           break;
         }
         List<BufferHandle> buffers = new ArrayList<>();
@@ -205,7 +231,7 @@ final class LibraryHopsSection implements Section {
           return h;
         });
         Plan plan = plan(bench, TierRoundTrips.sequential(tier, new Plan(0, 3), r.library, r.body).getMinValue());
-        bench.latency(series(bench, op, "vertx.tier", op.variant), x, op.name() + " " + x, plan,
+        bench.latency(series(bench, op, path, op.variant), x, op.name() + " " + x, plan,
           TierRoundTrips.sequential(tier, plan, r.library, r.body), false);
         for (BufferHandle h : buffers) {
           await(TierRoundTrips.direct(tier, null, new FreeRequest(h)));
