@@ -13,7 +13,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+focus|bench+web|tests+web]
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
@@ -130,6 +130,26 @@ if [ "$what" = profile ]; then
     -Dvertxcuda.bench.deviceHostJvmOptions="-XX:StartFlightRecording=filename=$out/small-gemms-device-host.jfr,settings=$here/sampling-1ms.jfc" \
     com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only smallgemm --out "$work/profile"
   cp "$work"/small-gemms-profile*.txt "$out/"
+fi
+
+if [ "$what" = hops ]; then
+  # The one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in both modes, at the
+  # default spin and at each spin in $SPINS (µs, DeviceOptions.submissionSpin), and the time the GPU
+  # takes to report a poisoning fault (the floor under the poison take-over).
+  echo "== hops: one at a time, per hop, both modes; spins: default ${SPINS:-}"
+  cat /sys/devices/system/cpu/cpuidle/current_driver /sys/devices/system/cpu/cpuidle/current_governor_ro \
+    /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null | sed 's/^/cpuidle: /' | tee -a "$summary"
+  for spin in -1 ${SPINS:-}; do
+    for mode in in_process process; do
+      stage hops-$mode-spin$spin 90 "$cp" -Xmx4g -Dvertxcuda.bench.submissionSpin=$spin \
+        com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode $mode --size $size --only libhops \
+        $([ $spin = -1 ] || echo --no-raw) --commit "$commit" --out "$work/hops-spin$spin"
+      grep -h "^\[bench.*hops\." "$work/hops-$mode-spin$spin.txt" | sed "s/^/spin $spin: /" >> "$out/hops.txt"
+    done
+  done
+  stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/bench"
+  cp "$work/bench/sticky-error.json" "$out/" 2>/dev/null
+  cat "$summary"
 fi
 
 if [ "$what" = graph ]; then
