@@ -32,7 +32,7 @@ import java.util.function.Supplier;
  * and never touches the device.
  *
  * <p>When its queue runs dry the thread waits as {@link IdleWait} says: it spins for
- * {@code spinNanos} after the last submission or completion, keeps yielding while work it queued is
+ * {@code spinNanos} after the last submission or completion, keeps spinning while work it queued is
  * still on the GPU (the caller of a one-at-a-time FFT or GEMM sends its next request a round trip
  * after the answer, and a parked thread takes tens of microseconds to wake for it), then parks;
  * producers unpark it only when it parked. Liveness ({@link #stalledNanos}) is judged by whether the thread is stuck

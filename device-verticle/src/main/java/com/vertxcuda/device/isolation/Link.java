@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  * peer cannot stall the sender's event loop). The reader waits as {@link IdleWait} says before it
  * waits in {@code select}: it spins {@code spinNanos} after each frame it reads or sends, since the
  * next frame usually follows at once (an answer, or the request a caller sends when it gets one),
- * and keeps yielding while its side has work outstanding across the link ({@link #awaiting}: the
+ * and keeps spinning while its side has work outstanding across the link ({@link #awaiting}: the
  * device verticle awaits answers, the device host owes them), so the answer to work of a few
  * milliseconds (an FFT, a large GEMM), and the request that follows it, are read the moment they
  * land instead of after a wake-up from {@code select} (tens of microseconds on a VM).
