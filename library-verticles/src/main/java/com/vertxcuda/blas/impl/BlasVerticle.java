@@ -102,7 +102,7 @@ public final class BlasVerticle extends LibraryVerticle {
       hold(p);
     } else {
       flush();
-      run(List.of(p));
+      runAlone(p);
     }
     return null;
   }
@@ -128,9 +128,9 @@ public final class BlasVerticle extends LibraryVerticle {
   @Override
   public void flush() {
     if (!held.isEmpty()) {
-      List<Pending> group = held.members;
+      GemmGroup group = held;
       held = new GemmGroup();
-      run(group);
+      run(group.members, group.reads(), group.writes());
     }
   }
 
@@ -216,7 +216,7 @@ public final class BlasVerticle extends LibraryVerticle {
         hold(p);
       } else {
         flush();
-        run(List.of(p));
+        runAlone(p);
       }
     }
   }
@@ -241,7 +241,12 @@ public final class BlasVerticle extends LibraryVerticle {
    * Queues {@code group} as one device call (one request, or same-shaped GEMMs as one batched call)
    * and answers each of its requests once it is done.
    */
-  private void run(List<Pending> group) {
+  private void runAlone(Pending p) {
+    run(List.of(p), Operand.buffers(p.call().reads()), Operand.buffers(p.call().writes()));
+  }
+
+  /** {@code reads} and {@code writes}: what the group's calls read and write, for the stream's order. */
+  private void run(List<Pending> group, List<DeviceBuffer> reads, List<DeviceBuffer> writes) {
     if (group.isEmpty()) {
       return;
     }
@@ -252,12 +257,8 @@ public final class BlasVerticle extends LibraryVerticle {
       return;
     }
     List<BlasCall> calls = new ArrayList<>(group.size());
-    List<DeviceBuffer> reads = new ArrayList<>();
-    List<DeviceBuffer> writes = new ArrayList<>();
     for (Pending p : group) {
       calls.add(p.call());
-      reads.addAll(Operand.buffers(p.call().reads()));
-      writes.addAll(Operand.buffers(p.call().writes()));
     }
     EngineResult[] result = new EngineResult[1];
     GpuEvent done;

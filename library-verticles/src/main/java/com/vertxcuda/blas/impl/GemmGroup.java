@@ -3,6 +3,7 @@ package com.vertxcuda.blas.impl;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.blas.BlasReply;
 import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.library.impl.Operand;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,8 +51,20 @@ final class GemmGroup {
   void add(Pending p, GemmShape shape) {
     this.shape = shape;
     members.add(p);
-    written.add(p.call().c().buffer());
-    read.add(p.call().a().buffer());
-    read.add(p.call().b().buffer());
+    written.addAll(Operand.buffers(p.call().writes()));
+    read.addAll(Operand.buffers(p.call().reads()));
+  }
+
+  /**
+   * What the members read, each buffer once (a batch of GEMMs on shared inputs names them once, not
+   * once per GEMM, for the stream's order to sort through).
+   */
+  List<DeviceBuffer> reads() {
+    return new ArrayList<>(read);
+  }
+
+  /** What the members write, each buffer once. */
+  List<DeviceBuffer> writes() {
+    return new ArrayList<>(written);
   }
 }
