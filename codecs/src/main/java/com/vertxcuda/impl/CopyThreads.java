@@ -60,7 +60,8 @@ public final class CopyThreads {
   /**
    * Copies {@code units} units of {@code unitBytes} bytes each, cut into at most {@link #COUNT}
    * pieces of at least {@link #MIN_SPREAD} bytes: the first on this thread, the others on the copy
-   * threads (a copy of less than two such pieces runs whole on this thread). {@code done} runs once,
+   * threads (a copy of less than two such pieces runs whole on this thread), each in bulk copies of
+   * at most {@link #PIECE} bytes. {@code done} runs once,
    * on the thread that finished the last piece, with the first failure or null, and only when no
    * piece is copying any more. Never blocks, so a copy thread may spread a copy of its own; never
    * throws.
@@ -72,7 +73,7 @@ public final class CopyThreads {
   /** {@link #spread} in at most {@code pieces} pieces (whole pages of 4 KiB but the last). */
   static void spread(int units, int unitBytes, int pieces, Piece piece, Consumer<Throwable> done) {
     if (pieces <= 1 || units <= 0) {
-      done.accept(run(piece, 0, Math.max(0, units)));
+      done.accept(run(piece, unitBytes, 0, Math.max(0, units)));
       return;
     }
     int page = Math.max(1, 4096 / unitBytes);
@@ -91,16 +92,20 @@ public final class CopyThreads {
     for (int i = 1; i < count; i++) {
       int from = i * per;
       int length = Math.min(per, units - from);
-      POOL.execute(() -> finished.accept(run(piece, from, length)));
+      POOL.execute(() -> finished.accept(run(piece, unitBytes, from, length)));
     }
-    finished.accept(run(piece, 0, Math.min(per, units)));
+    finished.accept(run(piece, unitBytes, 0, Math.min(per, units)));
   }
 
-  // A piece's failure, or null. Errors too: an array too large for the heap fails its transfer
-  // (OUT_OF_MEMORY) instead of ending the thread with the transfer left unanswered.
-  private static Throwable run(Piece piece, int from, int length) {
+  // A piece's failure, or null, copied in bulk copies of at most PIECE bytes (see copy). Errors too:
+  // an array too large for the heap fails its transfer (OUT_OF_MEMORY) instead of ending the thread
+  // with the transfer left unanswered.
+  private static Throwable run(Piece piece, int unitBytes, int from, int length) {
+    int most = Math.max(1, PIECE / unitBytes);
     try {
-      piece.copy(from, length);
+      for (int at = from, end = from + length; at < end; at += most) {
+        piece.copy(at, Math.min(most, end - at));
+      }
       return null;
     } catch (RuntimeException | Error e) {
       return e;

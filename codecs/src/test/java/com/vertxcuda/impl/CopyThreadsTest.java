@@ -40,6 +40,7 @@ class CopyThreadsTest {
     for (int[] p : pieces) {
       assertEquals(next, p[0], "pieces meet");
       assertEquals(0, p[0] * 4 % 4096, "a piece starts on a page");
+      assertTrue(p[1] * 4 <= CopyThreads.PIECE, "one bulk copy is at most a PIECE: the JVM reaches safepoints between");
       next = p[0] + p[1];
     }
     assertEquals(units, next, "the pieces end where the copy ends");
