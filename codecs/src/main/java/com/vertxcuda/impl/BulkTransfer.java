@@ -189,7 +189,7 @@ final class BulkTransfer implements CallerOrder.Hold {
       copying++;
       CopyThreads.execute(() -> {
         Buffer b = reused;
-        RuntimeException error = null;
+        Throwable error = null;
         try {
           if (b == null) {
             b = VertxInternals.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect((int) Math.min(CHUNK, total))));
@@ -197,18 +197,18 @@ final class BulkTransfer implements CallerOrder.Hold {
           int n = bytes(k);
           long from = k * CHUNK / handle.dtype().size() * per;
           host.write(from, n / handle.dtype().size() * per, VertxInternals.byteBuf(b).nioBuffer(0, n));
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // no direct memory left: OUT_OF_MEMORY, not a lost thread
           error = e;
         }
         Buffer filled = b;
-        RuntimeException failure = error;
+        Throwable failure = error;
         caller.runOnContext(v -> filled(k, filled, failure));
       });
     }
   }
 
   // On the caller's context: chunk k is filled; what is ready goes out in order.
-  private void filled(long k, Buffer b, RuntimeException error) {
+  private void filled(long k, Buffer b, Throwable error) {
     copying--;
     if (error != null) {
       fail(error);
@@ -263,7 +263,7 @@ final class BulkTransfer implements CallerOrder.Hold {
       socket.pause();
     }
     CopyThreads.execute(() -> {
-      RuntimeException error = null;
+      Throwable error = null;
       try {
         int valueBytes = host.valueBytes();
         if (valueBytes == 1 || pieces.size() == 1) {
@@ -281,10 +281,10 @@ final class BulkTransfer implements CallerOrder.Hold {
           gathered.flip();
           host.read(gathered, at / valueBytes, n / valueBytes);
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) { // an array too large for the heap: OUT_OF_MEMORY, not a lost thread
         error = e;
       }
-      RuntimeException failure = error;
+      Throwable failure = error;
       caller.runOnContext(v -> {
         copying--;
         if (paused && copying < RING && !failed) {

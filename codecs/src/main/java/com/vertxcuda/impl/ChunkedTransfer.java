@@ -237,16 +237,27 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     }
   }
 
-  // On a copy thread: fills chunk k, then sends what is ready in order.
+  // On a copy thread: fills chunk k, spread over the copy threads, then sends what is ready in order.
   private void filled(long k, Buffer b) {
-    RuntimeException error = null;
-    if (!failed) {
-      try {
-        fill(k, b);
-      } catch (RuntimeException e) {
-        error = e;
-      }
+    if (failed) {
+      filled(k, b, null);
+      return;
     }
+    ByteBuffer le;
+    int values;
+    try {
+      long from = k * perChunk;
+      values = Math.toIntExact(Math.min(perChunk, handle.length() - from) * per);
+      le = VertxInternals.byteBuf(b).nioBuffer(0, bytes(k));
+    } catch (RuntimeException e) {
+      filled(k, b, e);
+      return;
+    }
+    host.write(k * perChunk * per, values, le, error -> filled(k, b, error));
+  }
+
+  // On the thread that filled its last piece: chunk k is in b (or failed to be).
+  private void filled(long k, Buffer b, Throwable error) {
     synchronized (this) {
       if (failed || error != null) {
         giveBack(b);
@@ -374,20 +385,30 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     });
   }
 
-  // Reads chunk k's reply into the host elements, then gives its memory back to the device.
+  // Reads chunk k's reply into the host elements, spread over the copy threads (a transfer of at
+  // most INLINE_BYTES whole on this thread), then gives its memory back to the device.
   private void read(long k, long count, DownloadReply reply) {
     Buffer data = reply.getData();
-    RuntimeException error = null;
-    if (!failed) {
-      // A reply of the wrong size fails the transfer like a failed chunk.
-      try {
-        long from = k * perChunk;
-        int values = Math.toIntExact(Math.min(perChunk * count, handle.length() - from) * per);
-        host.read(VertxInternals.byteBuf(data).nioBuffer(), from * per, values);
-      } catch (RuntimeException e) {
-        error = e;
-      }
+    if (failed) {
+      read(count, data, null);
+      return;
     }
+    ByteBuffer le;
+    int values;
+    try {
+      long from = k * perChunk;
+      values = Math.toIntExact(Math.min(perChunk * count, handle.length() - from) * per);
+      le = VertxInternals.byteBuf(data).nioBuffer();
+    } catch (RuntimeException e) {
+      read(count, data, e);
+      return;
+    }
+    // A reply of the wrong size fails the transfer like a failed chunk.
+    host.read(le, k * perChunk * per, values, error -> read(count, data, error));
+  }
+
+  // On the thread that read the last piece: the chunks' lent memory goes back, and the ring moves on.
+  private void read(long count, Buffer data, Throwable error) {
     if (route != null && data != null) {
       route.releaseTransferBuffer(data);
     }

@@ -16,6 +16,7 @@ import java.nio.ShortBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Java values on the host — an array, or the remaining elements of an NIO buffer — and the one place
@@ -258,13 +259,43 @@ public final class HostElements {
     kind.toDevice.accept(slice(from, n), le.order(ByteOrder.LITTLE_ENDIAN));
   }
 
+  /**
+   * As {@link #write(long, int, ByteBuffer)}, with the copy spread over the copy threads
+   * ({@link CopyThreads#spread}); {@code le} is not moved. {@code done} runs once, with the first
+   * failure or null, when no piece is copying any more.
+   */
+  void write(long from, int n, ByteBuffer le, Consumer<Throwable> done) {
+    int at = le.position();
+    CopyThreads.spread(n, kind.size, (o, k) -> write(from + o, k, le.slice(at + o * kind.size, k * kind.size)), done);
+  }
+
   /** Takes host values [{@code from}, {@code from + n}) from {@code le} at its position, in bulk. */
   void read(ByteBuffer le, long from, int n) {
+    checkRead(le, n);
+    kind.fromDevice.accept(le.order(ByteOrder.LITTLE_ENDIAN), slice(from, n));
+  }
+
+  /**
+   * As {@link #read(ByteBuffer, long, int)}, with the copy spread over the copy threads
+   * ({@link CopyThreads#spread}): {@code done} runs once, with the first failure (a reply of the
+   * wrong size among them) or null, when no piece is copying any more.
+   */
+  void read(ByteBuffer le, long from, int n, Consumer<Throwable> done) {
+    try {
+      checkRead(le, n);
+    } catch (RuntimeException e) {
+      done.accept(e);
+      return;
+    }
+    int at = le.position();
+    CopyThreads.spread(n, kind.size, (o, k) -> read(le.slice(at + o * kind.size, k * kind.size), from + o, k), done);
+  }
+
+  private void checkRead(ByteBuffer le, int n) {
     if (le.remaining() != (long) n * kind.size) {
       throw new IllegalStateException("the device sent " + le.remaining() + " bytes for " + n + " " + kind.javaName
         + " values");
     }
-    kind.fromDevice.accept(le.order(ByteOrder.LITTLE_ENDIAN), slice(from, n));
   }
 
   /** Bytes of one host value. */

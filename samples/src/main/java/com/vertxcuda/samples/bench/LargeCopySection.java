@@ -14,6 +14,7 @@ import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
 
+import java.nio.FloatBuffer;
 import java.util.function.IntFunction;
 
 import static com.vertxcuda.samples.bench.Await.await;
@@ -26,7 +27,8 @@ import static com.vertxcuda.samples.bench.Await.await;
  * {@link DeviceOptions} (only the run's backend and isolation set), as an application that tunes
  * nothing gets it: {@code download} (the lent buffer handed back after each), an upload from a
  * transfer buffer where the device lends one that large (else from a direct Buffer), from a heap
- * Buffer, and {@code downloadFloats}. Each point: one warm-up run, then {@link Bench#REPEATS}
+ * Buffer, {@code downloadFloats}, and {@code downloadInto} a {@code float[]} kept from run to run (the
+ * same copies without a new array). Each point: one warm-up run, then {@link Bench#REPEATS}
  * repeats of a few timed runs.
  */
 final class LargeCopySection implements Section {
@@ -80,6 +82,11 @@ final class LargeCopySection implements Section {
       // F32, one device buffer at a time: the host backend's default memory holds no more.
       BufferHandle floats = await(d.device.alloc(DType.F32, n / 4));
       point(bench, d, series(bench, D2H, d.path, "float[]"), n, i -> d.device.downloadFloats(floats));
+      // The same copies into one array kept from run to run: what a new array costs (the JVM zeroes
+      // it in one thread before anything is copied into it) is the difference.
+      float[] kept = new float[n / 4];
+      point(bench, d, series(bench, D2H, d.path, "float[] kept"), n,
+        i -> d.device.downloadInto(floats, FloatBuffer.wrap(kept)));
       await(d.device.free(floats));
     }
   }
