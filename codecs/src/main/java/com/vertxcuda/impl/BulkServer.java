@@ -23,35 +23,48 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bulk side channel of a GPU node: one TCP server per clustered Vert.x (the event bus's host, any
  * port, TLS when the bus has it: {@link BulkWire#serverOptions}), shared by every device it serves,
- * advertised in each device's {@code DeviceInfo.bulkAddress}. A stream carries one transfer
- * ({@link BulkWire}): the bytes of an upload go into the device through its local route, by the one
- * pump ({@link ChunkedTransfer}), a segment of the stream at a time, in order; a download's views are
- * read from the device, a few at a time, and written back as they come, each returned to the device
- * once written. The device checks the handle and its token on every segment: a forged token is
- * answered FORBIDDEN (one FAIL frame) and the device serves on. The reading socket is paused while
- * {@link #WINDOW} segments are on their way, so a stream never holds more than that.
+ * advertised in each device's {@code DeviceInfo.bulkAddress}. A connection carries transfers one after
+ * another ({@link BulkWire}; clients keep theirs open and reuse them, {@link BulkChannels}): the bytes
+ * of an upload go into the device through its local route, by the one pump ({@link ChunkedTransfer}),
+ * a segment of the stream at a time, in order; a download's views are read from the device, a few at a
+ * time, and written back as they come, each returned to the device once written. The device checks
+ * the handle and its token on every segment: a forged token is answered FORBIDDEN (one FAIL frame) and
+ * the device serves on. The reading socket is paused while {@link #WINDOW} segments are on their way,
+ * so a connection never holds more than that.
  *
- * <p>All of a stream's work runs on the server's event loop; bytes are copied only on the copy threads.
+ * <p>Each connection's requests keep their place in an order of its own
+ * ({@link CallerOrder#separate}): a transfer's segments reach the device in order, and transfers on
+ * other connections do not wait behind them. No order between connections is needed here: a client
+ * starts a stream only once everything its caller sent the device before has passed admission, and its
+ * caller's next request only after the stream's answer ({@link BulkTransfer}).
+ *
+ * <p>All of a connection's work runs on the server's event loop; bytes are copied only on the copy threads.
  */
 public final class BulkServer {
 
-  /** The longest a stream may take, whatever its client asks: 10 minutes. */
+  /** The longest a transfer may take, whatever its client asks: 10 minutes. */
   static final long MAX_STREAM_MILLIS = 600_000;
 
   private static final System.Logger LOG = System.getLogger(BulkServer.class.getName());
-  /** Segments of a stream on their way to or from the device at once. */
+  /** Segments of a transfer on their way to or from the device at once. */
   static final int WINDOW = 4;
-  /** How long a new stream has to name its transfer. */
-  static final long HEADER_MILLIS = 10_000;
+  /**
+   * How long a connection may carry no transfer, in ms — a new one before its first header, a kept one
+   * between transfers, one that carried a FAIL before its client closes it — before it is closed:
+   * longer than clients keep an idle one ({@link BulkChannels#IDLE_MILLIS}), so they close first.
+   */
+  static final long IDLE_MILLIS = 30_000;
 
   private static final Map<Vertx, BulkServer> SERVERS = new WeakHashMap<>();
 
   private final Vertx vertx;
   private final Future<String> address;
+  private final AtomicLong accepted = new AtomicLong();
   private NetServer server;
   private int users;
 
@@ -68,7 +81,7 @@ public final class BulkServer {
     // On a context of its own: the server outlives the device that asked for it first.
     Context context = VertxInternals.newEventLoopContext(vertx);
     context.runOnContext(v -> {
-      server = vertx.createNetServer(BulkWire.serverOptions(vertx, bus)).connectHandler(s -> new Stream(s).start());
+      server = vertx.createNetServer(BulkWire.serverOptions(vertx, bus)).connectHandler(s -> new Connection(s).start());
       server.listen().map(s -> BulkWire.advertisedHost(vertx, bus) + ":" + s.actualPort()).onComplete(listening);
     });
   }
@@ -86,6 +99,17 @@ public final class BulkServer {
     return s.address;
   }
 
+  /**
+   * Connections this Vert.x's side channel has accepted since it started (one per connection a client
+   * keeps, not one per transfer); 0 where it serves none.
+   */
+  public static long connectionsAccepted(Vertx vertx) {
+    synchronized (SERVERS) {
+      BulkServer s = SERVERS.get(vertx);
+      return s == null ? 0 : s.accepted.get();
+    }
+  }
+
   /** One user less; the last closes the server. */
   public static Future<Void> release(Vertx vertx) {
     BulkServer s;
@@ -99,33 +123,26 @@ public final class BulkServer {
     return s.address.transform(ar -> s.server == null ? Future.<Void>succeededFuture() : s.server.close());
   }
 
-  /** One stream: one transfer, answered once (DONE or FAIL); on the server's event loop. */
-  private final class Stream {
+  /**
+   * One connection: transfers one after another, each answered once (DONE or FAIL); after a FAIL it
+   * carries nothing more. On the server's event loop.
+   */
+  private final class Connection {
     private final NetSocket socket;
     private final BulkWire.Cutter cutter = new BulkWire.Cutter();
-    private boolean answered;
+    private final CallerOrder order = CallerOrder.separate();
     private boolean closed;
-    private long timer;
-    private BufferHandle handle;
-    private RequestSender device;
-    private LocalRoutes.Route route;
-    private long segmentBytes;
-    private long segments;
-    private long done;
-    private int onTheirWay;
-    // An upload's segment being received.
-    private final List<ByteBuf> pieces = new ArrayList<>();
-    private long next;
-    // A download's views asked for, in order, and those written.
-    private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
+    private boolean failed;
+    /** While no transfer runs, the idle limit; while one does, its deadline. */
+    private long timer = -1;
+    private Transfer transfer;
 
-    Stream(NetSocket socket) {
+    Connection(NetSocket socket) {
       this.socket = socket;
     }
 
     void start() {
-      timer = vertx.setTimer(HEADER_MILLIS, id -> fail(new CudaException(FailureCode.TIMEOUT,
-        "the bulk stream named no transfer within " + HEADER_MILLIS + " ms")));
+      accepted.incrementAndGet();
       socket.handler(b -> {
         try {
           cutter.feed(b);
@@ -139,13 +156,24 @@ public final class BulkServer {
         vertx.cancelTimer(timer);
       });
       socket.exceptionHandler(t -> LOG.log(System.Logger.Level.DEBUG, "bulk stream: " + t));
+      next();
+    }
+
+    // Waits for the next transfer's header, at most IDLE_MILLIS.
+    private void next() {
+      transfer = null;
+      if (closed) {
+        return;
+      }
+      vertx.cancelTimer(timer);
+      timer = vertx.setTimer(IDLE_MILLIS, id -> socket.close());
       cutter.field(BulkWire.HEADER, this::header);
     }
 
     private void header(Buffer fixed) {
       if (fixed.getInt(0) != BulkWire.MAGIC) {
         // Not our protocol: nothing is answered.
-        answered = true;
+        failed = true;
         cutter.close();
         socket.close();
         return;
@@ -163,151 +191,189 @@ public final class BulkServer {
     }
 
     private void named(boolean upload, long timeout, Buffer bytes) {
-      long length;
+      BufferHandle handle;
       try {
         handle = BulkWire.handle(bytes);
-        length = handle.byteLength();
+        handle.byteLength(); // throws where the handle's length cannot be a byte count
       } catch (RuntimeException e) {
         fail(Failures.toCudaException(e));
         return;
       }
       String address = Addresses.device(handle.node(), handle.device());
-      route = LocalRoutes.of(vertx).get(address);
+      LocalRoutes.Route route = LocalRoutes.of(vertx).get(address);
       if (route == null || !handle.node().equals(Nodes.self(vertx))) {
         fail(new CudaException(FailureCode.CONTEXT_LOST, "no device of this node serves " + address));
         return;
       }
-      device = new RequestSender(vertx, address, timeout);
       vertx.cancelTimer(timer);
       timer = vertx.setTimer(timeout, id -> fail(new CudaException(FailureCode.TIMEOUT,
         "the bulk transfer did not finish within " + timeout + " ms")));
-      // Segments of the pump's chunk size (a multiple of 4096 bytes, so of every dtype's size).
-      segmentBytes = ChunkedTransfer.localChunk(route.lendingLimit());
-      segments = Math.max(1, (length + segmentBytes - 1) / segmentBytes);
+      transfer = new Transfer(handle, route, new RequestSender(vertx, address, timeout, order));
       if (upload) {
-        receive();
+        transfer.receive();
       } else {
-        ask();
+        transfer.ask();
       }
     }
 
-    // An upload's next segment: its pieces as they arrive, then to the device, in order.
-    private void receive() {
-      long from = next * segmentBytes;
-      cutter.run(Math.min(segmentBytes, handle.byteLength() - from), slice -> {
-        if (!answered) {
-          pieces.add(VertxInternals.byteBuf(slice));
-        }
-      }, () -> {
-        if (answered) {
-          return; // a failed upload's remaining bytes are dropped until the client closes
-        }
-        ByteBuf[] parts = pieces.toArray(new ByteBuf[0]);
-        pieces.clear();
-        upload(next++, VertxInternals.buffer(Unpooled.compositeBuffer(parts.length).addComponents(true, parts)));
-        if (next < segments) {
-          receive();
-        }
-      });
-    }
-
-    private void upload(long k, Buffer bytes) {
-      onTheirWay++;
-      if (onTheirWay >= WINDOW) {
-        socket.pause();
-      }
-      Future<Void> sent;
-      try {
-        sent = ChunkedTransfer.upload(device, view(k), HostElements.received(bytes), Integer.MAX_VALUE);
-      } catch (RuntimeException e) {
-        sent = Future.failedFuture(e);
-      }
-      sent.onComplete(ar -> {
-        onTheirWay--;
-        if (ar.failed()) {
-          fail(ar.cause());
-          return;
-        }
-        if (!closed) {
-          socket.resume();
-        }
-        if (++done == segments) {
-          succeed();
-        }
-      });
-    }
-
-    // A download: views asked for in order, at most WINDOW not yet written.
-    private void ask() {
-      while (!answered && !closed && next < segments && onTheirWay < WINDOW) {
-        onTheirWay++;
-        Future<DownloadReply> reply = device.request(new DownloadRequest(view(next++)));
-        asked.add(reply);
-        reply.onComplete(ar -> write());
-      }
-    }
-
-    // Writes what has come back, in order.
-    private void write() {
-      while (!asked.isEmpty() && asked.peek().isComplete()) {
-        Future<DownloadReply> head = asked.poll();
-        if (head.failed() || answered || closed) {
-          if (head.succeeded()) {
-            route.releaseTransferBuffer(head.result().getData());
-          }
-          onTheirWay--;
-          fail(head.failed() ? head.cause() : new CudaException(FailureCode.CONTEXT_LOST, "the stream closed"));
-          continue;
-        }
-        Buffer data = head.result().getData();
-        socket.write(BulkWire.dataFrame(data.length()));
-        socket.write(data).onComplete(ar -> {
-          // Written (or the stream is gone): the memory the device lent goes back.
-          route.releaseTransferBuffer(data);
-          onTheirWay--;
-          if (ar.failed()) {
-            fail(ar.cause());
-          } else if (++done == segments) {
-            succeed();
-          } else {
-            ask();
-          }
-        });
-      }
-    }
-
-    private BufferHandle view(long k) {
-      if (segments == 1) {
-        return handle;
-      }
-      long per = segmentBytes / handle.dtype().size();
-      long from = k * per;
-      return handle.view(from, Math.min(per, handle.length() - from));
-    }
-
+    // The transfer's answer: DONE, and the connection waits for the next.
     private void succeed() {
-      if (!answered) {
-        answered = true;
-        vertx.cancelTimer(timer);
-        socket.write(BulkWire.doneFrame());
-      }
+      socket.write(BulkWire.doneFrame());
+      next();
     }
 
-    // The stream's one failure; the client closes the stream once it has read it (closing here
-    // first could reset the connection before the client reads why).
+    // The failure of the transfer (or of a header): one FAIL, and the connection carries nothing more.
+    // The client closes it once it has read why (closing here first could reset the connection
+    // before the client reads it).
     private void fail(Throwable t) {
-      if (answered) {
+      if (failed) {
         return;
       }
-      answered = true;
+      failed = true;
       vertx.cancelTimer(timer);
       cutter.close();
-      pieces.clear();
+      if (transfer != null) {
+        transfer.answered = true;
+        transfer.pieces.clear();
+      }
       if (!closed) {
         socket.write(BulkWire.failFrame(t));
         socket.resume();
         // Dropped from here on; a client that never closes is closed after a while.
-        timer = vertx.setTimer(HEADER_MILLIS, id -> socket.close());
+        timer = vertx.setTimer(IDLE_MILLIS, id -> socket.close());
+      }
+    }
+
+    /** One transfer on the connection: its segments to or from the device, in order. */
+    private final class Transfer {
+      private final BufferHandle handle;
+      private final LocalRoutes.Route route;
+      private final RequestSender device;
+      private final long segmentBytes;
+      private final long segments;
+      private boolean answered;
+      private long done;
+      private int onTheirWay;
+      // An upload's segment being received.
+      private final List<ByteBuf> pieces = new ArrayList<>();
+      private long next;
+      // A download's views asked for, in order, and those written.
+      private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
+
+      Transfer(BufferHandle handle, LocalRoutes.Route route, RequestSender device) {
+        this.handle = handle;
+        this.route = route;
+        this.device = device;
+        // Segments of the pump's chunk size (a multiple of 4096 bytes, so of every dtype's size).
+        this.segmentBytes = ChunkedTransfer.localChunk(route.lendingLimit());
+        this.segments = Math.max(1, (handle.byteLength() + segmentBytes - 1) / segmentBytes);
+      }
+
+      // An upload's next segment: its pieces as they arrive, then to the device, in order.
+      private void receive() {
+        long from = next * segmentBytes;
+        cutter.run(Math.min(segmentBytes, handle.byteLength() - from), slice -> {
+          if (!answered) {
+            pieces.add(VertxInternals.byteBuf(slice));
+          }
+        }, () -> {
+          if (answered) {
+            return; // a failed upload's remaining bytes are dropped until the client closes
+          }
+          ByteBuf[] parts = pieces.toArray(new ByteBuf[0]);
+          pieces.clear();
+          upload(next++, VertxInternals.buffer(Unpooled.compositeBuffer(parts.length).addComponents(true, parts)));
+          if (next < segments) {
+            receive();
+          }
+        });
+      }
+
+      private void upload(long k, Buffer bytes) {
+        onTheirWay++;
+        if (onTheirWay >= WINDOW) {
+          socket.pause();
+        }
+        Future<Void> sent;
+        try {
+          sent = ChunkedTransfer.upload(device, view(k), HostElements.received(bytes), Integer.MAX_VALUE);
+        } catch (RuntimeException e) {
+          sent = Future.failedFuture(e);
+        }
+        sent.onComplete(ar -> {
+          onTheirWay--;
+          if (ar.failed()) {
+            fail(ar.cause());
+            return;
+          }
+          if (!closed) {
+            socket.resume();
+          }
+          if (++done == segments) {
+            succeed();
+          }
+        });
+      }
+
+      // A download: views asked for in order, at most WINDOW not yet written.
+      private void ask() {
+        while (!answered && !closed && next < segments && onTheirWay < WINDOW) {
+          onTheirWay++;
+          Future<DownloadReply> reply = device.request(new DownloadRequest(view(next++)));
+          asked.add(reply);
+          reply.onComplete(ar -> write());
+        }
+      }
+
+      // Writes what has come back, in order.
+      private void write() {
+        while (!asked.isEmpty() && asked.peek().isComplete()) {
+          Future<DownloadReply> head = asked.poll();
+          if (head.failed() || answered || closed) {
+            if (head.succeeded()) {
+              route.releaseTransferBuffer(head.result().getData());
+            }
+            onTheirWay--;
+            fail(head.failed() ? head.cause() : new CudaException(FailureCode.CONTEXT_LOST, "the stream closed"));
+            continue;
+          }
+          Buffer data = head.result().getData();
+          socket.write(BulkWire.dataFrame(data.length()));
+          socket.write(data).onComplete(ar -> {
+            // Written (or the stream is gone): the memory the device lent goes back.
+            route.releaseTransferBuffer(data);
+            onTheirWay--;
+            if (ar.failed()) {
+              fail(ar.cause());
+            } else if (++done == segments) {
+              succeed();
+            } else {
+              ask();
+            }
+          });
+        }
+      }
+
+      private BufferHandle view(long k) {
+        if (segments == 1) {
+          return handle;
+        }
+        long per = segmentBytes / handle.dtype().size();
+        long from = k * per;
+        return handle.view(from, Math.min(per, handle.length() - from));
+      }
+
+      private void succeed() {
+        if (!answered) {
+          answered = true;
+          Connection.this.succeed();
+        }
+      }
+
+      private void fail(Throwable t) {
+        if (!answered) {
+          Connection.this.fail(t);
+        }
       }
     }
   }

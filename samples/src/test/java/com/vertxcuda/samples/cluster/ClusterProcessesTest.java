@@ -461,7 +461,7 @@ class ClusterProcessesTest {
     io.vertx.core.Promise<Void> cut = io.vertx.core.Promise.promise();
     plainSocket.handler(heard::appendBuffer);
     plainSocket.closeHandler(v -> cut.tryComplete());
-    plainSocket.write(Buffer.buffer().appendInt(0x56434231).appendByte((byte) 'D').appendLong(30_000).appendInt(64)
+    plainSocket.write(Buffer.buffer().appendInt(0x56434232).appendByte((byte) 'D').appendLong(30_000).appendInt(64)
       .appendBuffer(Buffer.buffer(new byte[64])));
     await(cut.future(), 20);
     assertTrue(heard.length() < 64, "a plain peer heard " + heard.length() + " bytes");
