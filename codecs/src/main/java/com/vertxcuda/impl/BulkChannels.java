@@ -2,6 +2,7 @@ package com.vertxcuda.impl;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -178,39 +179,47 @@ final class BulkChannels {
       });
     }
 
-    // While transfers wait and fewer than MAX connections are open, one more is made for each.
+    // While transfers wait and fewer than MAX connections are open, one more is made for each, from
+    // this context (so its events arrive here).
     private void connectForWaiters() {
       String at = address;
       while (!dropped && at != null && waiting.size() > connecting && open < MAX_CONNECTIONS) {
         open++;
         connecting++;
-        int colon = at.lastIndexOf(':');
-        client().compose(nc -> nc.connect(port(at), at.substring(0, colon))).onComplete(ar -> {
-          connecting--;
-          if (ar.failed()) {
-            open--;
-            Promise<Channel> first = waiting.poll();
-            if (first != null) {
-              first.fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk channel of node " + id + " at "
-                + at + " cannot be reached: " + ar.cause().getMessage()));
-            }
-            forgetAddressIfUnused();
-            connectForWaiters();
-            return;
-          }
-          Channel c = new Channel(this, ar.result(), at);
-          if (dropped) {
-            c.discard();
-            return;
-          }
-          Promise<Channel> first = waiting.poll();
-          if (first != null) {
-            c.lease();
-            first.complete(c);
+        client().onComplete(made -> context.runOnContext(v -> {
+          if (made.failed()) {
+            connected(at, Future.failedFuture(made.cause()));
           } else {
-            release(c, true);
+            made.result().connect(port(at), at.substring(0, at.lastIndexOf(':'))).onComplete(ar -> connected(at, ar));
           }
-        });
+        }));
+      }
+    }
+
+    private void connected(String at, AsyncResult<NetSocket> ar) {
+      connecting--;
+      if (ar.failed()) {
+        open--;
+        Promise<Channel> first = waiting.poll();
+        if (first != null) {
+          first.fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk channel of node " + id + " at "
+            + at + " cannot be reached: " + ar.cause().getMessage()));
+        }
+        forgetAddressIfUnused();
+        connectForWaiters();
+        return;
+      }
+      Channel c = new Channel(this, ar.result(), at);
+      if (dropped || !at.equals(address)) {
+        c.discard(); // the node left, or its channel moved meanwhile: those who wait get a new one
+        return;
+      }
+      Promise<Channel> first = waiting.poll();
+      if (first != null) {
+        c.lease();
+        first.complete(c);
+      } else {
+        release(c, true);
       }
     }
 

@@ -147,33 +147,26 @@ final class BulkTransfer implements CallerOrder.Hold {
       FailureCode.TIMEOUT, "the bulk transfer did not finish within " + timeout + " ms")));
     stopWatching = sender.onNodeLeft(() -> home.runOnContext(v -> fail(new CudaException(FailureCode.CONTEXT_LOST,
       "node " + nodeId + " left the cluster"))));
+    if (described == null && node.address() != null) {
+      acquire();
+      return;
+    }
     Future<DeviceInfo> info;
     if (described != null) {
       info = described.succeeded() ? Future.succeededFuture(described.result()) : Future.failedFuture(described.cause());
-    } else if (node.address() == null) {
-      // No connection is open to the node: its device names the channel (no barrier: nothing this
-      // caller sent the node is unanswered, and nothing more can be sent while the transfer holds its place).
+    } else {
+      // No connection is open to the node: a device names its channel. No barrier is at stake here:
+      // nothing this caller sent the node is unanswered, and it sends nothing more while the
+      // transfer holds its place.
       info = sender.dispatch(new DescribeRequest(), home, order);
-    } else {
-      info = null;
     }
-    if (info == null) {
-      acquire();
-    } else {
-      info.onComplete(ar -> {
-        if (ar.failed()) {
-          fail(ar.cause());
-        } else {
-          node.learn(ar.result().getBulkAddress()).onComplete(learnt -> {
-            if (learnt.failed()) {
-              fail(learnt.cause());
-            } else {
-              acquire();
-            }
-          });
-        }
-      });
-    }
+    info.compose(i -> node.learn(i.getBulkAddress())).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(ar.cause());
+      } else {
+        acquire();
+      }
+    });
   }
 
   private void acquire() {
