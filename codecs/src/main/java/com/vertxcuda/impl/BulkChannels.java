@@ -50,7 +50,7 @@ final class BulkChannels {
     this.vertx = vertx;
   }
 
-  /** This Vert.x's connections; made on first use, and from then on dropping each node that leaves. */
+  /** This Vert.x's connections; made on first use, from then on dropping each node that leaves, forgotten when it closes. */
   static BulkChannels of(Vertx vertx) {
     synchronized (CHANNELS) {
       BulkChannels c = CHANNELS.get(vertx);
@@ -63,6 +63,12 @@ final class BulkChannels {
           }
         });
         CHANNELS.put(vertx, made);
+        VertxInternals.addCloseHook(vertx, done -> {
+          synchronized (CHANNELS) {
+            CHANNELS.remove(vertx);
+          }
+          done.succeed();
+        });
         c = made;
       }
       return c;
@@ -262,6 +268,12 @@ final class BulkChannels {
   final class Channel {
     private final Node node;
     final NetSocket socket;
+    /**
+     * The direct buffers of an upload's ring ({@link BulkTransfer#CHUNK} bytes each), kept for the
+     * connection's next upload: fresh direct memory is zeroed and page-faulted, and is freed only by a
+     * garbage collection. A connection that is closed takes them with it.
+     */
+    final ArrayDeque<Buffer> ring = new ArrayDeque<>();
     private final String address;
     private Handler<Buffer> data;
     private Handler<Throwable> cut;

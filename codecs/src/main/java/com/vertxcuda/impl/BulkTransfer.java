@@ -4,9 +4,9 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
-import io.netty.buffer.Unpooled;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.message.DeviceInfo;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -14,7 +14,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,9 +32,10 @@ import java.util.Map;
  * bus and answered by the device's admission after them, is the barrier it waits for. Then it takes a
  * connection from the node's pool (a describe names the channel when the pool has none open). An
  * upload's chunks are filled on the copy threads (ring of {@link #RING} direct buffers of {@link #CHUNK}
- * bytes, each reused once the socket has written it); a download's segments are read into the host
- * values on the copy threads as they arrive, the socket paused while {@link #RING} wait. Everything
- * else runs on the pool's context for the node ({@link BulkChannels.Node#context}).
+ * bytes, each reused once the socket has written it, and kept with the connection for its next
+ * upload); a download's segments are read into the host values on the copy threads as they arrive,
+ * the socket paused while {@link #RING} wait. Everything else runs on the pool's context for the node
+ * ({@link BulkChannels.Node#context}).
  *
  * <p>The future completes once, on the caller's context, after the node's one answer (DONE, or FAIL
  * with its code), the stream's end (CONTEXT_LOST), the node leaving the cluster (CONTEXT_LOST) or the
@@ -74,8 +74,7 @@ final class BulkTransfer implements CallerOrder.Hold {
   private boolean answered;
   /** Copies running on the copy threads (fills of an upload, reads of a download). */
   private int copying;
-  // An upload's ring.
-  private final ArrayDeque<Buffer> idle = new ArrayDeque<>();
+  // An upload's ring (its buffers are the connection's, BulkChannels.Channel#ring).
   private final Map<Long, Buffer> ready = new HashMap<>();
   private long chunks;
   private long nextFill;
@@ -231,14 +230,14 @@ final class BulkTransfer implements CallerOrder.Hold {
   private void fill() {
     while (!failed && nextFill < chunks && copying + ready.size() + writing < RING) {
       long k = nextFill++;
-      Buffer reused = idle.poll();
+      Buffer reused = channel.ring.poll();
       copying++;
       CopyThreads.execute(() -> {
         Buffer b = reused;
         RuntimeException error = null;
         try {
           if (b == null) {
-            b = VertxInternals.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect((int) Math.min(CHUNK, total))));
+            b = VertxInternals.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(CHUNK)));
           }
           int n = bytes(k);
           long from = k * CHUNK / handle.dtype().size() * per;
@@ -253,7 +252,7 @@ final class BulkTransfer implements CallerOrder.Hold {
     }
   }
 
-  // On the caller's context: chunk k is filled; what is ready goes out in order.
+  // On home: chunk k is filled; what is ready goes out in order.
   private void filled(long k, Buffer b, RuntimeException error) {
     copying--;
     if (error != null) {
@@ -271,7 +270,7 @@ final class BulkTransfer implements CallerOrder.Hold {
       writing++;
       channel.socket.write(chunk.length() == n ? chunk : chunk.slice(0, n)).onComplete(w -> {
         writing--;
-        idle.push(chunk);
+        channel.ring.push(chunk);
         if (w.failed()) {
           fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk stream failed: " + w.cause().getMessage()));
         } else {
