@@ -172,9 +172,10 @@ public final class CallerOrder {
   }
 
   /**
-   * A request of this caller went to {@code node} over the event bus; {@code answered} is called once
-   * the node has answered it (a reply, or a failure the node sent). One that never is (its timeout
-   * passed first, the node left) stays counted: it may still reach the node's admission. Any thread.
+   * A request of this caller went to {@code node} over the event bus: it counts until the returned
+   * action runs, once, when the node has answered it (a reply, or a failure the node sent). One never
+   * answered (its timeout passed first, the node left) stays counted: it may still reach the node's
+   * admission. Any thread.
    */
   synchronized Runnable sentOverBus(String node) {
     unanswered.merge(node, 1, Integer::sum);

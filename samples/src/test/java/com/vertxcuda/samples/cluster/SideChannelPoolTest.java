@@ -119,6 +119,30 @@ class SideChannelPoolTest {
   }
 
   /**
+   * A connection left idle past the client's limit (10 s) is closed; the next transfer asks a device
+   * for the channel again and opens a new one.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void anIdleConnectionIsClosedAndTheNextTransferOpensAnother(VertxTestContext ctx) {
+    Buffer data = ClusterProcessesTest.pattern(SIZE, 7);
+    device.alloc(DType.U8, SIZE)
+      .compose(h -> device.upload(h, data).map(h))
+      .compose(h -> {
+        io.vertx.core.Promise<BufferHandle> idled = io.vertx.core.Promise.promise();
+        client.setTimer(11_000, id -> idled.complete(h));
+        return idled.future();
+      })
+      .compose(h -> device.download(h))
+      .onComplete(ctx.succeeding(back -> ctx.verify(() -> {
+        assertTrue(data.equals(back), "the bytes came back equal");
+        assertEquals(2, BulkServer.connectionsAccepted(gpu), "the idle connection was not reused");
+        assertEquals(2, describes.get(), "with no connection open, the channel was asked for again");
+        ctx.completeNow();
+      })));
+  }
+
+  /**
    * A transfer answered FAIL (a forged token, refused while the upload still streams) leaves its
    * connection closed; the next transfer takes a new one and succeeds, and a connection whose transfer
    * answered DONE is reused.
