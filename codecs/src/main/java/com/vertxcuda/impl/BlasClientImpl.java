@@ -51,7 +51,7 @@ public final class BlasClientImpl implements BlasClient {
     if (!coalesce) {
       return sender.request(request);
     }
-    CallerOrder order = CallerOrder.current();
+    CallerOrder order = sender.order();
     Group group = open.get(order);
     // A group takes requests only while nothing was made after it on its caller.
     if (group != null && order.isLast(group)) {
@@ -131,7 +131,7 @@ public final class BlasClientImpl implements BlasClient {
     private void sendIfDue() {
       if (closed && turn && !sent) {
         sent = true;
-        send(requests, promises, context);
+        send(requests, promises, context, order);
       }
     }
 
@@ -151,12 +151,12 @@ public final class BlasClientImpl implements BlasClient {
     return sender.request(batch);
   }
 
-  private void send(List<BlasRequest> requests, List<Promise<BlasReply>> promises, Context context) {
+  private void send(List<BlasRequest> requests, List<Promise<BlasReply>> promises, Context context, CallerOrder order) {
     if (requests.size() == 1) {
-      sender.<BlasReply>dispatch(requests.get(0), context).onComplete(promises.get(0));
+      sender.<BlasReply>dispatch(requests.get(0), context, order).onComplete(promises.get(0));
       return;
     }
-    sender.<BlasBatchReply>dispatch(new BlasBatch(requests), context).onComplete(ar -> {
+    sender.<BlasBatchReply>dispatch(new BlasBatch(requests), context, order).onComplete(ar -> {
       List<BlasOutcome> outcomes = ar.succeeded() ? ar.result().getOutcomes() : List.of();
       for (int i = 0; i < promises.size(); i++) {
         if (ar.failed()) {

@@ -1,62 +1,48 @@
 package com.vertxcuda.impl;
 
-import com.vertxcuda.Addresses;
-import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.Failures;
-import com.vertxcuda.message.DownloadReply;
-import com.vertxcuda.message.DownloadRequest;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetSocket;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bulk side channel of a GPU node: one TCP server per clustered Vert.x (the event bus's host, any
  * port, TLS when the bus has it: {@link BulkWire#serverOptions}), shared by every device it serves,
- * advertised in each device's {@code DeviceInfo.bulkAddress}. A stream carries one transfer
- * ({@link BulkWire}): the bytes of an upload go into the device through its local route, by the one
- * pump ({@link ChunkedTransfer}), a segment of the stream at a time, in order; a download's views are
- * read from the device, a few at a time, and written back as they come, each returned to the device
- * once written. The device checks the handle and its token on every segment: a forged token is
- * answered FORBIDDEN (one FAIL frame) and the device serves on. The reading socket is paused while
- * {@link #WINDOW} segments are on their way, so a stream never holds more than that.
- *
- * <p>All of a stream's work runs on the server's event loop; bytes are copied only on the copy threads.
+ * advertised in each device's {@code DeviceInfo.bulkAddress}, started by its first user and closed by
+ * its last. Each connection carries transfers one after another ({@link BulkConnection}; clients keep
+ * theirs open and reuse them, {@link BulkChannels}). All its work runs on its own event loop; bytes are
+ * copied only on the copy threads.
  */
 public final class BulkServer {
 
-  /** The longest a stream may take, whatever its client asks: 10 minutes. */
+  /** The longest a transfer may take, whatever its client asks: 10 minutes. */
   static final long MAX_STREAM_MILLIS = 600_000;
 
-  private static final System.Logger LOG = System.getLogger(BulkServer.class.getName());
-  /** Segments of a stream on their way to or from the device at once. */
+  /** Segments of a transfer on their way to or from the device at once. */
   static final int WINDOW = 4;
-  /** How long a new stream has to name its transfer. */
-  static final long HEADER_MILLIS = 10_000;
+  /**
+   * How long a connection may carry no transfer, in ms — a new one before its first header, a kept one
+   * between transfers, one that carried a FAIL before its client closes it — before it is closed:
+   * longer than clients keep an idle one ({@link BulkChannels#IDLE_MILLIS}), so they close first.
+   */
+  static final long IDLE_MILLIS = 30_000;
 
   private static final Map<Vertx, BulkServer> SERVERS = new WeakHashMap<>();
 
-  private final Vertx vertx;
   private final Future<String> address;
+  private final AtomicLong accepted = new AtomicLong();
   private NetServer server;
   private int users;
 
   private BulkServer(Vertx vertx) {
-    this.vertx = vertx;
     EventBusOptions bus = VertxInternals.eventBusOptions(vertx);
     if (bus == null) {
       address = Future.failedFuture(new CudaException(FailureCode.UNSUPPORTED,
@@ -68,7 +54,10 @@ public final class BulkServer {
     // On a context of its own: the server outlives the device that asked for it first.
     Context context = VertxInternals.newEventLoopContext(vertx);
     context.runOnContext(v -> {
-      server = vertx.createNetServer(BulkWire.serverOptions(vertx, bus)).connectHandler(s -> new Stream(s).start());
+      server = vertx.createNetServer(BulkWire.serverOptions(vertx, bus)).connectHandler(s -> {
+        accepted.incrementAndGet();
+        new BulkConnection(vertx, s).start();
+      });
       server.listen().map(s -> BulkWire.advertisedHost(vertx, bus) + ":" + s.actualPort()).onComplete(listening);
     });
   }
@@ -86,6 +75,17 @@ public final class BulkServer {
     return s.address;
   }
 
+  /**
+   * Connections this Vert.x's side channel has accepted since it started (one per connection a client
+   * keeps, not one per transfer); 0 where it serves none.
+   */
+  public static long connectionsAccepted(Vertx vertx) {
+    synchronized (SERVERS) {
+      BulkServer s = SERVERS.get(vertx);
+      return s == null ? 0 : s.accepted.get();
+    }
+  }
+
   /** One user less; the last closes the server. */
   public static Future<Void> release(Vertx vertx) {
     BulkServer s;
@@ -97,218 +97,5 @@ public final class BulkServer {
       SERVERS.remove(vertx);
     }
     return s.address.transform(ar -> s.server == null ? Future.<Void>succeededFuture() : s.server.close());
-  }
-
-  /** One stream: one transfer, answered once (DONE or FAIL); on the server's event loop. */
-  private final class Stream {
-    private final NetSocket socket;
-    private final BulkWire.Cutter cutter = new BulkWire.Cutter();
-    private boolean answered;
-    private boolean closed;
-    private long timer;
-    private BufferHandle handle;
-    private RequestSender device;
-    private LocalRoutes.Route route;
-    private long segmentBytes;
-    private long segments;
-    private long done;
-    private int onTheirWay;
-    // An upload's segment being received.
-    private final List<ByteBuf> pieces = new ArrayList<>();
-    private long next;
-    // A download's views asked for, in order, and those written.
-    private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
-
-    Stream(NetSocket socket) {
-      this.socket = socket;
-    }
-
-    void start() {
-      timer = vertx.setTimer(HEADER_MILLIS, id -> fail(new CudaException(FailureCode.TIMEOUT,
-        "the bulk stream named no transfer within " + HEADER_MILLIS + " ms")));
-      socket.handler(b -> {
-        try {
-          cutter.feed(b);
-        } catch (RuntimeException e) {
-          fail(new CudaException(FailureCode.BAD_REQUEST, "the bulk stream is malformed: " + e.getMessage()));
-        }
-      });
-      socket.closeHandler(v -> {
-        closed = true;
-        cutter.close();
-        vertx.cancelTimer(timer);
-      });
-      socket.exceptionHandler(t -> LOG.log(System.Logger.Level.DEBUG, "bulk stream: " + t));
-      cutter.field(BulkWire.HEADER, this::header);
-    }
-
-    private void header(Buffer fixed) {
-      if (fixed.getInt(0) != BulkWire.MAGIC) {
-        // Not our protocol: nothing is answered.
-        answered = true;
-        cutter.close();
-        socket.close();
-        return;
-      }
-      boolean upload = fixed.getByte(4) == BulkWire.UPLOAD;
-      // The client's timeout, no longer than the server allows: a stream that stops reading must not
-      // keep the device's lent memory for ever.
-      long timeout = Math.min(fixed.getLong(5), MAX_STREAM_MILLIS);
-      int n = fixed.getInt(13);
-      if (n <= 0 || n > BulkWire.MAX_HANDLE_BYTES || timeout <= 0) {
-        fail(new CudaException(FailureCode.BAD_REQUEST, "the bulk stream's header is malformed"));
-        return;
-      }
-      cutter.field(n, h -> named(upload, timeout, h));
-    }
-
-    private void named(boolean upload, long timeout, Buffer bytes) {
-      long length;
-      try {
-        handle = BulkWire.handle(bytes);
-        length = handle.byteLength();
-      } catch (RuntimeException e) {
-        fail(Failures.toCudaException(e));
-        return;
-      }
-      String address = Addresses.device(handle.node(), handle.device());
-      route = LocalRoutes.of(vertx).get(address);
-      if (route == null || !handle.node().equals(Nodes.self(vertx))) {
-        fail(new CudaException(FailureCode.CONTEXT_LOST, "no device of this node serves " + address));
-        return;
-      }
-      device = new RequestSender(vertx, address, timeout);
-      vertx.cancelTimer(timer);
-      timer = vertx.setTimer(timeout, id -> fail(new CudaException(FailureCode.TIMEOUT,
-        "the bulk transfer did not finish within " + timeout + " ms")));
-      // Segments of the pump's chunk size (a multiple of 4096 bytes, so of every dtype's size).
-      segmentBytes = ChunkedTransfer.localChunk(route.lendingLimit());
-      segments = Math.max(1, (length + segmentBytes - 1) / segmentBytes);
-      if (upload) {
-        receive();
-      } else {
-        ask();
-      }
-    }
-
-    // An upload's next segment: its pieces as they arrive, then to the device, in order.
-    private void receive() {
-      long from = next * segmentBytes;
-      cutter.run(Math.min(segmentBytes, handle.byteLength() - from), slice -> {
-        if (!answered) {
-          pieces.add(VertxInternals.byteBuf(slice));
-        }
-      }, () -> {
-        if (answered) {
-          return; // a failed upload's remaining bytes are dropped until the client closes
-        }
-        ByteBuf[] parts = pieces.toArray(new ByteBuf[0]);
-        pieces.clear();
-        upload(next++, VertxInternals.buffer(Unpooled.compositeBuffer(parts.length).addComponents(true, parts)));
-        if (next < segments) {
-          receive();
-        }
-      });
-    }
-
-    private void upload(long k, Buffer bytes) {
-      onTheirWay++;
-      if (onTheirWay >= WINDOW) {
-        socket.pause();
-      }
-      Future<Void> sent;
-      try {
-        sent = ChunkedTransfer.upload(device, view(k), HostElements.received(bytes), Integer.MAX_VALUE);
-      } catch (RuntimeException e) {
-        sent = Future.failedFuture(e);
-      }
-      sent.onComplete(ar -> {
-        onTheirWay--;
-        if (ar.failed()) {
-          fail(ar.cause());
-          return;
-        }
-        if (!closed) {
-          socket.resume();
-        }
-        if (++done == segments) {
-          succeed();
-        }
-      });
-    }
-
-    // A download: views asked for in order, at most WINDOW not yet written.
-    private void ask() {
-      while (!answered && !closed && next < segments && onTheirWay < WINDOW) {
-        onTheirWay++;
-        Future<DownloadReply> reply = device.request(new DownloadRequest(view(next++)));
-        asked.add(reply);
-        reply.onComplete(ar -> write());
-      }
-    }
-
-    // Writes what has come back, in order.
-    private void write() {
-      while (!asked.isEmpty() && asked.peek().isComplete()) {
-        Future<DownloadReply> head = asked.poll();
-        if (head.failed() || answered || closed) {
-          if (head.succeeded()) {
-            route.releaseTransferBuffer(head.result().getData());
-          }
-          onTheirWay--;
-          fail(head.failed() ? head.cause() : new CudaException(FailureCode.CONTEXT_LOST, "the stream closed"));
-          continue;
-        }
-        Buffer data = head.result().getData();
-        socket.write(BulkWire.dataFrame(data.length()));
-        socket.write(data).onComplete(ar -> {
-          // Written (or the stream is gone): the memory the device lent goes back.
-          route.releaseTransferBuffer(data);
-          onTheirWay--;
-          if (ar.failed()) {
-            fail(ar.cause());
-          } else if (++done == segments) {
-            succeed();
-          } else {
-            ask();
-          }
-        });
-      }
-    }
-
-    private BufferHandle view(long k) {
-      if (segments == 1) {
-        return handle;
-      }
-      long per = segmentBytes / handle.dtype().size();
-      long from = k * per;
-      return handle.view(from, Math.min(per, handle.length() - from));
-    }
-
-    private void succeed() {
-      if (!answered) {
-        answered = true;
-        vertx.cancelTimer(timer);
-        socket.write(BulkWire.doneFrame());
-      }
-    }
-
-    // The stream's one failure; the client closes the stream once it has read it (closing here
-    // first could reset the connection before the client reads why).
-    private void fail(Throwable t) {
-      if (answered) {
-        return;
-      }
-      answered = true;
-      vertx.cancelTimer(timer);
-      cutter.close();
-      pieces.clear();
-      if (!closed) {
-        socket.write(BulkWire.failFrame(t));
-        socket.resume();
-        // Dropped from here on; a client that never closes is closed after a while.
-        timer = vertx.setTimer(HEADER_MILLIS, id -> socket.close());
-      }
-    }
   }
 }

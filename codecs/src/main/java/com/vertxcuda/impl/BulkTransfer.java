@@ -4,15 +4,16 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
+import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.DeviceInfo;
 import io.netty.buffer.Unpooled;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetSocket;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,20 +21,26 @@ import java.util.Map;
 
 /**
  * An upload or download to a device on another node larger than {@link #BULK_BYTES}, over the node's
- * bulk side channel ({@link BulkServer}; {@link BulkWire} says the bytes): one TCP stream (TLS when
- * the event bus is) per transfer, the bytes pipelined at the network's pace instead of event-bus
- * messages.
+ * bulk side channel ({@link BulkServer}; {@link BulkWire} says the bytes): one transfer on a
+ * connection of the node's pool ({@link BulkChannels}, TLS when the event bus is), the bytes
+ * pipelined at the network's pace instead of event-bus messages.
  *
  * <p>It keeps its place in the caller's order ({@link CallerOrder.Hold}) until it is done. When its
- * turn comes it opens a stream ({@link BulkChannels#open}, which also puts the stream behind every
- * request this caller sent the device before). An upload's chunks are filled on the copy threads (ring of
- * {@link #RING} direct buffers of {@link #CHUNK} bytes, each reused once the socket has written it); a
- * download's segments are read into the host values on the copy threads as they arrive, the socket
- * paused while {@link #RING} wait. Everything else runs on the caller's context.
+ * turn comes, the stream must also come after every request the caller sent the device's node before
+ * over the event bus: when the node has answered them all ({@link CallerOrder#answeredBy}), they have
+ * passed its admission and the stream starts at once; otherwise a describe, sent behind them on the
+ * bus and answered by the device's admission after them, is the barrier it waits for. Then it takes a
+ * connection from the node's pool (a describe names the channel when the pool has none open). An
+ * upload's chunks are filled on the copy threads (ring of {@link #RING} direct buffers of {@link #CHUNK}
+ * bytes, each reused once the socket has written it, and kept with the connection for its next
+ * upload); a download's segments are read into the host values on the copy threads as they arrive,
+ * the socket paused while {@link #RING} wait. Everything else runs on the pool's context for the node
+ * ({@link BulkChannels.Node#context}).
  *
  * <p>The future completes once, on the caller's context, after the node's one answer (DONE, or FAIL
  * with its code), the stream's end (CONTEXT_LOST), the node leaving the cluster (CONTEXT_LOST) or the
- * sender's timeout (TIMEOUT) — and only once no copy touches the host values any more.
+ * sender's timeout (TIMEOUT) — and only once no copy touches the host values any more. Only a
+ * connection whose transfer answered DONE goes back to the pool.
  */
 final class BulkTransfer implements CallerOrder.Hold {
 
@@ -50,11 +57,15 @@ final class BulkTransfer implements CallerOrder.Hold {
   private final boolean upload;
   private final Context caller;
   private final CallerOrder order;
+  private final String nodeId;
+  private final BulkChannels.Node node;
+  /** Where the transfer runs once its turn has come: its node's pool's context. */
+  private final Context home;
   private final Promise<Void> done = Promise.promise();
   private final long total;
   private final int per;
   private final BulkWire.Cutter cutter = new BulkWire.Cutter();
-  private NetSocket socket;
+  private BulkChannels.Channel channel;
   private long timer = -1;
   private Runnable stopWatching = () -> { };
   private CudaException cause;
@@ -63,8 +74,7 @@ final class BulkTransfer implements CallerOrder.Hold {
   private boolean answered;
   /** Copies running on the copy threads (fills of an upload, reads of a download). */
   private int copying;
-  // An upload's ring.
-  private final ArrayDeque<Buffer> idle = new ArrayDeque<>();
+  // An upload's ring (its buffers are the connection's, BulkChannels.Channel#ring).
   private final Map<Long, Buffer> ready = new HashMap<>();
   private long chunks;
   private long nextFill;
@@ -82,7 +92,10 @@ final class BulkTransfer implements CallerOrder.Hold {
     this.host = host;
     this.upload = upload;
     this.caller = sender.callerContext();
-    this.order = CallerOrder.current();
+    this.order = sender.order();
+    this.nodeId = com.vertxcuda.Addresses.nodeOf(sender.address());
+    this.node = BulkChannels.of(sender.vertx()).node(nodeId);
+    this.home = node.context;
     this.total = handle.byteLength();
     this.per = host.perDeviceElement(handle.dtype());
   }
@@ -115,45 +128,77 @@ final class BulkTransfer implements CallerOrder.Hold {
   /** Everything made before it on its caller has been sent (on the caller's thread or context). */
   @Override
   public void turn() {
+    long deadline = System.nanoTime() + sender.timeoutMillis() * 1_000_000;
+    if (order.answeredBy(nodeId)) {
+      home.runOnContext(v -> begin(deadline, null));
+    } else {
+      // Sent from the caller, behind what it sent before: the event bus keeps their order.
+      sender.<DeviceInfo>dispatch(new DescribeRequest(), caller, order)
+        .onComplete(ar -> home.runOnContext(v -> begin(deadline, ar)));
+    }
+  }
+
+  // On home: the stream is behind everything the caller sent before (a barrier's answer, when it
+  // needed one: {@code described}); it takes a connection.
+  private void begin(long deadline, AsyncResult<DeviceInfo> described) {
     long timeout = sender.timeoutMillis();
-    timer = sender.vertx().setTimer(timeout, id -> caller.runOnContext(v -> fail(new CudaException(
-      FailureCode.TIMEOUT, "the bulk transfer did not finish within " + timeout + " ms"))));
-    String node = com.vertxcuda.Addresses.nodeOf(sender.address());
-    stopWatching = sender.onNodeLeft(() -> caller.runOnContext(v -> fail(new CudaException(FailureCode.CONTEXT_LOST,
-      "node " + node + " left the cluster"))));
-    BulkChannels.open(sender, caller).onComplete(ar -> {
+    timer = sender.vertx().setTimer(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), id -> fail(new CudaException(
+      FailureCode.TIMEOUT, "the bulk transfer did not finish within " + timeout + " ms")));
+    stopWatching = sender.onNodeLeft(() -> home.runOnContext(v -> fail(new CudaException(FailureCode.CONTEXT_LOST,
+      "node " + nodeId + " left the cluster"))));
+    if (described == null && node.address() != null) {
+      acquire();
+      return;
+    }
+    Future<DeviceInfo> info;
+    if (described != null) {
+      info = described.succeeded() ? Future.succeededFuture(described.result()) : Future.failedFuture(described.cause());
+    } else {
+      // No connection is open to the node: a device names its channel. No barrier is at stake here:
+      // nothing this caller sent the node is unanswered, and it sends nothing more while the
+      // transfer holds its place.
+      info = sender.dispatch(new DescribeRequest(), home, order);
+    }
+    info.compose(i -> node.learn(i.getBulkAddress())).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(ar.cause());
+      } else {
+        acquire();
+      }
+    });
+  }
+
+  private void acquire() {
+    if (failed) {
+      return;
+    }
+    node.acquire().onComplete(ar -> {
       if (ar.failed()) {
         fail(ar.cause());
       } else if (failed) {
-        ar.result().close();
+        node.release(ar.result(), true); // unused: the next transfer takes it
       } else {
         opened(ar.result());
       }
     });
   }
 
-  private void opened(NetSocket s) {
-    socket = s;
-    s.handler(b -> {
+  private void opened(BulkChannels.Channel c) {
+    channel = c;
+    c.user(b -> {
       try {
         cutter.feed(b);
       } catch (RuntimeException e) {
         fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk stream is malformed: " + e.getMessage()));
       }
-    });
-    // After the node's answer, only this side's copies may still fail the transfer.
-    s.closeHandler(v -> {
+    }, t -> {
+      // After the node's answer, only this side's copies may still fail the transfer.
       if (!answered) {
-        fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk stream to node "
-          + com.vertxcuda.Addresses.nodeOf(sender.address()) + " was cut before its answer"));
+        fail(new CudaException(FailureCode.CONTEXT_LOST, t == null ? "the bulk stream to node " + nodeId
+          + " was cut before its answer" : "the bulk stream failed: " + t.getMessage()));
       }
     });
-    s.exceptionHandler(t -> {
-      if (!answered) {
-        fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk stream failed: " + t.getMessage()));
-      }
-    });
-    s.write(BulkWire.header(upload, handle, sender.timeoutMillis()));
+    c.socket.write(BulkWire.header(upload, handle, sender.timeoutMillis()));
     cutter.field(1, this::frame);
     if (upload) {
       chunks = Math.max(1, (total + CHUNK - 1) / CHUNK);
@@ -185,14 +230,14 @@ final class BulkTransfer implements CallerOrder.Hold {
   private void fill() {
     while (!failed && nextFill < chunks && copying + ready.size() + writing < RING) {
       long k = nextFill++;
-      Buffer reused = idle.poll();
+      Buffer reused = channel.ring.poll();
       copying++;
       CopyThreads.execute(() -> {
         Buffer b = reused;
         Throwable error = null;
         try {
           if (b == null) {
-            b = VertxInternals.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect((int) Math.min(CHUNK, total))));
+            b = VertxInternals.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(CHUNK)));
           }
           int n = bytes(k);
           long from = k * CHUNK / handle.dtype().size() * per;
@@ -202,12 +247,12 @@ final class BulkTransfer implements CallerOrder.Hold {
         }
         Buffer filled = b;
         Throwable failure = error;
-        caller.runOnContext(v -> filled(k, filled, failure));
+        home.runOnContext(v -> filled(k, filled, failure));
       });
     }
   }
 
-  // On the caller's context: chunk k is filled; what is ready goes out in order.
+  // On home: chunk k is filled; what is ready goes out in order.
   private void filled(long k, Buffer b, Throwable error) {
     copying--;
     if (error != null) {
@@ -223,9 +268,9 @@ final class BulkTransfer implements CallerOrder.Hold {
       Buffer chunk = ready.remove(nextWrite);
       int n = bytes(nextWrite++);
       writing++;
-      socket.write(chunk.length() == n ? chunk : chunk.slice(0, n)).onComplete(w -> {
+      channel.socket.write(chunk.length() == n ? chunk : chunk.slice(0, n)).onComplete(w -> {
         writing--;
-        idle.push(chunk);
+        channel.ring.push(chunk);
         if (w.failed()) {
           fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk stream failed: " + w.cause().getMessage()));
         } else {
@@ -260,7 +305,7 @@ final class BulkTransfer implements CallerOrder.Hold {
     copying++;
     if (copying >= RING && !paused) {
       paused = true;
-      socket.pause();
+      channel.socket.pause();
     }
     CopyThreads.execute(() -> {
       Throwable error = null;
@@ -285,11 +330,11 @@ final class BulkTransfer implements CallerOrder.Hold {
         error = e;
       }
       Throwable failure = error;
-      caller.runOnContext(v -> {
+      home.runOnContext(v -> {
         copying--;
-        if (paused && copying < RING && !failed) {
+        if (paused && copying < RING && !failed && !answered) {
           paused = false;
-          socket.resume();
+          channel.socket.resume();
         }
         if (failure != null) {
           fail(failure);
@@ -300,7 +345,7 @@ final class BulkTransfer implements CallerOrder.Hold {
     });
   }
 
-  // On the caller's context: the first failure is the transfer's; the stream goes.
+  // On home: the first failure is the transfer's; its connection is closed, never reused.
   private void fail(Throwable t) {
     if (failed || reported) {
       return;
@@ -308,13 +353,14 @@ final class BulkTransfer implements CallerOrder.Hold {
     failed = true;
     cause = Failures.toCudaException(t);
     cutter.close();
-    if (socket != null) {
-      socket.close();
+    if (channel != null) {
+      node.release(channel, false);
     }
     settle();
   }
 
-  // Reports once: after the node's answer or a failure, when no copy touches the host values.
+  // Reports once: after the node's answer or a failure, when no copy touches the host values. A
+  // connection whose transfer answered DONE goes back to the pool.
   private void settle() {
     if (reported || copying > 0 || !failed && !answered) {
       return;
@@ -322,8 +368,8 @@ final class BulkTransfer implements CallerOrder.Hold {
     reported = true;
     sender.vertx().cancelTimer(timer);
     stopWatching.run();
-    if (socket != null && !failed) {
-      socket.close();
+    if (channel != null && !failed) {
+      node.release(channel, true);
     }
     order.release(this);
     CudaException failure = failed ? cause : null;

@@ -19,18 +19,21 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * The wire of the bulk side channel ({@link BulkServer}, {@link BulkTransfer}): one stream per
- * transfer, written once here.
+ * The wire of the bulk side channel ({@link BulkServer}, {@link BulkTransfer}), written once here. A
+ * connection carries transfers one after another, each answered before the next begins.
  *
- * <p>Client to node: {@code int MAGIC, byte UPLOAD|DOWNLOAD, long timeout ms, int n, n bytes of the
- * handle} (the handle's own wire codec, token included); an upload's bytes follow, exactly the
- * handle's byte length. Node to client: {@code DATA} frames ({@code byte 'D', int n, n bytes}, a
- * download's bytes in order), then one {@code DONE} ({@code byte 'K'}) or, at any point, one
- * {@code FAIL} ({@code byte 'F', int code, int n, n bytes of UTF-8 message}) — the transfer's one answer.
+ * <p>A transfer, client to node: {@code int MAGIC, byte UPLOAD|DOWNLOAD, long timeout ms, int n, n
+ * bytes of the handle} (the handle's own wire codec, token included: each transfer is authorised on
+ * its own); an upload's bytes follow, exactly the handle's byte length. Node to client: {@code DATA}
+ * frames ({@code byte 'D', int n, n bytes}, a download's bytes in order), then one {@code DONE}
+ * ({@code byte 'K'}) or, at any point, one {@code FAIL} ({@code byte 'F', int code, int n, n bytes of
+ * UTF-8 message}) — the transfer's one answer. After DONE the client may send the next transfer's
+ * header on the same connection; after FAIL the connection carries nothing more (the node drops what
+ * still arrives, the client closes it).
  */
 final class BulkWire {
 
-  static final int MAGIC = 0x56434231; // "VCB1"
+  static final int MAGIC = 0x56434232; // "VCB2": transfers one after another on a connection
   static final byte UPLOAD = 'U';
   static final byte DOWNLOAD = 'D';
   static final byte DATA = 'D';

@@ -6,6 +6,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -26,6 +28,11 @@ import java.util.function.Supplier;
  * Vert.x keeps per sending context) is run there when its turn comes on another thread; one that may
  * run anywhere (the local route's admission takes requests from any thread) runs on the thread
  * whose release gave it its turn. Only one thread moves the queue at a time.
+ *
+ * <p>It also counts what the caller has sent each other node over the event bus and not heard
+ * back from ({@link #sentOverBus}): a stream to that node's bulk side channel, which bypasses the
+ * bus, is put behind those requests by a barrier on the bus only while any of them is unanswered
+ * ({@link BulkTransfer}).
  */
 public final class CallerOrder {
 
@@ -70,8 +77,18 @@ public final class CallerOrder {
   private Hold holding;
   /** Whether a thread is moving the queue (or sending straight out) now: nothing may overtake it. */
   private boolean draining;
+  /** Requests sent over the event bus to another node and not answered by it, by node. */
+  private final Map<String, Integer> unanswered = new HashMap<>();
 
   private CallerOrder() {
+  }
+
+  /**
+   * An order of its own, for a caller that is neither a context nor a thread: one connection of a
+   * node's bulk side channel ({@link BulkServer}), whose transfers wait behind nobody else's.
+   */
+  public static CallerOrder separate() {
+    return new CallerOrder();
   }
 
   /** The current caller's order: the current Vert.x context's or, off any context, this thread's. */
@@ -152,6 +169,30 @@ public final class CallerOrder {
     } else if (ahead != null) {
       ahead.hurry();
     }
+  }
+
+  /**
+   * A request of this caller went to {@code node} over the event bus: it counts until the returned
+   * action runs, once, when the node has answered it (a reply, or a failure the node sent). One never
+   * answered (its timeout passed first, the node left) stays counted: it may still reach the node's
+   * admission. Any thread.
+   */
+  synchronized Runnable sentOverBus(String node) {
+    unanswered.merge(node, 1, Integer::sum);
+    return () -> {
+      synchronized (this) {
+        unanswered.computeIfPresent(node, (n, count) -> count == 1 ? null : count - 1);
+      }
+    };
+  }
+
+  /**
+   * Whether the node has answered every request this caller sent it over the event bus: then each
+   * has passed the node's admission, and what the caller sends the node now by another way comes
+   * after them there. Any thread.
+   */
+  synchronized boolean answeredBy(String node) {
+    return !unanswered.containsKey(node);
   }
 
   /** Whether {@code hold} is the last thing in this order (nothing was made after it yet). */

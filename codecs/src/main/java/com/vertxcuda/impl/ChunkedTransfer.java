@@ -125,7 +125,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     this.window = route == null ? WINDOW : localWindow(route.lendingLimit(), chunkBytes);
     this.parallel = route != null && handle.byteLength() > INLINE_BYTES;
     this.caller = sender.callerContext();
-    this.order = CallerOrder.current();
+    this.order = sender.order();
   }
 
   // A copy: reads of source's views from {@code from}, writes of target's views to {@code to}.
@@ -143,7 +143,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     this.window = WINDOW;
     this.parallel = false;
     this.caller = from.callerContext();
-    this.order = CallerOrder.current();
+    this.order = from.order();
   }
 
   /** A chunk's bytes for a device that may lend {@code limit} bytes: a ring takes at most a quarter of it. */
@@ -290,7 +290,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     int n = bytes(k, count);
     // A view of the buffer's first bytes: the same memory, so the device still finds it lent.
     Object body = new UploadRequest(view(k, count), b.length() == n ? b : b.slice(0, n));
-    Future<BufferHandle> reply = sender.dispatch(body, caller);
+    Future<BufferHandle> reply = sender.dispatch(body, caller, order);
     reply.onComplete(ar -> {
       synchronized (this) {
         active--;
@@ -319,7 +319,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   // Asks for chunks [k, k + count).
   private void sendDownload(long k, long count) {
     Object body = new DownloadRequest(view(k, count));
-    Future<DownloadReply> reply = sender.dispatch(body, caller);
+    Future<DownloadReply> reply = sender.dispatch(body, caller, order);
     reply.onComplete(ar -> {
       if (ar.failed()) {
         synchronized (this) {
@@ -337,7 +337,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
 
   // A copy's chunk k: read from the source, then written to the target over the bytes read.
   private void sendCopy(long k) {
-    Future<DownloadReply> read = sender.dispatch(new DownloadRequest(view(k, 1)), caller);
+    Future<DownloadReply> read = sender.dispatch(new DownloadRequest(view(k, 1)), caller, order);
     read.onComplete(ar -> {
       if (ar.failed()) {
         synchronized (this) {
@@ -359,7 +359,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
           written++;
           long from = k * perChunk;
           BufferHandle into = chunks == 1 ? copyTarget : copyTarget.view(from, Math.min(perChunk, copyTarget.length() - from));
-          write = copyTo.dispatch(new UploadRequest(into, data), caller);
+          write = copyTo.dispatch(new UploadRequest(into, data), caller, order);
         }
       }
       if (write == null) {

@@ -34,7 +34,7 @@ final class CrossDeviceCopy implements CallerOrder.Hold {
   private final long transfer;
   private final Promise<BufferHandle> done = Promise.promise();
   private final Context caller;
-  private final CallerOrder order = CallerOrder.current();
+  private final CallerOrder order;
 
   private CrossDeviceCopy(RequestSender from, RequestSender to, BufferHandle source, BufferHandle target) {
     this.from = from;
@@ -47,6 +47,7 @@ final class CrossDeviceCopy implements CallerOrder.Hold {
     } while (id == 0);
     this.transfer = id;
     this.caller = from.callerContext();
+    this.order = from.order();
   }
 
   /** Whether {@code source} and {@code target} are on different devices. */
@@ -79,17 +80,17 @@ final class CrossDeviceCopy implements CallerOrder.Hold {
   /** Everything made before the copy on its caller has been sent: the target's place, then the source's copy. */
   @Override
   public void turn() {
-    to.<BufferHandle>dispatch(new CopyInRequest(source, target, transfer, true), caller).onComplete(ar -> {
+    to.<BufferHandle>dispatch(new CopyInRequest(source, target, transfer, true), caller, order).onComplete(ar -> {
       if (ar.succeeded()) {
         done.tryComplete(target);
       } else {
         done.tryFail(ar.cause());
       }
     });
-    from.<BufferHandle>dispatch(new CopyOutRequest(source, target, transfer), caller).onFailure(t -> {
+    from.<BufferHandle>dispatch(new CopyOutRequest(source, target, transfer), caller, order).onFailure(t -> {
       done.tryFail(t);
       // The target still holds its place for a copy that will not come: give it up now.
-      to.dispatch(new CopyInChunk(target, transfer, null), caller);
+      to.dispatch(new CopyInChunk(target, transfer, null), caller, order);
     });
     order.release(this);
   }

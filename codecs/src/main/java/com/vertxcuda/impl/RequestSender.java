@@ -7,6 +7,8 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
 
 
 /**
@@ -33,9 +35,20 @@ public final class RequestSender {
   private final DeliveryOptions options;
   private final long timeoutMillis;
   private final java.util.Map<String, LocalRoutes.Route> local;
+  /** The order its requests keep their place in; null: their caller's ({@link CallerOrder#current}). */
+  private final CallerOrder order;
 
   public RequestSender(Vertx vertx, String address, long timeoutMillis) {
+    this(vertx, address, timeoutMillis, null);
+  }
+
+  /**
+   * A sender whose requests, and the transfers made through it, keep their place in {@code order}
+   * instead of their caller's (a connection of a node's bulk side channel, {@link BulkServer}).
+   */
+  public RequestSender(Vertx vertx, String address, long timeoutMillis, CallerOrder order) {
     this.vertx = vertx;
+    this.order = order;
     this.address = address;
     this.timeoutMillis = timeoutMillis;
     this.local = LocalRoutes.of(vertx);
@@ -92,6 +105,11 @@ public final class RequestSender {
     return watch != null;
   }
 
+  /** The order its requests keep their place in: the current caller's, unless it was made with one. */
+  public CallerOrder order() {
+    return order != null ? order : CallerOrder.current();
+  }
+
   /** The caller's context: where its futures complete. */
   public Context callerContext() {
     return vertx.getOrCreateContext();
@@ -107,35 +125,51 @@ public final class RequestSender {
    */
   public <R> Future<R> request(Object body) {
     Context context = callerContext();
-    return CallerOrder.current().send(context, localRoute() != null, () -> dispatch(body, context));
+    CallerOrder in = order();
+    return in.send(context, localRoute() != null, () -> dispatch(body, context, in));
   }
 
   /**
-   * Sends {@code body} at once, outside the caller's order: for a {@link CallerOrder.Hold} sending
-   * what it holds in its own place. The future completes on {@code context}, never on this stack.
+   * Sends {@code body} at once, outside the caller's order: for a {@link CallerOrder.Hold} of
+   * {@code order} sending what it holds in its own place. The future completes on {@code context},
+   * never on this stack.
    */
-  public <R> Future<R> dispatch(Object body, Context context) {
+  public <R> Future<R> dispatch(Object body, Context context, CallerOrder order) {
     LocalRoutes.Route route = localRoute();
     if (route != null) {
       return route.request(address, body, timeoutMillis, context);
     }
     if (watch == null) {
-      return send(body);
+      return send(body, null);
     }
     if (!watch.policyRead().isComplete()) {
       // Only a new node's first requests wait here, for the cluster's policy.
-      return watch.policyRead().compose(v -> this.<R>dispatch(body, context));
+      return watch.policyRead().compose(v -> this.<R>dispatch(body, context, order));
     }
     if (watch.refusal() != null) {
       return failLater(context, watch.refused());
     }
-    return watch.guard(node, send(body));
+    return watch.guard(node, send(body, order));
   }
 
-  private <R> Future<R> send(Object body) {
-    return vertx.eventBus().<R>request(address, body, options)
-      .map(Message::body)
-      .recover(t -> Future.failedFuture(Failures.toCudaException(t)));
+  // To another node, {@code order} counts the request until the node answers it.
+  private <R> Future<R> send(Object body, CallerOrder order) {
+    Future<Message<R>> sent = vertx.eventBus().request(address, body, options);
+    if (order != null) {
+      Runnable answered = order.sentOverBus(node);
+      sent.onComplete(ar -> {
+        if (ar.succeeded() || answeredByTheNode(ar.cause())) {
+          answered.run();
+        }
+      });
+    }
+    return sent.map(Message::body).recover(t -> Future.failedFuture(Failures.toCudaException(t)));
+  }
+
+  // A failure the node sent (or no handler there took the request): nothing of it is left to admit.
+  private static boolean answeredByTheNode(Throwable t) {
+    return t instanceof ReplyException && (((ReplyException) t).failureType() == ReplyFailure.RECIPIENT_FAILURE
+      || ((ReplyException) t).failureType() == ReplyFailure.NO_HANDLERS);
   }
 
   /**

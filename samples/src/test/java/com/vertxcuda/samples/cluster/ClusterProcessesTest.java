@@ -381,8 +381,9 @@ class ClusterProcessesTest {
   }
 
   /**
-   * A remote upload cut by its node's death (kill -9 while its bytes stream over the side channel)
-   * fails once, CONTEXT_LOST, within a second of the cluster seeing the node leave — not at its deadline.
+   * A remote upload cut by its node's death (kill -9 while its bytes stream over the side channel, on
+   * a connection the client kept from an earlier transfer) fails once, CONTEXT_LOST, within a second of
+   * the cluster seeing the node leave — not at its deadline; a transfer made after the leave fails at once.
    */
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -404,6 +405,11 @@ class ClusterProcessesTest {
     DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
     int size = 768 << 20;
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
+    // A transfer before it, whose connection the client keeps and the cut transfer takes.
+    Buffer small = pattern(4 << 20, 5);
+    BufferHandle w = await(c.alloc(DType.U8, small.length()));
+    await(c.upload(w, small));
+    assertTrue(small.equals(await(c.download(w))));
     AtomicLong leftAt = new AtomicLong();
     AtomicLong failedAt = new AtomicLong();
     java.util.concurrent.atomic.AtomicInteger answers = new java.util.concurrent.atomic.AtomicInteger();
@@ -425,6 +431,10 @@ class ClusterProcessesTest {
     assertTrue(after <= TimeUnit.SECONDS.toNanos(1), "failed " + after / 1_000_000 + " ms after the leave was seen");
     Thread.sleep(200);
     assertEquals(1, answers.get(), "answered once");
+    long t0 = System.nanoTime();
+    CudaException later = awaitFailure(upload ? c.upload(w, small) : c.download(w));
+    assertEquals(FailureCode.CONTEXT_LOST, later.code(), later.getMessage());
+    assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(1), "a transfer after the leave fails at once");
   }
 
   @Test
@@ -461,7 +471,7 @@ class ClusterProcessesTest {
     io.vertx.core.Promise<Void> cut = io.vertx.core.Promise.promise();
     plainSocket.handler(heard::appendBuffer);
     plainSocket.closeHandler(v -> cut.tryComplete());
-    plainSocket.write(Buffer.buffer().appendInt(0x56434231).appendByte((byte) 'D').appendLong(30_000).appendInt(64)
+    plainSocket.write(Buffer.buffer().appendInt(0x56434232).appendByte((byte) 'D').appendLong(30_000).appendInt(64)
       .appendBuffer(Buffer.buffer(new byte[64])));
     await(cut.future(), 20);
     assertTrue(heard.length() < 64, "a plain peer heard " + heard.length() + " bytes");

@@ -1,0 +1,276 @@
+package com.vertxcuda.samples.cluster;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.blas.Transpose;
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceNode;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.NodeOptions;
+import com.vertxcuda.impl.BulkServer;
+import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.message.DescribeRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The client's connections to a node's bulk side channel, kept and reused: a GPU node (host backend)
+ * and a client node, two clustered Vert.x in this JVM on 127.0.0.1, so the test reads what the node's
+ * side channel saw ({@link BulkServer#connectionsAccepted}) and counts the describes the client sends
+ * (an outbound interceptor on its event bus). Here on Hazelcast; {@link InfinispanSideChannelPoolTest}
+ * runs the same on encrypted Infinispan. The node-death cases need a node of their own process:
+ * {@link ClusterProcessesTest}.
+ */
+@ExtendWith(VertxExtension.class)
+class SideChannelPoolTest {
+
+  /** Past the event-bus threshold (1 MiB): every transfer of this size takes the side channel. */
+  private static final int SIZE = 4 << 20;
+
+  private final String clusterName = "vertx-cuda-pool-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+  private Vertx gpu;
+  private Vertx client;
+  private DeviceClient device;
+  private final AtomicInteger describes = new AtomicInteger();
+
+  /** Settings of a member of this test's cluster (a new object each time). */
+  ClusterSettings settings() {
+    ClusterSettings s = new ClusterSettings();
+    s.name = clusterName;
+    return s;
+  }
+
+  @BeforeEach
+  void start(VertxTestContext ctx) {
+    settings().start()
+      .compose(g -> {
+        gpu = g;
+        return DeviceNode.deploy(g, new NodeOptions().setDeviceOptions(new DeviceOptions().setBackend(BackendKind.HOST)));
+      })
+      .compose(d -> settings().start())
+      .onComplete(ctx.succeeding(c -> {
+        client = c;
+        client.eventBus().addOutboundInterceptor(m -> {
+          if (m.body() instanceof DescribeRequest) {
+            describes.incrementAndGet();
+          }
+          m.next();
+        });
+        device = DeviceClient.create(client, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(0));
+        ctx.completeNow();
+      }));
+  }
+
+  @AfterEach
+  void close(VertxTestContext ctx) {
+    Future.join(client == null ? Future.succeededFuture() : client.close(),
+        gpu == null ? Future.succeededFuture() : gpu.close())
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  /**
+   * Eight uploads and eight downloads of different sizes (a chunk, several chunks and a part, a little
+   * past the threshold), one after the other, come back byte-equal over one connection, whose upload
+   * ring is reused: the node saw one connection, and the client asked the device for the channel
+   * once, never as a barrier.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void sequentialTransfersShareOneConnection(VertxTestContext ctx) {
+    int[] sizes = {SIZE, (24 << 20) - 8, (2 << 20) + 4096, (13 << 20) + 8};
+    device.alloc(DType.U8, 24 << 20).compose(h -> {
+      Future<Void> chain = Future.succeededFuture();
+      for (int i = 0; i < 8; i++) {
+        int size = sizes[i % sizes.length];
+        Buffer data = ClusterProcessesTest.pattern(size, 1000 + i);
+        BufferHandle part = h.view(0, size);
+        chain = chain.compose(x -> device.upload(part, data)).compose(x -> device.download(part)).map(back -> {
+          assertTrue(data.equals(back), size + " bytes came back equal");
+          return null;
+        });
+      }
+      return chain;
+    }).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
+      assertEquals(1, BulkServer.connectionsAccepted(gpu), "the node's side channel saw one connection for 16 transfers");
+      assertEquals(1, describes.get(), "one describe named the channel; no transfer waited for a barrier");
+      ctx.completeNow();
+    })));
+  }
+
+  /**
+   * A connection left idle past the client's limit (10 s) is closed; the next transfer asks a device
+   * for the channel again and opens a new one.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void anIdleConnectionIsClosedAndTheNextTransferOpensAnother(VertxTestContext ctx) {
+    Buffer data = ClusterProcessesTest.pattern(SIZE, 7);
+    device.alloc(DType.U8, SIZE)
+      .compose(h -> device.upload(h, data).map(h))
+      .compose(h -> {
+        io.vertx.core.Promise<BufferHandle> idled = io.vertx.core.Promise.promise();
+        client.setTimer(11_000, id -> idled.complete(h));
+        return idled.future();
+      })
+      .compose(h -> device.download(h))
+      .onComplete(ctx.succeeding(back -> ctx.verify(() -> {
+        assertTrue(data.equals(back), "the bytes came back equal");
+        assertEquals(2, BulkServer.connectionsAccepted(gpu), "the idle connection was not reused");
+        assertEquals(2, describes.get(), "with no connection open, the channel was asked for again");
+        ctx.completeNow();
+      })));
+  }
+
+  /**
+   * A transfer answered FAIL (a forged token, refused while the upload still streams) leaves its
+   * connection closed; the next transfer takes a new one and succeeds, and a connection whose transfer
+   * answered DONE is reused.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aFailMidStreamDoesNotPoisonTheNextTransfer(VertxTestContext ctx) {
+    int size = 24 << 20;
+    Buffer data = ClusterProcessesTest.pattern(size, 42);
+    device.alloc(DType.U8, size).compose(h -> {
+      BufferHandle forged = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
+        h.tokenHigh() ^ 1, h.tokenLow(), h.offset(), h.length());
+      return expect(FailureCode.FORBIDDEN, device.upload(forged, data))
+        .compose(x -> device.upload(h, data))
+        .compose(x -> device.download(h))
+        .map(back -> {
+          assertTrue(data.equals(back), "after a FAIL the next upload and download succeed");
+          return null;
+        })
+        .compose(x -> expect(FailureCode.FORBIDDEN, device.download(forged)))
+        .compose(x -> device.download(h))
+        .map(back -> {
+          assertTrue(data.equals(back), "after a FAIL the next download succeeds");
+          return null;
+        });
+    }).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
+      // The forged upload's connection, the one the good upload and download shared (closed by the
+      // forged download's FAIL), and the last download's.
+      assertEquals(3, BulkServer.connectionsAccepted(gpu), "a connection that carried a FAIL was never reused");
+      ctx.completeNow();
+    })));
+  }
+
+  /**
+   * One caller, nothing awaited: requests over the event bus and streams over the side channel keep
+   * the order they were made in, both ways. A GEMM made after an upload reads the uploaded matrix,
+   * not the one uploaded after it; a fill made before an upload is overwritten by it, one made after it
+   * is read by the download after that. Three rounds on the same connection.
+   */
+  @Test
+  @Timeout(value = 180, timeUnit = TimeUnit.SECONDS)
+  void streamsAndBusRequestsKeepTheCallersOrder(VertxTestContext ctx) {
+    int n = 1024;
+    BlasClient blas = BlasClient.create(client, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(0));
+    Future.all(device.alloc(DType.F32, (long) n * n), device.alloc(DType.F32, n), device.alloc(DType.F32, n))
+      .compose(all -> {
+        BufferHandle a = all.resultAt(0);
+        BufferHandle ones = all.resultAt(1);
+        BufferHandle c = all.resultAt(2);
+        float[] unit = new float[n];
+        java.util.Arrays.fill(unit, 1f);
+        // Vert.x keeps a sender's messages in order per address only: its first message to an address
+        // waits for the cluster's lookup of who serves it, and one sent after it to an address already
+        // looked up (the device's: a fill, the describe barrier) may overtake it. That limit is the
+        // event bus's, for requests over the bus alike, not the side channel's: the BLAS address is
+        // used once, awaited, before the rounds.
+        return device.upload(ones, unit)
+          .compose(x -> blas.gemm(Transpose.N, Transpose.N, n, 1, n, 1, a, n, ones, n, 0, c, n))
+          .compose(x -> {
+            Future<Void> rounds = Future.succeededFuture();
+            for (int r = 0; r < 3; r++) {
+              int round = r;
+              rounds = rounds.compose(x2 -> round(blas, a, ones, c, n, round));
+            }
+            return rounds;
+          });
+      })
+      .onComplete(ctx.succeeding(x -> ctx.verify(() -> {
+        // Each stream made right after a request over the bus (a fill, the GEMM) waited for a barrier.
+        assertTrue(describes.get() >= 9, describes.get() + " describes");
+        ctx.completeNow();
+      })));
+  }
+
+  private Future<Void> round(BlasClient blas, BufferHandle a, BufferHandle ones, BufferHandle c, int n, int round) {
+    float[] first = matrix(n, round * 2 + 1);
+    float[] second = matrix(n, round * 2 + 2);
+    List<Future<?>> made = new ArrayList<>();
+    // A fill and an upload of A's first MiB over the bus (one message, which the device pumps) that
+    // the stream after them overwrites, then C = A·1 of the first matrix, then a second matrix over A
+    // (it must wait for the GEMM), then A's last values filled, then A and C read back.
+    float[] busPart = new float[(1 << 20) / 4];
+    java.util.Arrays.fill(busPart, 100 + round);
+    made.add(device.fill(a, -5));
+    made.add(device.upload(a.view(0, busPart.length), busPart));
+    made.add(device.upload(a, first));
+    made.add(blas.gemm(Transpose.N, Transpose.N, n, 1, n, 1, a, n, ones, n, 0, c, n));
+    made.add(device.upload(a, second));
+    made.add(device.fill(a.view((long) n * n - 2, 2), 7));
+    Future<float[]> readA = device.downloadFloats(a);
+    Future<float[]> readC = device.downloadFloats(c);
+    made.add(readA);
+    made.add(readC);
+    return Future.all(made).map(x -> {
+      float[] expectedA = second.clone();
+      expectedA[n * n - 2] = 7;
+      expectedA[n * n - 1] = 7;
+      assertTrue(java.util.Arrays.equals(expectedA, readA.result()), "round " + round + ": A is the second matrix, its last values filled");
+      float[] sums = readC.result();
+      for (int i = 0; i < n; i++) {
+        double expected = 0;
+        for (int j = 0; j < n; j++) {
+          expected += first[i + j * n]; // column-major: row i of A
+        }
+        assertEquals(expected, sums[i], 1e-2, "round " + round + ": the GEMM read the first matrix, row " + i);
+      }
+      return null;
+    });
+  }
+
+  // Small integers (exact in float sums), different for every seed and position.
+  private static float[] matrix(int n, int seed) {
+    float[] m = new float[n * n];
+    for (int i = 0; i < m.length; i++) {
+      m[i] = (i * 31 + seed * 17) % 13 - 6;
+    }
+    return m;
+  }
+
+  private static Future<Void> expect(FailureCode code, Future<?> f) {
+    return f.transform(ar -> {
+      if (ar.succeeded()) {
+        return Future.failedFuture(new AssertionError("expected " + code + ", it succeeded"));
+      }
+      if (!(ar.cause() instanceof CudaException) || ((CudaException) ar.cause()).code() != code) {
+        return Future.failedFuture(new AssertionError("expected " + code + ", got " + ar.cause(), ar.cause()));
+      }
+      return Future.succeededFuture();
+    });
+  }
+}
