@@ -28,8 +28,11 @@ import java.util.Map;
  * <p>It keeps its place in the caller's order ({@link CallerOrder.Hold}) until it is done. When its
  * turn comes, the stream must also come after every request the caller sent the device's node before
  * over the event bus: when the node has answered them all ({@link CallerOrder#answeredBy}), they have
- * passed its admission and the stream starts at once; otherwise a describe, sent behind them on the
- * bus and answered by the device's admission after them, is the barrier it waits for. Then it takes a
+ * passed its admission and the stream starts at once; when they all went to the device's own
+ * address, a describe, sent behind them there and answered by the device's admission after them,
+ * is the barrier it waits for; when some went to another of the node's addresses (a library's),
+ * which the event bus does not order against the device's, it waits for their answers
+ * ({@link CallerOrder#whenAnsweredBy}, bounded by its deadline and the node's leaving). Then it takes a
  * connection from the node's pool (a describe names the channel when the pool has none open). An
  * upload's chunks are filled on the copy threads (ring of {@link #RING} direct buffers of {@link #CHUNK}
  * bytes, each reused once the socket has written it, and kept with the connection for its next
@@ -131,21 +134,40 @@ final class BulkTransfer implements CallerOrder.Hold {
     long deadline = System.nanoTime() + sender.timeoutMillis() * 1_000_000;
     if (order.answeredBy(nodeId)) {
       home.runOnContext(v -> begin(deadline, null));
-    } else {
-      // Sent from the caller, behind what it sent before: the event bus keeps their order.
+    } else if (order.unansweredOnlyAt(nodeId, sender.address())) {
+      // Sent from the caller, behind what it sent before to the same address: the event bus keeps their order.
       sender.<DeviceInfo>dispatch(new DescribeRequest(), caller, order)
         .onComplete(ar -> home.runOnContext(v -> begin(deadline, ar)));
+    } else {
+      // Some went to a library's address, which a describe could overtake (a first message to an
+      // address waits for the cluster's lookup): the stream waits for their answers.
+      home.runOnContext(v -> {
+        watch(deadline);
+        order.whenAnsweredBy(nodeId, () -> home.runOnContext(x -> {
+          if (!failed && !reported) {
+            begin(deadline, null);
+          }
+        }));
+      });
     }
   }
 
-  // On home: the stream is behind everything the caller sent before (a barrier's answer, when it
-  // needed one: {@code described}); it takes a connection.
-  private void begin(long deadline, AsyncResult<DeviceInfo> described) {
+  // On home, once: the transfer's deadline and its node's leaving answer it from now on.
+  private void watch(long deadline) {
+    if (timer >= 0) {
+      return;
+    }
     long timeout = sender.timeoutMillis();
     timer = sender.vertx().setTimer(Math.max(1, (deadline - System.nanoTime()) / 1_000_000), id -> fail(new CudaException(
       FailureCode.TIMEOUT, "the bulk transfer did not finish within " + timeout + " ms")));
     stopWatching = sender.onNodeLeft(() -> home.runOnContext(v -> fail(new CudaException(FailureCode.CONTEXT_LOST,
       "node " + nodeId + " left the cluster"))));
+  }
+
+  // On home: the stream is behind everything the caller sent before (a barrier's answer, when it
+  // needed one: {@code described}); it takes a connection.
+  private void begin(long deadline, AsyncResult<DeviceInfo> described) {
+    watch(deadline);
     if (described == null && node.address() != null) {
       acquire();
       return;

@@ -6,7 +6,9 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -78,7 +80,10 @@ public final class CallerOrder {
   /** Whether a thread is moving the queue (or sending straight out) now: nothing may overtake it. */
   private boolean draining;
   /** Requests sent over the event bus to another node and not answered by it, by node. */
-  private final Map<String, Integer> unanswered = new HashMap<>();
+  /** Per node: how many requests this caller sent each of its addresses over the bus and has not heard back from. */
+  private final Map<String, Map<String, Integer>> unanswered = new HashMap<>();
+  /** Per node: what runs once the node has answered all of them ({@link #whenAnsweredBy}). */
+  private final Map<String, List<Runnable>> whenAnswered = new HashMap<>();
 
   private CallerOrder() {
   }
@@ -172,16 +177,29 @@ public final class CallerOrder {
   }
 
   /**
-   * A request of this caller went to {@code node} over the event bus: it counts until the returned
-   * action runs, once, when the node has answered it (a reply, or a failure the node sent). One never
-   * answered (its timeout passed first, the node left) stays counted: it may still reach the node's
-   * admission. Any thread.
+   * A request of this caller went to {@code address} of {@code node} over the event bus: it counts
+   * until the returned action runs, once, when the node has answered it (a reply, or a failure the
+   * node sent). One never answered (its timeout passed first, the node left) stays counted: it may
+   * still reach the node's admission. Any thread.
    */
-  synchronized Runnable sentOverBus(String node) {
-    unanswered.merge(node, 1, Integer::sum);
+  Runnable sentOverBus(String node, String address) {
+    synchronized (this) {
+      unanswered.computeIfAbsent(node, n -> new HashMap<>()).merge(address, 1, Integer::sum);
+    }
     return () -> {
+      List<Runnable> ready = null;
       synchronized (this) {
-        unanswered.computeIfPresent(node, (n, count) -> count == 1 ? null : count - 1);
+        Map<String, Integer> at = unanswered.get(node);
+        if (at != null) {
+          at.computeIfPresent(address, (a, count) -> count == 1 ? null : count - 1);
+          if (at.isEmpty()) {
+            unanswered.remove(node);
+            ready = whenAnswered.remove(node);
+          }
+        }
+      }
+      if (ready != null) {
+        ready.forEach(Runnable::run);
       }
     };
   }
@@ -193,6 +211,32 @@ public final class CallerOrder {
    */
   synchronized boolean answeredBy(String node) {
     return !unanswered.containsKey(node);
+  }
+
+  /**
+   * Whether every request the node has not answered went to {@code address}: then a request this
+   * caller sends {@code address} now reaches the node after them (Vert.x keeps a sender's order per
+   * address, and only per address: a first message to another address waits for the cluster's
+   * lookup of who serves it, and one sent later to an address already looked up can overtake it).
+   */
+  synchronized boolean unansweredOnlyAt(String node, String address) {
+    Map<String, Integer> at = unanswered.get(node);
+    return at == null || at.size() == 1 && at.containsKey(address);
+  }
+
+  /**
+   * Runs {@code then} once the node has answered every request this caller sent it over the bus: at
+   * once if it has, else on the thread of the last answer. One never answered keeps it waiting; the
+   * caller bounds its wait.
+   */
+  void whenAnsweredBy(String node, Runnable then) {
+    synchronized (this) {
+      if (unanswered.containsKey(node)) {
+        whenAnswered.computeIfAbsent(node, n -> new ArrayList<>()).add(then);
+        return;
+      }
+    }
+    then.run();
   }
 
   /** Whether {@code hold} is the last thing in this order (nothing was made after it yet). */

@@ -156,7 +156,7 @@ public final class RequestSender {
   private <R> Future<R> send(Object body, CallerOrder order) {
     Future<Message<R>> sent = vertx.eventBus().request(address, body, options);
     if (order != null) {
-      Runnable answered = order.sentOverBus(node);
+      Runnable answered = order.sentOverBus(node, address);
       sent.onComplete(ar -> {
         if (ar.succeeded() || answeredByTheNode(ar.cause())) {
           answered.run();
