@@ -10,7 +10,24 @@ import java.util.List;
  */
 final class ClusterKeys {
 
+  private static final String PASSWORD = "test-store-password";
+  private static final String SECRET = "test-cluster-secret";
+
   private ClusterKeys() {
+  }
+
+  /** Makes the store in {@code dir} (once per test class). */
+  static void generate(Path dir) throws Exception {
+    generate(dir.resolve("cluster.p12"), PASSWORD);
+  }
+
+  /** {@code s} on encrypted, authenticated Infinispan with the store {@link #generate(Path)} made in {@code dir}. */
+  static ClusterSettings encrypted(ClusterSettings s, Path dir) {
+    s.manager = ClusterSettings.Manager.INFINISPAN;
+    s.jgroupsKeyStore = dir.resolve("cluster.p12").toString();
+    s.jgroupsPassword = PASSWORD;
+    s.jgroupsSecret = SECRET;
+    return s;
   }
 
   static void generate(Path store, String password) throws Exception {

@@ -22,25 +22,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class InfinispanClusterProcessesTest extends ClusterProcessesTest {
 
-  private static final String PASSWORD = "test-store-password";
-  private static final String SECRET = "test-cluster-secret";
-
   @TempDir
   static Path keys;
 
   @BeforeAll
   static void makeTheClusterKeys() throws Exception {
-    ClusterKeys.generate(keys.resolve("cluster.p12"), PASSWORD);
+    ClusterKeys.generate(keys);
   }
 
   @Override
   ClusterSettings settings() {
-    ClusterSettings s = super.settings();
-    s.manager = ClusterSettings.Manager.INFINISPAN;
-    s.jgroupsKeyStore = keys.resolve("cluster.p12").toString();
-    s.jgroupsPassword = PASSWORD;
-    s.jgroupsSecret = SECRET;
-    return s;
+    return ClusterKeys.encrypted(super.settings(), keys);
   }
 
   @Test
