@@ -168,7 +168,7 @@ fi
 
 if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
-  stage cluster-bench 150 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
+  stage cluster-bench 200 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
 fi
 
