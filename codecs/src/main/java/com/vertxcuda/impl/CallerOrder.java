@@ -35,6 +35,13 @@ import java.util.function.Supplier;
  * back from ({@link #sentOverBus}): a stream to that node's bulk side channel, which bypasses the
  * bus, is put behind those requests by a barrier on the bus only while any of them is unanswered
  * ({@link BulkTransfer}).
+ *
+ * <p>And it keeps the caller's order across a remote device's addresses where Vert.x does not
+ * ({@link #behindFirstUse}): Vert.x keeps a sender's messages in order per address only, and a
+ * first message to an address waits for the cluster manager's lookup of who serves it, so one sent
+ * after it to an address already looked up could overtake it (a fill overtaking the GEMM before it).
+ * While a request the caller sent to an address not yet looked up is on its way, what the caller
+ * sends the same node at any other address waits here, in order, until that request completes.
  */
 public final class CallerOrder {
 
@@ -79,11 +86,27 @@ public final class CallerOrder {
   private Hold holding;
   /** Whether a thread is moving the queue (or sending straight out) now: nothing may overtake it. */
   private boolean draining;
-  /** Requests sent over the event bus to another node and not answered by it, by node. */
   /** Per node: how many requests this caller sent each of its addresses over the bus and has not heard back from. */
   private final Map<String, Map<String, Integer>> unanswered = new HashMap<>();
   /** Per node: what runs once the node has answered all of them ({@link #whenAnsweredBy}). */
   private final Map<String, List<Runnable>> whenAnswered = new HashMap<>();
+  /** Per node: requests sent to an address not looked up yet and not completed, by address. */
+  private final Map<String, Map<String, Integer>> firstUses = new HashMap<>();
+  /** Per node: sends that wait behind those, in the order they were made. */
+  private final Map<String, ArrayDeque<Deferred>> behindFirstUses = new HashMap<>();
+
+  /** A send held back behind a first use: its address, and where it must run. */
+  private static final class Deferred {
+    final String address;
+    final Context context;
+    final Runnable send;
+
+    Deferred(String address, Context context, Runnable send) {
+      this.address = address;
+      this.context = context;
+      this.send = send;
+    }
+  }
 
   private CallerOrder() {
   }
@@ -237,6 +260,87 @@ public final class CallerOrder {
       }
     }
     then.run();
+  }
+
+  /**
+   * Holds {@code send} back when this caller has a request on its way to {@code node} at another
+   * address that was not looked up when it left ({@link ClusterWatch#lookedUp}), or when sends of
+   * this caller to the node already wait: then it runs on {@code context}, in the order held, once
+   * those requests have completed (answered, failed, timed out or cut by the node's leave), and this
+   * returns true. Returns false when it may go now, on this thread. Called from the send path
+   * ({@link RequestSender#dispatch}), so every message a caller sends over the bus — a request in its
+   * turn, a held transfer's chunks, a coalescing group — passes here.
+   */
+  boolean behindFirstUse(String node, String address, Context context, Runnable send) {
+    synchronized (this) {
+      ArrayDeque<Deferred> waiting = behindFirstUses.get(node);
+      if (waiting == null && !firstUseElsewhere(node, address)) {
+        return false;
+      }
+      behindFirstUses.computeIfAbsent(node, n -> new ArrayDeque<>()).add(new Deferred(address, context, send));
+      return true;
+    }
+  }
+
+  /**
+   * A request of this caller left for {@code address} of {@code node} before that address was
+   * looked up: sends to the node's other addresses wait until the returned action runs (once, when
+   * it completes in any way).
+   */
+  Runnable firstUse(String node, String address) {
+    synchronized (this) {
+      firstUses.computeIfAbsent(node, n -> new HashMap<>()).merge(address, 1, Integer::sum);
+    }
+    return () -> {
+      synchronized (this) {
+        Map<String, Integer> at = firstUses.get(node);
+        if (at != null) {
+          at.computeIfPresent(address, (a, count) -> count == 1 ? null : count - 1);
+          if (at.isEmpty()) {
+            firstUses.remove(node);
+          }
+        }
+      }
+      sendHeldBehindFirstUses(node);
+    };
+  }
+
+  // Whether a first use of another address of the node is on its way.
+  private boolean firstUseElsewhere(String node, String address) {
+    Map<String, Integer> at = firstUses.get(node);
+    return at != null && (at.size() > 1 || !at.containsKey(address));
+  }
+
+  // Sends what waits behind first uses, in order, each on its context, while nothing holds it back
+  // (a send may itself be a first use, which holds back those after it).
+  private void sendHeldBehindFirstUses(String node) {
+    while (true) {
+      Deferred next;
+      synchronized (this) {
+        ArrayDeque<Deferred> waiting = behindFirstUses.get(node);
+        if (waiting == null) {
+          return;
+        }
+        next = waiting.peek();
+        if (firstUseElsewhere(node, next.address)) {
+          return;
+        }
+        if (Vertx.currentContext() != next.context) {
+          // Its own context goes on from here; until then the queue stays, so nothing overtakes it.
+          next.context.runOnContext(v -> sendHeldBehindFirstUses(node));
+          return;
+        }
+        waiting.poll();
+        if (waiting.isEmpty()) {
+          behindFirstUses.remove(node);
+        }
+      }
+      try {
+        next.send.run();
+      } catch (RuntimeException | Error e) {
+        LOG.log(System.Logger.Level.WARNING, "a send held behind a first use failed to start", e);
+      }
+    }
   }
 
   /** Whether {@code hold} is the last thing in this order (nothing was made after it yet). */

@@ -48,6 +48,8 @@ public final class ClusterWatch {
   private volatile Future<Void> firstCheck = Future.succeededFuture();
   private final Map<String, Set<Promise<?>>> waiting = new ConcurrentHashMap<>();
   private final List<Consumer<String>> leftListeners = new CopyOnWriteArrayList<>();
+  /** Addresses a node of the cluster has answered a request at: Vert.x has looked up who serves them. */
+  private final Set<String> lookedUp = ConcurrentHashMap.newKeySet();
 
   private ClusterWatch(Vertx vertx) {
     this.vertx = vertx;
@@ -171,6 +173,22 @@ public final class ClusterWatch {
       }
     });
     return promise.future();
+  }
+
+  /**
+   * Whether this Vert.x has had an answer from {@code address} (a reply, or a failure its handler
+   * sent): its event bus has looked up who serves it and keeps that (Vert.x's node selector), so a
+   * message sent there now leaves at once, in order with what the same context sends elsewhere.
+   * Until then a message to it waits for the cluster manager's lookup, and one sent later to an
+   * address already looked up can overtake it ({@link CallerOrder#behindFirstUse}).
+   */
+  public boolean lookedUp(String address) {
+    return lookedUp.contains(address);
+  }
+
+  /** A node answered a request at {@code address}: see {@link #lookedUp}. */
+  void answeredAt(String address) {
+    lookedUp.add(address);
   }
 
   /** Calls {@code listener} with the node id of each node that leaves; returns what removes it. */

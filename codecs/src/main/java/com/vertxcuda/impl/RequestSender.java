@@ -149,7 +149,41 @@ public final class RequestSender {
     if (watch.refusal() != null) {
       return failLater(context, watch.refused());
     }
-    return watch.guard(node, send(body, order));
+    if (order == null) {
+      return watch.guard(node, send(body, null));
+    }
+    Promise<R> held = Promise.promise();
+    if (order.behindFirstUse(node, address, context, () -> {
+      try {
+        this.<R>remote(body, order).onComplete(held);
+      } catch (RuntimeException | Error e) {
+        // Held, so never on the caller's stack: answered here, on its context.
+        held.fail(Failures.toCudaException(e));
+      }
+    })) {
+      return held.future();
+    }
+    return remote(body, order);
+  }
+
+  // To another node, in its place: {@code order} counts it until the node answers it and, while its
+  // address has not been looked up, holds the caller's sends to the node's other addresses until it
+  // completes (answered, failed, or cut by the node's leave).
+  private <R> Future<R> remote(Object body, CallerOrder order) {
+    Runnable settled = watch.lookedUp(address) ? null : order.firstUse(node, address);
+    Future<R> sent;
+    try {
+      sent = watch.guard(node, send(body, order));
+    } catch (RuntimeException | Error e) {
+      if (settled != null) {
+        settled.run();
+      }
+      throw e;
+    }
+    if (settled != null) {
+      sent.onComplete(ar -> settled.run());
+    }
+    return sent;
   }
 
   // To another node, {@code order} counts the request until the node answers it.
@@ -159,6 +193,7 @@ public final class RequestSender {
       Runnable answered = order.sentOverBus(node, address);
       sent.onComplete(ar -> {
         if (ar.succeeded() || answeredByTheNode(ar.cause())) {
+          watch.answeredAt(address);
           answered.run();
         }
       });

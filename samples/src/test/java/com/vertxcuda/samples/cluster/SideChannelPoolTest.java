@@ -258,6 +258,53 @@ class SideChannelPoolTest {
       })));
   }
 
+  /**
+   * Requests over the bus keep the caller's order across a device's addresses on first use: a
+   * matrix uploaded (below the side channel's threshold: one bus message), a GEMM that reads it (the
+   * BLAS address, which this client never used before), then a fill of the matrix (the device's
+   * address, looked up long ago), made without waiting. The GEMM reads the uploaded matrix: a first
+   * message to an address waits for the cluster's lookup of who serves it, and the fill, sent to an
+   * address already looked up, would overtake it (it did on Infinispan before the caller's order
+   * held requests behind a first use).
+   */
+  @Test
+  @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
+  void busRequestsKeepTheCallersOrderAcrossAddressesOnFirstUse(VertxTestContext ctx) {
+    int n = 256;
+    float[] first = matrix(n, 3);
+    float[] unit = new float[n];
+    java.util.Arrays.fill(unit, 1f);
+    Future.all(device.alloc(DType.F32, (long) n * n), device.alloc(DType.F32, n), device.alloc(DType.F32, n))
+      .compose(all -> {
+        BufferHandle a = all.resultAt(0);
+        BufferHandle ones = all.resultAt(1);
+        BufferHandle c = all.resultAt(2);
+        BlasClient blas = BlasClient.create(client, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(0));
+        Future<?> ready = device.upload(ones, unit);
+        Future<?> up = device.upload(a, first);
+        Future<BufferHandle> gemm = blas.gemm(Transpose.N, Transpose.N, n, 1, n, 1, a, n, ones, n, 0, c, n);
+        Future<?> cleared = device.fill(a, 0);
+        Future<float[]> sums = device.downloadFloats(c);
+        Future<float[]> after = device.downloadFloats(a);
+        return Future.all(List.of(ready, up, gemm, cleared, sums, after)).map(y -> {
+          for (float v : after.result()) {
+            assertEquals(0f, v, "the fill came last");
+          }
+          return sums.result();
+        });
+      })
+      .onComplete(ctx.succeeding(sums -> ctx.verify(() -> {
+        for (int i = 0; i < n; i++) {
+          double expected = 0;
+          for (int j = 0; j < n; j++) {
+            expected += first[i + j * n];
+          }
+          assertEquals(expected, sums[i], 1e-2, "the GEMM read the uploaded matrix, not the later fill, row " + i);
+        }
+        ctx.completeNow();
+      })));
+  }
+
   private Future<Void> round(BlasClient blas, BufferHandle a, BufferHandle ones, BufferHandle c, int n, int round) {
     float[] first = matrix(n, round * 2 + 1);
     float[] second = matrix(n, round * 2 + 2);
