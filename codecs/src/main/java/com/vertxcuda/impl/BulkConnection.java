@@ -252,7 +252,7 @@ final class BulkConnection {
         }
         Buffer data = head.result().getData();
         socket.write(BulkWire.dataFrame(data.length()));
-        socket.write(data).onComplete(ar -> {
+        BulkWire.write(socket, data).onComplete(ar -> {
           // Written (or the stream is gone): the memory the device lent goes back.
           route.releaseTransferBuffer(data);
           onTheirWay--;

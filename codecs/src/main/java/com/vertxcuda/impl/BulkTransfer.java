@@ -290,7 +290,7 @@ final class BulkTransfer implements CallerOrder.Hold {
       Buffer chunk = ready.remove(nextWrite);
       int n = bytes(nextWrite++);
       writing++;
-      channel.socket.write(chunk.length() == n ? chunk : chunk.slice(0, n)).onComplete(w -> {
+      BulkWire.write(channel.socket, chunk.length() == n ? chunk : chunk.slice(0, n)).onComplete(w -> {
         writing--;
         channel.ring.push(chunk);
         if (w.failed()) {
