@@ -14,6 +14,7 @@
 # as they are made, and at the end all.log and results.tgz (everything).
 #
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+focus|bench+web|tests+web]
+#   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
@@ -23,6 +24,8 @@ set -u
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
 what="${2:-all}"
+jfrtail=no
+case "$what" in *+tail) jfrtail=yes; what="${what%+tail}" ;; esac
 mkdir -p "$out"
 work="$(mktemp -d)"
 mkdir -p "$work/bench"
@@ -130,6 +133,22 @@ if [ "$what" = profile ]; then
     -Dvertxcuda.bench.deviceHostJvmOptions="-XX:StartFlightRecording=filename=$out/small-gemms-device-host.jfr,settings=$here/sampling-1ms.jfc" \
     com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only smallgemm --out "$work/profile"
   cp "$work"/small-gemms-profile*.txt "$out/"
+fi
+
+if [ "$jfrtail" = yes ]; then
+  # The process-isolation fill's tail: the fill hop table (60,000 one at a time) under JFR in the
+  # parent and in the device host (GC, safepoints, parks), to count what stops either JVM while the
+  # fills run against the outliers' count (p99.9).
+  echo "== tail: process-isolation fills under JFR, both JVMs"
+  stage tail-process 90 "$cp" -Xmx4g \
+    -XX:StartFlightRecording=filename="$work/tail-parent.jfr",settings=profile \
+    -Dvertxcuda.bench.deviceHostJvmOptions="-XX:StartFlightRecording=filename=$work/tail-device-host.jfr,settings=profile" \
+    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only hops --size $size --out "$work/tail"
+  for f in "$work"/tail-*.jfr; do
+    "$here/runtime/bin/jfr" summary "$f" > "$f.summary.txt" 2>&1
+    "$here/runtime/bin/jfr" print --events jdk.GarbageCollection,jdk.SafepointBegin,jdk.SafepointEnd,jdk.GCPhasePause "$f" > "$f.pauses.txt" 2>&1
+  done
+  tar czf "$out/tail.tgz" -C "$work" $(cd "$work" && ls -d tail-* tail 2>/dev/null)
 fi
 
 if [ "$what" = hops ]; then
