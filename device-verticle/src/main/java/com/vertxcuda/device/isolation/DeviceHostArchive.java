@@ -74,6 +74,8 @@ public final class DeviceHostArchive {
   private static final int KEPT = 4;
   /** How long a training run may take, from its start to its JVM's exit (it runs at low priority). */
   private static final long TRAINING_TIMEOUT_MS = 120_000;
+  /** The key of each class path this JVM has started device hosts on; empty where none can have an archive. */
+  private static final Map<String, String> KEYS = new ConcurrentHashMap<>();
   /** Archives (folder and key) this JVM has trained or tried to: one attempt each. */
   private static final Set<String> TRIED = ConcurrentHashMap.newKeySet();
   /** Archives whose CRC this JVM has checked, with the file and size it had then. */
@@ -89,13 +91,33 @@ public final class DeviceHostArchive {
     this.classPath = classPath;
   }
 
-  /** The archive of device hosts started with {@code options} and {@code classPath}; null where there is none to have. */
+  /**
+   * The archive of device hosts started with {@code options} and {@code classPath}; null where there
+   * is none to have. On every start: the key is worked out once per class path and JVM (a jar
+   * rebuilt under a running application makes the JVM refuse the archive; only speed is lost).
+   */
   static DeviceHostArchive of(DeviceOptions options, String classPath) {
     if (!options.isDeviceHostClassArchive() || !System.getProperty("java.vm.info", "").contains("sharing")
       || options.getDeviceHostJvmOptions().stream().anyMatch(o -> o.startsWith("-Xshare")
       || o.contains("SharedArchiveFile") || o.contains("ArchiveClassesAtExit") || o.contains("UseSharedSpaces"))) {
       return null;
     }
+    String key = KEYS.computeIfAbsent(classPath, DeviceHostArchive::keyOf);
+    if (key.isEmpty()) {
+      return null;
+    }
+    try {
+      String folder = options.getDeviceHostClassArchiveDirectory();
+      Path directory = folder != null ? Path.of(folder)
+        : Path.of(System.getProperty("java.io.tmpdir"), "vertx-cuda-cds-" + uid(Path.of("/proc/self")));
+      return new DeviceHostArchive(directory.toAbsolutePath(), key, classPath);
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  // The key of a class path on this JVM; empty where it can have no archive.
+  private static String keyOf(String classPath) {
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       for (String part : List.of(System.getProperty("java.home"), System.getProperty("java.vm.version"), classPath)) {
@@ -107,7 +129,7 @@ public final class DeviceHostArchive {
           try {
             BasicFileAttributes a = Files.readAttributes(Path.of(entry), BasicFileAttributes.class);
             if (a.isDirectory() && nonEmpty(Path.of(entry))) {
-              return null;
+              return "";
             }
             seen = a.size() + "@" + a.lastModifiedTime().toMillis();
           } catch (NoSuchFileException e) {
@@ -116,13 +138,9 @@ public final class DeviceHostArchive {
         }
         digest.update((seen + "\n").getBytes(StandardCharsets.UTF_8));
       }
-      String folder = options.getDeviceHostClassArchiveDirectory();
-      Path directory = folder != null ? Path.of(folder)
-        : Path.of(System.getProperty("java.io.tmpdir"), "vertx-cuda-cds-" + uid(Path.of("/proc/self")));
-      return new DeviceHostArchive(directory.toAbsolutePath(),
-        "device-host-" + HexFormat.of().formatHex(digest.digest(), 0, 12), classPath);
+      return "device-host-" + HexFormat.of().formatHex(digest.digest(), 0, 12);
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      return null;
+      return "";
     }
   }
 
@@ -207,8 +225,9 @@ public final class DeviceHostArchive {
     // One pinned segment's region is all a start touches.
     DeviceOptions training = new DeviceOptions(options)
       .setSharedMemorySize(Math.min(options.getSharedMemorySize(), DeviceHostMain.PINNED_SEGMENT));
+    // Its JVM's notes on classes it leaves out of the archive (JFR's, for one) would only alarm a reader.
     DeviceHostProcess host = DeviceHostProcess.start(training, node, 0, why -> { }, true, classPath, null,
-      new Launch(nice(), List.of("-XX:ArchiveClassesAtExit=" + dump)));
+      new Launch(nice(), List.of("-XX:ArchiveClassesAtExit=" + dump, "-Xlog:cds=off")));
     try {
       BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
       Link link = host.accept(TRAINING_TIMEOUT_MS, f -> frames.add(LinkFrame.decode(f)), why -> { }, 0);
