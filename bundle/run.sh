@@ -60,6 +60,12 @@ cat "$work/host.txt"
 probe="$("$java" -cp "$cp" com.vertxcuda.device.cuda.CudaBackend 2>/dev/null | tail -n 1)"
 if [ "$probe" = cuda ]; then backend=cuda; else backend=host; fi
 echo "backend: $backend ($probe)" | tee "$summary"
+# The device hosts' class-data archives (DeviceHostArchive): one per class path the suites and the
+# benchmark start device hosts on, made now (a training run, a few seconds each) rather than beside
+# the first suites; on the GPU host, like the JDK's archive, so nothing more travels in the bundle.
+for p in "$cp" "$devcp"; do
+  limit 120 "$java" -cp "$p" com.vertxcuda.device.isolation.DeviceHostArchive 2>&1 | tail -n 1
+done | tee -a "$summary"
 
 # stage NAME SECONDS CLASSPATH JAVA-ARGS... : runs one stage, logs to NAME.txt, notes its exit code.
 stage() {

@@ -37,6 +37,7 @@ public class DeviceOptions {
   public static final long DEFAULT_SHARED_MEMORY_SIZE = (1L << 31) - (1L << 16);
   public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
   public static final boolean DEFAULT_SPARE_DEVICE_HOST = true;
+  public static final boolean DEFAULT_DEVICE_HOST_CLASS_ARCHIVE = true;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;
   public static final boolean DEFAULT_PEER_COPY = true;
 
@@ -64,6 +65,8 @@ public class DeviceOptions {
   private long deviceHostStartTimeout = DEFAULT_DEVICE_HOST_START_TIMEOUT;
   private List<String> deviceHostJvmOptions = new ArrayList<>();
   private boolean spareDeviceHost = DEFAULT_SPARE_DEVICE_HOST;
+  private boolean deviceHostClassArchive = DEFAULT_DEVICE_HOST_CLASS_ARCHIVE;
+  private String deviceHostClassArchiveDirectory;
   private String cudaLibraryPath;
   private boolean peerCopy = DEFAULT_PEER_COPY;
   private JsonObject libraryOptions = new JsonObject();
@@ -211,6 +214,23 @@ public class DeviceOptions {
    */
   public boolean isSpareDeviceHost() { return spareDeviceHost; }
   public DeviceOptions setSpareDeviceHost(boolean v) { this.spareDeviceHost = v; return this; }
+
+  /**
+   * Start device hosts from a class-data archive of their own classes (AppCDS, process isolation):
+   * made once per Java runtime and class path by a low-priority training run after a first device
+   * host is ready, it takes about a quarter off each later start, a recovery without a spare above
+   * all. Off, device hosts load their classes from the jars every time.
+   */
+  public boolean isDeviceHostClassArchive() { return deviceHostClassArchive; }
+  public DeviceOptions setDeviceHostClassArchive(boolean v) { this.deviceHostClassArchive = v; return this; }
+
+  /**
+   * The folder of the device hosts' class-data archives; {@code null} means
+   * {@code vertx-cuda-cds-<uid>} in java.io.tmpdir. Created owner-only; one another user could
+   * write to is not used.
+   */
+  public String getDeviceHostClassArchiveDirectory() { return deviceHostClassArchiveDirectory; }
+  public DeviceOptions setDeviceHostClassArchiveDirectory(String v) { this.deviceHostClassArchiveDirectory = v; return this; }
 
   /**
    * Copy straight between this device and another whose context shares its process (in-process

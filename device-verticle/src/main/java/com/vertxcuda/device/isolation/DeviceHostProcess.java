@@ -45,9 +45,17 @@ final class DeviceHostProcess {
   private final Path socket;
   private final String address;
   private final String secret;
+  /** The class-data archive this device host's class path and options have, or null. */
+  private final DeviceHostArchive archive;
+  private final DeviceOptions options;
+  private final String node;
 
   private DeviceHostProcess(Process process, SharedRegion region, ServerSocketChannel server, Path directory,
-                            Path socket, String address, String secret) {
+                            Path socket, String address, String secret, DeviceHostArchive archive,
+                            DeviceOptions options, String node) {
+    this.archive = archive;
+    this.options = options;
+    this.node = node;
     this.address = address;
     this.process = process;
     this.region = region;
@@ -66,6 +74,24 @@ final class DeviceHostProcess {
   /** As {@link #start}; {@code unixSocket} false takes the loopback TCP fallback (for tests). */
   static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited,
                                  boolean unixSocket) throws IOException {
+    return start(options, node, generation, exited, unixSocket, DeviceHostClassPath.of());
+  }
+
+  /** As {@link #start}, on {@code classPath}, from its class-data archive where there is one. */
+  static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited,
+                                 boolean unixSocket, String classPath) throws IOException {
+    DeviceHostArchive archive = DeviceHostArchive.of(options, classPath);
+    return start(options, node, generation, exited, unixSocket, classPath, archive,
+      archive == null ? DeviceHostArchive.Launch.PLAIN : archive.serving());
+  }
+
+  /**
+   * As {@link #start}, on {@code classPath}, started as {@code launch} says (a training run starts
+   * so); {@code archive} (or null) is the class-data archive {@link #trainArchive} makes.
+   */
+  static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited,
+                                 boolean unixSocket, String classPath, DeviceHostArchive archive,
+                                 DeviceHostArchive.Launch launch) throws IOException {
     Path directory = privateDirectory();
     SharedRegion region;
     try {
@@ -102,15 +128,15 @@ final class DeviceHostProcess {
     String secret = randomHex(32);
     Process process;
     try {
-      process = spawn(options);
+      process = spawn(options, classPath, launch);
       // Everything the device host must know goes through its standard input, a pipe only the two
       // processes hold: nothing of it on its command line or in its environment, where any local
       // user can read it (ps, /proc/<pid>/cmdline).
-      JsonObject launch = new JsonObject().put("secret", secret).put("link", address)
+      JsonObject launchJson = new JsonObject().put("secret", secret).put("link", address)
         .put("region", region.path().toString())
         .put("config", options.toJson().put("node", node).put("generation", generation));
       OutputStream in = process.getOutputStream();
-      in.write((launch.encode() + "\n").getBytes(StandardCharsets.UTF_8));
+      in.write((launchJson.encode() + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
     } catch (IOException e) {
       server.close();
@@ -121,7 +147,8 @@ final class DeviceHostProcess {
       Files.deleteIfExists(directory);
       throw e;
     }
-    DeviceHostProcess host = new DeviceHostProcess(process, region, server, directory, socket, address, secret);
+    DeviceHostProcess host = new DeviceHostProcess(process, region, server, directory, socket, address, secret,
+      archive, options, node);
     process.onExit().thenAccept(p -> {
       // Here, not on a Vert.x context: the names must not outlive a device host that never mapped them.
       host.unlinkNames();
@@ -162,10 +189,12 @@ final class DeviceHostProcess {
     return HexFormat.of().formatHex(b);
   }
 
-  private static Process spawn(DeviceOptions options) throws IOException {
-    List<String> cmd = new ArrayList<>();
+  private static Process spawn(DeviceOptions options, String classPath, DeviceHostArchive.Launch launch)
+    throws IOException {
+    List<String> cmd = new ArrayList<>(launch.wrapper());
     cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     cmd.addAll(options.getDeviceHostJvmOptions());
+    cmd.addAll(launch.jvmOptions());
     for (String p : List.of("java.library.path", "jna.library.path")) {
       if (System.getProperty(p) != null) {
         cmd.add("-D" + p + "=" + System.getProperty(p));
@@ -176,7 +205,7 @@ final class DeviceHostProcess {
     // dozens of jars) would push the command line past a page, where the JDK stops reporting it
     // (ProcessHandle.Info) and tools like ps cut it off.
     ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
-    builder.environment().put("CLASSPATH", DeviceHostClassPath.of());
+    builder.environment().put("CLASSPATH", classPath);
     Process p = builder.start();
     // The device host's output joins this process's standard error, line by line, with its pid.
     Thread echo = new Thread(() -> {
@@ -259,6 +288,15 @@ final class DeviceHostProcess {
       }
     }
     return true;
+  }
+
+  /**
+   * Once this device host is ready: makes its class-data archive in the background if there is none
+   * yet ({@link DeviceHostArchive}), so later starts on this class path are faster. Completes with
+   * the archive, or null where there is none.
+   */
+  CompletableFuture<Path> trainArchive() {
+    return archive == null ? CompletableFuture.completedFuture(null) : archive.trainInBackground(options, node);
   }
 
   /** Where the device host connects: {@code unix:<path>} or {@code tcp:<port>}. */

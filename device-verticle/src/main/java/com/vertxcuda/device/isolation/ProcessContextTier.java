@@ -136,6 +136,8 @@ public final class ProcessContextTier implements ContextTier {
       })
       .map(body -> {
         info = (DeviceInfo) body;
+        // Ready: the class-data archive of later starts is made now, if there is none, at low priority.
+        process.trainArchive();
         return null;
       });
   }
