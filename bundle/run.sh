@@ -142,13 +142,15 @@ if [ "$what" = profile ]; then
 fi
 
 if [ "$jfrtail" = yes ]; then
-  # The process-isolation fill's tail: the fill hop table (60,000 one at a time) under JFR in the
-  # parent and in the device host (GC, safepoints, parks), to count what stops either JVM while the
+  # The process-isolation fill's tail: the fill hop table (60,000 one at a time) with the GC and
+  # safepoint logs of the parent and the device host (a log, not JFR, there: a device host ends by
+  # halt, which loses a recording) and JFR in the parent, to count what stops either JVM while the
   # fills run against the outliers' count (p99.9).
   echo "== tail: process-isolation fills under JFR, both JVMs"
   stage tail-process 90 "$cp" -Xmx4g \
     -XX:StartFlightRecording=filename="$work/tail-parent.jfr",settings=profile \
-    -Dvertxcuda.bench.deviceHostJvmOptions="-XX:StartFlightRecording=filename=$work/tail-device-host.jfr,settings=profile" \
+    -Xlog:gc,safepoint:file="$work/tail-parent-gc.log":uptime \
+    -Dvertxcuda.bench.deviceHostJvmOptions="-Xlog:gc,safepoint:file=$work/tail-device-host-gc.log:uptime" \
     com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only hops --size $size --out "$work/tail"
   for f in "$work"/tail-*.jfr; do
     "$here/runtime/bin/jfr" summary "$f" > "$f.summary.txt" 2>&1
