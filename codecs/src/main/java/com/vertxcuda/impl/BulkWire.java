@@ -46,7 +46,7 @@ final class BulkWire {
   /** A failure's message is cut to this many bytes. */
   static final int MAX_MESSAGE_BYTES = 4096;
   /**
-   * The most one write puts on a stream at once. Each write is flushed on its own (outside a read),
+   * The most one write puts on a stream over TLS at once. Each write is flushed on its own (outside a read),
    * and over TLS a flush encrypts all of its write before the first byte leaves: an 8 MiB segment in
    * one write kept the peer idle while the node encrypted it, and the node idle while the peer
    * decrypted it (64 MiB downloads at 0.77 of the raw stream over TLS).
@@ -60,12 +60,15 @@ final class BulkWire {
    * as protected as the bus), any free port.
    */
   /**
-   * Writes {@code data} on {@code socket} in writes of at most {@link #WRITE_SLICE} bytes; completes
-   * when the last has been written (Netty writes a channel's writes in order), fails if any fails.
+   * Writes {@code data} on {@code socket}: over TLS in writes of at most {@link #WRITE_SLICE} bytes,
+   * plain in one (where nothing is done to a write before it leaves, and slices measured slower on
+   * the H200 host: a 1 GiB plain upload 0.77 of the raw stream against 0.94–0.97 in one write).
+   * Completes when the last has been written (Netty writes a channel's writes in order), fails if any
+   * fails.
    */
   static io.vertx.core.Future<Void> write(io.vertx.core.net.NetSocket socket, Buffer data) {
     int n = data.length();
-    if (n <= WRITE_SLICE) {
+    if (n <= WRITE_SLICE || !socket.isSsl()) {
       return socket.write(data);
     }
     java.util.List<io.vertx.core.Future<Void>> writes = new java.util.ArrayList<>(n / WRITE_SLICE + 1);
