@@ -305,6 +305,35 @@ class SideChannelPoolTest {
       })));
   }
 
+  /**
+   * A first use that fails does not keep the caller's later requests waiting: a describe of a device
+   * the node does not have (an address nobody serves, so no handler answers) is answered with its
+   * failure, and the fill sent right after it, held behind it, is then sent and lands.
+   */
+  @Test
+  @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
+  void aFailedFirstUseReleasesTheRequestsHeldBehindIt(VertxTestContext ctx) {
+    DeviceClient missing = DeviceClient.create(client, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(7));
+    device.alloc(DType.F32, 256)
+      .compose(h -> {
+        Future<?> nobody = missing.describe();
+        Future<?> filled = device.fill(h, 2);
+        Future<float[]> read = device.downloadFloats(h);
+        return Future.join(nobody, filled, read).transform(ar -> {
+          ctx.verify(() -> {
+            assertTrue(nobody.failed(), "no device 7 on the node");
+            assertEquals(FailureCode.CONTEXT_LOST, ((CudaException) nobody.cause()).code(), nobody.cause().toString());
+            assertTrue(filled.succeeded(), "the fill held behind the failed first use was sent: " + filled.cause());
+            for (float v : read.result()) {
+              assertEquals(2f, v);
+            }
+          });
+          return Future.succeededFuture();
+        });
+      })
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
   private Future<Void> round(BlasClient blas, BufferHandle a, BufferHandle ones, BufferHandle c, int n, int round) {
     float[] first = matrix(n, round * 2 + 1);
     float[] second = matrix(n, round * 2 + 2);
