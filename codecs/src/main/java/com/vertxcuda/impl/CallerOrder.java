@@ -96,16 +96,7 @@ public final class CallerOrder {
   private final Map<String, ArrayDeque<Deferred>> behindFirstUses = new HashMap<>();
 
   /** A send held back behind a first use: its address, and where it must run. */
-  private static final class Deferred {
-    final String address;
-    final Context context;
-    final Runnable send;
-
-    Deferred(String address, Context context, Runnable send) {
-      this.address = address;
-      this.context = context;
-      this.send = send;
-    }
+  private record Deferred(String address, Context context, Runnable send) {
   }
 
   private CallerOrder() {

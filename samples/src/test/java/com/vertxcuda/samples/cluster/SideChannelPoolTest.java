@@ -247,13 +247,7 @@ class SideChannelPoolTest {
         });
       })
       .onComplete(ctx.succeeding(sums -> ctx.verify(() -> {
-        for (int i = 0; i < n; i++) {
-          double expected = 0;
-          for (int j = 0; j < n; j++) {
-            expected += first[i + j * n];
-          }
-          assertEquals(expected, sums[i], 1e-2, "the GEMM read the matrix from before the stream, row " + i);
-        }
+        assertRowSums(first, sums, n, "the GEMM read the matrix from before the stream");
         ctx.completeNow();
       })));
   }
@@ -294,13 +288,7 @@ class SideChannelPoolTest {
         });
       })
       .onComplete(ctx.succeeding(sums -> ctx.verify(() -> {
-        for (int i = 0; i < n; i++) {
-          double expected = 0;
-          for (int j = 0; j < n; j++) {
-            expected += first[i + j * n];
-          }
-          assertEquals(expected, sums[i], 1e-2, "the GEMM read the uploaded matrix, not the later fill, row " + i);
-        }
+        assertRowSums(first, sums, n, "the GEMM read the uploaded matrix, not the later fill");
         ctx.completeNow();
       })));
   }
@@ -358,19 +346,23 @@ class SideChannelPoolTest {
       expectedA[n * n - 2] = 7;
       expectedA[n * n - 1] = 7;
       assertTrue(java.util.Arrays.equals(expectedA, readA.result()), "round " + round + ": A is the second matrix, its last values filled");
-      float[] sums = readC.result();
-      for (int i = 0; i < n; i++) {
-        double expected = 0;
-        for (int j = 0; j < n; j++) {
-          expected += first[i + j * n]; // column-major: row i of A
-        }
-        assertEquals(expected, sums[i], 1e-2, "round " + round + ": the GEMM read the first matrix, row " + i);
-      }
+      assertRowSums(first, readC.result(), n, "round " + round + ": the GEMM read the first matrix");
       return null;
     });
   }
 
   // Small integers (exact in float sums), different for every seed and position.
+  // C = A·1 of an n×n column-major A: each row's sum.
+  private static void assertRowSums(float[] a, float[] sums, int n, String what) {
+    for (int i = 0; i < n; i++) {
+      double expected = 0;
+      for (int j = 0; j < n; j++) {
+        expected += a[i + j * n];
+      }
+      assertEquals(expected, sums[i], 1e-2, what + ", row " + i);
+    }
+  }
+
   private static float[] matrix(int n, int seed) {
     float[] m = new float[n * n];
     for (int i = 0; i < m.length; i++) {
