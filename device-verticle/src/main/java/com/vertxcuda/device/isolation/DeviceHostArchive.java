@@ -223,13 +223,22 @@ public final class DeviceHostArchive {
     }
   }
 
+  /**
+   * A training run's options: the host backend, whatever the device's (the classes a start loads
+   * are the same but for the backend's few, and a training run must never take GPU memory — a second
+   * context, beside a device host just started, could fail its first allocations), and one pinned
+   * segment's region, all a start touches.
+   */
+  static DeviceOptions trainingOptions(DeviceOptions options) {
+    return new DeviceOptions(options).setBackend(com.vertxcuda.device.BackendKind.HOST)
+      .setSharedMemorySize(Math.min(options.getSharedMemorySize(), DeviceHostMain.PINNED_SEGMENT));
+  }
+
   // A device host that starts, serves a describe and exits when its link closes, dumping into `dump`.
   private boolean trainingRun(DeviceOptions options, String node, Path dump)
     throws IOException, InterruptedException, ExecutionException, TimeoutException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TRAINING_TIMEOUT_MS);
-    // One pinned segment's region is all a start touches.
-    DeviceOptions training = new DeviceOptions(options)
-      .setSharedMemorySize(Math.min(options.getSharedMemorySize(), DeviceHostMain.PINNED_SEGMENT));
+    DeviceOptions training = trainingOptions(options);
     // Its JVM's notes on classes it leaves out of the archive (JFR's, for one) would only alarm a reader.
     DeviceHostProcess host = DeviceHostProcess.start(training, node, 0, why -> { }, true, classPath, null,
       new Launch(nice(), List.of("-XX:ArchiveClassesAtExit=" + dump, "-Xlog:cds=off")));

@@ -157,6 +157,17 @@ class DeviceHostArchiveTest {
     assertFalse(loadedFromTheArchive(dir, host.pid()), "a class path other than the archive's, yet loaded from it");
   }
 
+  /** A training run never touches the GPU, and maps only one pinned segment, whatever the device's options. */
+  @Test
+  void aTrainingRunTakesTheHostBackendAndOneSegment() {
+    DeviceOptions device = new DeviceOptions().setBackend(com.vertxcuda.device.BackendKind.CUDA)
+      .setSharedMemorySize(2047L << 20).setSpareDeviceHost(true);
+    DeviceOptions training = DeviceHostArchive.trainingOptions(device);
+    assertEquals(com.vertxcuda.device.BackendKind.HOST, training.getBackend());
+    assertEquals(DeviceHostMain.PINNED_SEGMENT, training.getSharedMemorySize());
+    assertEquals(com.vertxcuda.device.BackendKind.CUDA, device.getBackend(), "the device's own options are left as they were");
+  }
+
   @Test
   void offNoArchiveIsMadeOrUsed(@TempDir Path dir) throws Exception {
     DeviceOptions on = options(dir.resolve("cds"), dir);
