@@ -118,6 +118,8 @@ public final class ClusterWatch {
 
   private void left(String node) {
     LOG.log(System.Logger.Level.INFO, "cluster node " + node + " left; failing what waits for it");
+    // Its addresses are forgotten: the set only ever names nodes of the cluster.
+    lookedUp.removeIf(a -> node.equals(com.vertxcuda.Addresses.nodeOf(a)));
     Set<Promise<?>> pending = waiting.remove(node);
     if (pending != null) {
       CudaException lost = nodeLost(node);
