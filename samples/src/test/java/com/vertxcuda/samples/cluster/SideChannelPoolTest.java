@@ -258,8 +258,8 @@ class SideChannelPoolTest {
    * BLAS address, which this client never used before), then a fill of the matrix (the device's
    * address, looked up long ago), made without waiting. The GEMM reads the uploaded matrix: a first
    * message to an address waits for the cluster's lookup of who serves it, and the fill, sent to an
-   * address already looked up, would overtake it (it did on Infinispan before the caller's order
-   * held requests behind a first use).
+   * address already looked up, would overtake it (it did, on Hazelcast and on Infinispan, before the
+   * caller's order held requests behind a first use).
    */
   @Test
   @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
