@@ -184,7 +184,7 @@ public final class ClusterWatch {
    * Until then a message to it waits for the cluster manager's lookup, and one sent later to an
    * address already looked up can overtake it ({@link CallerOrder#behindFirstUse}).
    */
-  public boolean lookedUp(String address) {
+  boolean lookedUp(String address) {
     return lookedUp.contains(address);
   }
 

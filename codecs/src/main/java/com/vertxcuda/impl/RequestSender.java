@@ -131,8 +131,9 @@ public final class RequestSender {
 
   /**
    * Sends {@code body} at once, outside the caller's order: for a {@link CallerOrder.Hold} of
-   * {@code order} sending what it holds in its own place. The future completes on {@code context},
-   * never on this stack.
+   * {@code order} sending what it holds in its own place. To another node it may first wait, in
+   * order, behind {@code order}'s first use of another of the node's addresses
+   * ({@link CallerOrder#behindFirstUse}). The future completes on {@code context}, never on this stack.
    */
   public <R> Future<R> dispatch(Object body, Context context, CallerOrder order) {
     LocalRoutes.Route route = localRoute();
@@ -148,9 +149,6 @@ public final class RequestSender {
     }
     if (watch.refusal() != null) {
       return failLater(context, watch.refused());
-    }
-    if (order == null) {
-      return watch.guard(node, send(body, null));
     }
     Promise<R> held = Promise.promise();
     if (order.behindFirstUse(node, address, context, () -> {

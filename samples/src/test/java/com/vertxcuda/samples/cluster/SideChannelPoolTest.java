@@ -187,18 +187,15 @@ class SideChannelPoolTest {
   void streamsAndBusRequestsKeepTheCallersOrder(VertxTestContext ctx) {
     int n = 1024;
     BlasClient blas = BlasClient.create(client, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(0));
-    Future.all(device.alloc(DType.F32, (long) n * n), device.alloc(DType.F32, n), device.alloc(DType.F32, n))
-      .compose(all -> {
-        BufferHandle a = all.resultAt(0);
-        BufferHandle ones = all.resultAt(1);
-        BufferHandle c = all.resultAt(2);
-        float[] unit = new float[n];
-        java.util.Arrays.fill(unit, 1f);
-        // Vert.x keeps a sender's messages in order per address only: its first message to an address
-        // waits for the cluster's lookup of who serves it, and one sent after it to an address already
-        // looked up (the device's: a fill, the describe barrier) may overtake it. That limit is the
-        // event bus's, for requests over the bus alike, not the side channel's: the BLAS address is
-        // used once, awaited, before the rounds.
+    gemmOperands(n)
+      .compose(g -> {
+        BufferHandle a = g.a();
+        BufferHandle ones = g.ones();
+        BufferHandle c = g.c();
+        float[] unit = unit(n);
+        // The BLAS address is used once, awaited, before the rounds: the rounds' describes are the
+        // streams' own (a first use's wait is busRequestsKeepTheCallersOrderAcrossAddressesOnFirstUse's
+        // and aStreamWaitsForAFirstRequestToALibraryAddress's).
         return device.upload(ones, unit)
           .compose(x -> blas.gemm(Transpose.N, Transpose.N, n, 1, n, 1, a, n, ones, n, 0, c, n))
           .compose(x -> {
@@ -231,13 +228,12 @@ class SideChannelPoolTest {
     int n = 1024;
     float[] first = matrix(n, 1);
     float[] second = matrix(n, 2);
-    float[] unit = new float[n];
-    java.util.Arrays.fill(unit, 1f);
-    Future.all(device.alloc(DType.F32, (long) n * n), device.alloc(DType.F32, n), device.alloc(DType.F32, n))
-      .compose(all -> {
-        BufferHandle a = all.resultAt(0);
-        BufferHandle ones = all.resultAt(1);
-        BufferHandle c = all.resultAt(2);
+    float[] unit = unit(n);
+    gemmOperands(n)
+      .compose(g -> {
+        BufferHandle a = g.a();
+        BufferHandle ones = g.ones();
+        BufferHandle c = g.c();
         return Future.all(device.upload(ones, unit), device.upload(a, first)).compose(x -> {
           BlasClient blas = BlasClient.create(client, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(0));
           Future<BufferHandle> gemm = blas.gemm(Transpose.N, Transpose.N, n, 1, n, 1, a, n, ones, n, 0, c, n);
@@ -266,13 +262,12 @@ class SideChannelPoolTest {
   void busRequestsKeepTheCallersOrderAcrossAddressesOnFirstUse(VertxTestContext ctx) {
     int n = 256;
     float[] first = matrix(n, 3);
-    float[] unit = new float[n];
-    java.util.Arrays.fill(unit, 1f);
-    Future.all(device.alloc(DType.F32, (long) n * n), device.alloc(DType.F32, n), device.alloc(DType.F32, n))
-      .compose(all -> {
-        BufferHandle a = all.resultAt(0);
-        BufferHandle ones = all.resultAt(1);
-        BufferHandle c = all.resultAt(2);
+    float[] unit = unit(n);
+    gemmOperands(n)
+      .compose(g -> {
+        BufferHandle a = g.a();
+        BufferHandle ones = g.ones();
+        BufferHandle c = g.c();
         BlasClient blas = BlasClient.create(client, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(0));
         Future<?> ready = device.upload(ones, unit);
         Future<?> up = device.upload(a, first);
@@ -352,6 +347,21 @@ class SideChannelPoolTest {
   }
 
   // Small integers (exact in float sums), different for every seed and position.
+  /** The operands of C = A·1: A n×n, the vector 1 and C, F32, allocated on the device (nothing uploaded). */
+  private record GemmOperands(BufferHandle a, BufferHandle ones, BufferHandle c) {
+  }
+
+  private Future<GemmOperands> gemmOperands(int n) {
+    return Future.all(device.alloc(DType.F32, (long) n * n), device.alloc(DType.F32, n), device.alloc(DType.F32, n))
+      .map(all -> new GemmOperands(all.resultAt(0), all.resultAt(1), all.resultAt(2)));
+  }
+
+  private static float[] unit(int n) {
+    float[] unit = new float[n];
+    java.util.Arrays.fill(unit, 1f);
+    return unit;
+  }
+
   // C = A·1 of an n×n column-major A: each row's sum.
   private static void assertRowSums(float[] a, float[] sums, int n, String what) {
     for (int i = 0; i < n; i++) {
