@@ -48,7 +48,10 @@ public final class ClusterWatch {
   private volatile Future<Void> firstCheck = Future.succeededFuture();
   private final Map<String, Set<Promise<?>>> waiting = new ConcurrentHashMap<>();
   private final List<Consumer<String>> leftListeners = new CopyOnWriteArrayList<>();
-  /** Addresses a node of the cluster has answered a request at: Vert.x has looked up who serves them. */
+  /**
+   * Addresses a node of the cluster has answered a request at since Vert.x last looked up who serves
+   * them ({@link #lookedUp}).
+   */
   private final Set<String> lookedUp = ConcurrentHashMap.newKeySet();
 
   private ClusterWatch(Vertx vertx) {
@@ -118,7 +121,7 @@ public final class ClusterWatch {
 
   private void left(String node) {
     LOG.log(System.Logger.Level.INFO, "cluster node " + node + " left; failing what waits for it");
-    // Its addresses are forgotten: the set only ever names nodes of the cluster.
+    // Its addresses are forgotten: the set only names nodes of the cluster (Vert.x forgets them too).
     lookedUp.removeIf(a -> node.equals(com.vertxcuda.Addresses.nodeOf(a)));
     Set<Promise<?>> pending = waiting.remove(node);
     if (pending != null) {
@@ -178,14 +181,23 @@ public final class ClusterWatch {
   }
 
   /**
-   * Whether this Vert.x has had an answer from {@code address} (a reply, or a failure its handler
-   * sent): its event bus has looked up who serves it and keeps that (Vert.x's node selector), so a
-   * message sent there now leaves at once, in order with what the same context sends elsewhere.
-   * Until then a message to it waits for the cluster manager's lookup, and one sent later to an
-   * address already looked up can overtake it ({@link CallerOrder#behindFirstUse}).
+   * Whether a message sent to {@code address} now leaves at once, in order with what the same context
+   * sends elsewhere: this Vert.x has had an answer from it (a reply, or a failure its handler sent),
+   * so its event bus has looked up who serves it, and still holds that (Vert.x's node selector;
+   * {@link VertxInternals#clusterKnowsWhoServes}). Vert.x forgets an address when the cluster says
+   * nobody serves it — its node's devices undeployed, then deployed again, or the node gone — and
+   * so does this. Until then a message to it waits for the cluster manager's lookup, and one sent
+   * later to an address already looked up can overtake it ({@link CallerOrder#behindFirstUse}).
    */
   boolean lookedUp(String address) {
-    return lookedUp.contains(address);
+    if (!lookedUp.contains(address)) {
+      return false;
+    }
+    if (VertxInternals.clusterKnowsWhoServes(vertx, address)) {
+      return true;
+    }
+    lookedUp.remove(address);
+    return false;
   }
 
   /** A node answered a request at {@code address}: see {@link #lookedUp}. */

@@ -14,6 +14,7 @@ import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.core.spi.cluster.ClusterManager;
+import io.vertx.core.spi.cluster.RegistrationListener;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -35,6 +36,7 @@ public final class VertxInternals {
   private static final Class<?> CLUSTERED_BUS = find("io.vertx.core.eventbus.impl.clustered.ClusteredEventBus");
   private static final MethodHandle SENDER = handle(CLUSTERED_MESSAGE, "getSender", String.class);
   private static final MethodHandle BUS_OPTIONS = handle(CLUSTERED_BUS, "options", EventBusOptions.class);
+  private static final MethodHandle NODE_SELECTOR = field(CLUSTERED_BUS, "nodeSelector");
 
   /** Tests only: false makes {@link #sender} unable to read a clustered message's sender, as on a Vert.x without it. */
   static volatile boolean senderReadable = true;
@@ -131,6 +133,28 @@ public final class VertxInternals {
   }
 
   /**
+   * Whether this node's clustered event bus holds who serves {@code address} (its node selector has
+   * an entry for it: a message sent there now leaves without waiting for the cluster manager). Vert.x
+   * keeps its selector private; the caller's order across a remote node's addresses
+   * ({@link CallerOrder#behindFirstUse}) must know when Vert.x has forgotten an address — no handler
+   * there for a while, the devices redeployed — because the next message to it waits for a lookup
+   * and could be overtaken. False (the cautious answer: hold the caller's other sends) when it
+   * cannot be read.
+   */
+  public static boolean clusterKnowsWhoServes(Vertx vertx, String address) {
+    EventBus bus = vertx.eventBus();
+    if (CLUSTERED_BUS == null || NODE_SELECTOR == null || !CLUSTERED_BUS.isInstance(bus)) {
+      return false;
+    }
+    try {
+      Object selector = NODE_SELECTOR.invoke(bus);
+      return selector instanceof RegistrationListener && ((RegistrationListener) selector).wantsUpdatesFor(address);
+    } catch (Throwable t) {
+      return false;
+    }
+  }
+
+  /**
    * A new event-loop context of {@code vertx}, tied to no deployment: what the bulk side channel
    * serves on, shared by every device of the node, must outlive the device that started it (a
    * server made on a verticle's context closes when that verticle is undeployed).
@@ -174,6 +198,18 @@ public final class VertxInternals {
     try {
       return Class.forName(name, false, VertxInternals.class.getClassLoader());
     } catch (ClassNotFoundException e) {
+      return null;
+    }
+  }
+
+  private static MethodHandle field(Class<?> owner, String name) {
+    if (owner == null) {
+      return null;
+    }
+    try {
+      java.lang.reflect.Field f = owner.getDeclaredField(name);
+      return MethodHandles.privateLookupIn(owner, MethodHandles.lookup()).findGetter(owner, name, f.getType());
+    } catch (ReflectiveOperationException | RuntimeException e) {
       return null;
     }
   }
