@@ -18,6 +18,8 @@ public final class Allocation implements DeviceBuffer {
   private final DeviceMemory memory;
   /** Null once the device holds it ({@code keep}); written under the table's lock. */
   private volatile String owner;
+  /** Set once it has left its table (freed, or the context closed): a cached lookup must not find it. */
+  volatile boolean removed;
   GpuEvent lastWrite;
   /** The call of {@link StreamOrdering} that last met this buffer, and whether that call writes it. */
   int seen;

@@ -26,8 +26,14 @@ public final class AllocationTable {
   /** Bytes each owner holds in buffers and allocations under way; guarded by this. */
   private final Map<String, Long> ownerBytes = new java.util.HashMap<>();
   private final Map<Long, Allocation> live = new ConcurrentHashMap<>();
-  /** The allocation resolved last: a batch names the same inputs hundreds of times. */
-  private volatile Allocation recent;
+  /**
+   * Allocations resolved lately, by id modulo the size: a batch names the same inputs hundreds of
+   * times between its outputs. An entry is used only for its own id and while it is live (footprints
+   * resolve on callers' threads, so an entry may be put back by a resolve that raced a free: the
+   * freed allocation's mark, set before its free returns, turns it away).
+   */
+  private final Allocation[] recent = new Allocation[RECENT];
+  private static final int RECENT = 64;
   private final AtomicLong nextId = new AtomicLong(1);
   private long reservedBytes;
   private long liveBytes;
@@ -178,10 +184,11 @@ public final class AllocationTable {
       throw new CudaException(FailureCode.STALE_HANDLE, field + " was issued by generation "
         + h.generation() + "; the device is at generation " + generation);
     }
-    Allocation a = recent;
-    if (a == null || a.handle().id() != h.id()) {
+    int slot = (int) (h.id() & (RECENT - 1));
+    Allocation a = recent[slot];
+    if (a == null || a.handle().id() != h.id() || a.removed) {
       a = live.get(h.id());
-      recent = a;
+      recent[slot] = a;
     }
     if (a == null) {
       throw new CudaException(FailureCode.NOT_FOUND, field + " names buffer #" + h.id()
@@ -221,8 +228,9 @@ public final class AllocationTable {
     if (h.isView()) {
       throw bad("free takes the whole buffer, not a view");
     }
-    recent = null;
     if (live.remove(h.id(), a)) {
+      a.removed = true;
+      recent[(int) (h.id() & (RECENT - 1))] = null;
       synchronized (this) {
         liveBytes -= a.bytes();
         // It stops counting against its owner now, like its bytes; its reservation goes with its memory.
@@ -236,7 +244,8 @@ public final class AllocationTable {
   /** Removes every buffer (when the context closes). */
   public List<Allocation> drain() {
     List<Allocation> all = new ArrayList<>(live.values());
-    recent = null;
+    all.forEach(a -> a.removed = true);
+    java.util.Arrays.fill(recent, null);
     live.clear();
     synchronized (this) {
       liveBytes = 0;

@@ -11,7 +11,6 @@ import com.vertxcuda.device.spi.DeviceBuffer;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.library.impl.Operand;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import static com.vertxcuda.library.impl.RequestChecks.bad;
@@ -40,8 +39,9 @@ public final class BlasCall {
   private Operand c;
   private Operand x;
   private Operand y;
-  private final List<Operand> reads = new ArrayList<>(3);
-  private final List<Operand> writes = new ArrayList<>(2);
+  // Immutable, set once by the factory (a batch of small GEMMs validates hundreds of thousands a second).
+  private List<Operand> reads = List.of();
+  private List<Operand> writes = List.of();
   private Operand output;
 
   private BlasCall(BlasRequest request, DType dtype) {
@@ -190,9 +190,8 @@ public final class BlasCall {
     }
     noOverlap(call.c, "c", call.a, "a");
     noOverlap(call.c, "c", call.b, "b");
-    call.reads.add(call.a);
-    call.reads.add(call.b);
-    call.writes.add(call.c);
+    call.reads = List.of(call.a, call.b);
+    call.writes = List.of(call.c);
     call.output = call.c;
     return call;
   }
@@ -215,9 +214,8 @@ public final class BlasCall {
     call.y = new Operand(ya, r.getY(), vector(r.getY(), "y", yLen, r.getIncy(), "incy"));
     noOverlap(call.y, "y", call.a, "a");
     noOverlap(call.y, "y", call.x, "x");
-    call.reads.add(call.a);
-    call.reads.add(call.x);
-    call.writes.add(call.y);
+    call.reads = List.of(call.a, call.x);
+    call.writes = List.of(call.y);
     call.output = call.y;
     return call;
   }
@@ -237,9 +235,8 @@ public final class BlasCall {
     call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", m, n, r.getLda(), "lda"));
     noOverlap(call.a, "a", call.x, "x");
     noOverlap(call.a, "a", call.y, "y");
-    call.reads.add(call.x);
-    call.reads.add(call.y);
-    call.writes.add(call.a);
+    call.reads = List.of(call.x, call.y);
+    call.writes = List.of(call.a);
     call.output = call.a;
     return call;
   }
@@ -268,9 +265,8 @@ public final class BlasCall {
     if (!inPlace(call.c, call.b, tb, r.getLdb(), r.getLdc())) {
       noOverlap(call.c, "c", call.b, "b");
     }
-    call.reads.add(call.a);
-    call.reads.add(call.b);
-    call.writes.add(call.c);
+    call.reads = List.of(call.a, call.b);
+    call.writes = List.of(call.c);
     call.output = call.c;
     return call;
   }
@@ -294,8 +290,8 @@ public final class BlasCall {
       r.getLda(), "lda"));
     call.c = new Operand(ca, r.getC(), matrix(r.getC(), "c", n, n, r.getLdc(), "ldc"));
     noOverlap(call.c, "c", call.a, "a");
-    call.reads.add(call.a);
-    call.writes.add(call.c);
+    call.reads = List.of(call.a);
+    call.writes = List.of(call.c);
     call.output = call.c;
     return call;
   }
@@ -316,8 +312,8 @@ public final class BlasCall {
     call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", order, order, r.getLda(), "lda"));
     call.b = new Operand(ba, r.getB(), matrix(r.getB(), "b", m, n, r.getLdb(), "ldb"));
     noOverlap(call.b, "b", call.a, "a");
-    call.reads.add(call.a);
-    call.writes.add(call.b);
+    call.reads = List.of(call.a);
+    call.writes = List.of(call.b);
     call.output = call.b;
     return call;
   }
@@ -340,26 +336,24 @@ public final class BlasCall {
       case AXPY:
       case COPY:
         noOverlap(call.y, "y", call.x, "x");
-        call.reads.add(call.x);
-        call.writes.add(call.y);
+        call.reads = List.of(call.x);
+        call.writes = List.of(call.y);
         call.output = call.y;
         break;
       case SWAP:
       case ROT:
         noOverlap(call.y, "y", call.x, "x");
-        call.writes.add(call.x);
-        call.writes.add(call.y);
+        call.writes = List.of(call.x, call.y);
         break;
       case DOT:
-        call.reads.add(call.x);
-        call.reads.add(call.y);
+        call.reads = List.of(call.x, call.y);
         break;
       case SCAL:
-        call.writes.add(call.x);
+        call.writes = List.of(call.x);
         call.output = call.x;
         break;
       default:
-        call.reads.add(call.x);
+        call.reads = List.of(call.x);
     }
     return call;
   }

@@ -54,7 +54,7 @@ public final class BlasVerticle extends LibraryVerticle {
 
   private BlasOptions options;
   private BlasEngine engine;
-  private GemmGroup held = new GemmGroup();
+  private final GemmGroup held = new GemmGroup();
 
   public BlasVerticle(LibraryContext runtime) {
     super(runtime, Library.BLAS);
@@ -97,7 +97,7 @@ public final class BlasVerticle extends LibraryVerticle {
 
   private Preparation serve(Request r, BlasRequest body, Object prepared) {
     BlasCall call = BlasCall.of(body, runtime);
-    Pending p = new Pending(call, answer(r));
+    Pending p = new Pending(call, answer(r), 0);
     if (batchable(call) && options.getMaxBatchSize() >= 2) {
       hold(p);
     } else {
@@ -128,9 +128,13 @@ public final class BlasVerticle extends LibraryVerticle {
   @Override
   public void flush() {
     if (!held.isEmpty()) {
-      GemmGroup group = held;
-      held = new GemmGroup();
-      run(group.members, group.reads(), group.writes());
+      // The stream's order reads the lists before run returns; the group is emptied after.
+      List<Pending> group = held.members();
+      try {
+        run(group, held.reads(), held.writes());
+      } finally {
+        held.take();
+      }
     }
   }
 
@@ -138,22 +142,22 @@ public final class BlasVerticle extends LibraryVerticle {
   protected void close(boolean poisoned) {
     CudaException stopped = poisoned ? runtime.lostFailure()
       : new CudaException(FailureCode.CONTEXT_LOST, "the BLAS library closed with its context");
-    held.members.forEach(p -> p.answer().fail(stopped));
-    held = new GemmGroup();
+    held.take().forEach(p -> p.fail(stopped));
     if (engine != null) {
       engine.close(poisoned);
     }
   }
 
+  // A request of its own: one outcome, its answer.
   private static Answer answer(Request r) {
     return new Answer() {
       @Override
-      public void reply(BlasReply reply) {
+      public void reply(int slot, BlasReply reply) {
         r.reply(reply);
       }
 
       @Override
-      public void fail(CudaException failure) {
+      public void fail(int slot, CudaException failure) {
         r.fail(failure);
       }
     };
@@ -170,11 +174,10 @@ public final class BlasVerticle extends LibraryVerticle {
   }
 
   private void hold(Pending p) {
-    GemmShape shape = GemmShape.of(p.call());
-    if (!held.admits(p.call(), shape)) {
+    if (!held.admits(p.call())) {
       flush();
     }
-    held.add(p, shape);
+    held.add(p);
     if (held.size() >= options.getMaxBatchSize()) {
       flush();
     }
@@ -189,15 +192,8 @@ public final class BlasVerticle extends LibraryVerticle {
       throw new CudaException(FailureCode.BAD_REQUEST, "requests holds " + requests.size() + " requests; at most "
         + BlasBatch.MAX_REQUESTS + " go in one batch");
     }
-    BlasOutcome[] outcomes = new BlasOutcome[requests.size()];
-    // The last outcome in, on whichever thread, sends the one reply.
-    AtomicInteger missing = new AtomicInteger(outcomes.length);
+    Outcomes outcomes = new Outcomes(r, requests.size());
     for (int i = 0; i < requests.size(); i++) {
-      Answer answer = slot(outcomes, i, () -> {
-        if (missing.decrementAndGet() == 0) {
-          r.reply(new BlasBatchReply(Arrays.asList(outcomes)));
-        }
-      });
       BlasCall call;
       try {
         if (requests.get(i) == null) {
@@ -205,13 +201,13 @@ public final class BlasVerticle extends LibraryVerticle {
         }
         call = BlasCall.of(requests.get(i), runtime);
       } catch (RuntimeException e) {
-        answer.fail(runtime.failure(e));
+        outcomes.fail(i, runtime.failure(e));
         continue;
       }
       // The same holding as for GEMMs sent one per message: a batch's small GEMMs join the held
       // group, which also takes the next messages' (one batched call across coalesced batches, not
       // one per batch: four GEMMs per message ran 2-5x slower than one per message on the H200).
-      Pending p = new Pending(call, answer);
+      Pending p = new Pending(call, outcomes, i);
       if (batchable(call) && options.getMaxBatchSize() >= 2) {
         hold(p);
       } else {
@@ -221,20 +217,36 @@ public final class BlasVerticle extends LibraryVerticle {
     }
   }
 
-  private static Answer slot(BlasOutcome[] outcomes, int slot, Runnable arrived) {
-    return new Answer() {
-      @Override
-      public void reply(BlasReply reply) {
-        outcomes[slot] = BlasOutcome.of(reply);
-        arrived.run();
-      }
+  /** A batch's outcomes, slot by slot: the last one in, on whichever thread, sends the one reply. */
+  private static final class Outcomes implements Answer {
+    private final Request request;
+    private final BlasOutcome[] slots;
+    private final AtomicInteger missing;
 
-      @Override
-      public void fail(CudaException failure) {
-        outcomes[slot] = BlasOutcome.of(failure);
-        arrived.run();
+    Outcomes(Request request, int size) {
+      this.request = request;
+      this.slots = new BlasOutcome[size];
+      this.missing = new AtomicInteger(size);
+    }
+
+    @Override
+    public void reply(int slot, BlasReply reply) {
+      slots[slot] = BlasOutcome.of(reply);
+      arrived();
+    }
+
+    @Override
+    public void fail(int slot, CudaException failure) {
+      slots[slot] = BlasOutcome.of(failure);
+      arrived();
+    }
+
+    // The decrement publishes the slot written before it to the thread that sees zero.
+    private void arrived() {
+      if (missing.decrementAndGet() == 0) {
+        request.reply(new BlasBatchReply(Arrays.asList(slots)));
       }
-    };
+    }
   }
 
   /**
@@ -253,7 +265,7 @@ public final class BlasVerticle extends LibraryVerticle {
     if (runtime.isPoisoned()) {
       // Held GEMMs flushed after the context was poisoned: it must not be touched again.
       CudaException lost = runtime.lostFailure();
-      group.forEach(p -> p.answer().fail(lost));
+      group.forEach(p -> p.fail(lost));
       return;
     }
     List<BlasCall> calls = new ArrayList<>(group.size());
@@ -267,24 +279,24 @@ public final class BlasVerticle extends LibraryVerticle {
         : engine.enqueueGemmBatch(stream, calls));
     } catch (Throwable t) {
       CudaException failure = runtime.failure(t);
-      group.forEach(p -> p.answer().fail(failure));
+      group.forEach(p -> p.fail(failure));
       return;
     }
     int size = calls.size();
     runtime.whenDone(done, err -> {
       for (Pending p : group) {
         if (err != null) {
-          p.answer().fail(runtime.failure(err));
+          p.fail(runtime.failure(err));
           continue;
         }
         BlasReply reply;
         try {
           reply = p.call().reply(result[0] == null ? 0 : result[0].value()).setBatchSize(size);
         } catch (RuntimeException e) {
-          p.answer().fail(runtime.failure(e));
+          p.fail(runtime.failure(e));
           continue;
         }
-        p.answer().reply(reply);
+        p.reply(reply);
       }
     });
   }

@@ -2,6 +2,7 @@ package com.vertxcuda.blas.impl;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.blas.BlasReply;
+import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.device.spi.DeviceBuffer;
 import com.vertxcuda.library.impl.Operand;
 
@@ -17,21 +18,35 @@ import java.util.Set;
  */
 final class GemmGroup {
 
-  /** Where one request's outcome goes: its own answer, or its slot in a batch's reply. */
+  /** Where outcomes go: a request's own answer, or the slots of a batch's one reply. */
   interface Answer {
-    void reply(BlasReply reply);
+    void reply(int slot, BlasReply reply);
 
-    void fail(CudaException failure);
+    void fail(int slot, CudaException failure);
   }
 
-  /** A validated request and where its outcome goes. */
-  record Pending(BlasCall call, Answer answer) {
+  /** A validated request and where its outcome goes ({@code slot} of {@code answer}). */
+  record Pending(BlasCall call, Answer answer, int slot) {
+    void reply(BlasReply reply) {
+      answer.reply(slot, reply);
+    }
+
+    void fail(CudaException failure) {
+      answer.fail(slot, failure);
+    }
   }
 
-  final List<Pending> members = new ArrayList<>();
+  /** The members; a new list for each group ({@link #take} hands the last one over). */
+  private List<Pending> members = new ArrayList<>();
+  // What the members write and read, each buffer once. One group is held at a time on the
+  // submission thread, so the sets are kept and cleared rather than made per group (a batch of
+  // small GEMMs passes here a few hundred thousand times a second).
   private final Set<DeviceBuffer> written = Collections.newSetFromMap(new IdentityHashMap<>());
   private final Set<DeviceBuffer> read = Collections.newSetFromMap(new IdentityHashMap<>());
-  private GemmShape shape;
+  private final List<DeviceBuffer> writes = new ArrayList<>();
+  private final List<DeviceBuffer> reads = new ArrayList<>();
+  /** The first member: every other has its shape. */
+  private BlasCall first;
 
   boolean isEmpty() {
     return members.isEmpty();
@@ -41,30 +56,76 @@ final class GemmGroup {
     return members.size();
   }
 
-  /** Whether a GEMM of {@code shape} may join this group. */
-  boolean admits(BlasCall call, GemmShape shape) {
+  /** The members held now. */
+  List<Pending> members() {
+    return members;
+  }
+
+  /**
+   * Whether {@code call} may join this group: it has the members' shape (dtypes, transposes, sizes,
+   * leading dimensions, alpha, beta, TF32 — what one batched call shares), writes nothing they touch
+   * and reads nothing they write.
+   */
+  boolean admits(BlasCall call) {
+    if (isEmpty()) {
+      return true;
+    }
     DeviceBuffer c = call.c().buffer();
-    return isEmpty() || shape.equals(this.shape) && !written.contains(c) && !read.contains(c)
+    return sameShape(first, call) && !written.contains(c) && !read.contains(c)
       && !written.contains(call.a().buffer()) && !written.contains(call.b().buffer());
   }
 
-  void add(Pending p, GemmShape shape) {
-    this.shape = shape;
+  void add(Pending p) {
+    if (members.isEmpty()) {
+      first = p.call();
+    }
     members.add(p);
-    written.addAll(Operand.buffers(p.call().writes()));
-    read.addAll(Operand.buffers(p.call().reads()));
+    for (Operand o : p.call().writes()) {
+      if (written.add(o.buffer())) {
+        writes.add(o.buffer());
+      }
+    }
+    for (Operand o : p.call().reads()) {
+      if (read.add(o.buffer())) {
+        reads.add(o.buffer());
+      }
+    }
+  }
+
+  // Field by field, for every GEMM of a batch (no shape object made per request).
+  private static boolean sameShape(BlasCall x, BlasCall y) {
+    BlasRequest p = x.request();
+    BlasRequest q = y.request();
+    return p.getM() == q.getM() && p.getN() == q.getN() && p.getK() == q.getK() && p.getLda() == q.getLda()
+      && p.getLdb() == q.getLdb() && p.getLdc() == q.getLdc() && p.isTf32() == q.isTf32()
+      && x.a().dtype() == y.a().dtype() && x.c().dtype() == y.c().dtype()
+      && p.getTransA() == q.getTransA() && p.getTransB() == q.getTransB()
+      && Double.doubleToLongBits(p.getAlpha()) == Double.doubleToLongBits(q.getAlpha())
+      && Double.doubleToLongBits(p.getBeta()) == Double.doubleToLongBits(q.getBeta());
   }
 
   /**
    * What the members read, each buffer once (a batch of GEMMs on shared inputs names them once, not
-   * once per GEMM, for the stream's order to sort through).
+   * once per GEMM, for the stream's order to sort through). Valid until {@link #take}.
    */
   List<DeviceBuffer> reads() {
-    return new ArrayList<>(read);
+    return reads;
   }
 
-  /** What the members write, each buffer once. */
+  /** What the members write, each buffer once. Valid until {@link #take}. */
   List<DeviceBuffer> writes() {
-    return new ArrayList<>(written);
+    return writes;
+  }
+
+  /** Hands the members over and empties the group for the next one. */
+  List<Pending> take() {
+    List<Pending> taken = members;
+    members = new ArrayList<>(Math.max(4, taken.size()));
+    written.clear();
+    read.clear();
+    writes.clear();
+    reads.clear();
+    first = null;
+    return taken;
   }
 }
