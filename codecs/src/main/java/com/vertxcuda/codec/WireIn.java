@@ -5,6 +5,7 @@ import com.vertxcuda.DType;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads the binary wire form of a message from a region of a {@link Buffer}. Every read checks its
@@ -14,6 +15,16 @@ public final class WireIn {
 
   private final Buffer buffer;
   private final String type;
+  // The last string read, and its bytes: node ids repeat in every handle of a message (a batch of
+  // small GEMMs carries thousands), so the same bytes again give the same string, not a new one.
+  private byte[] lastBytes;
+  private String lastString;
+  /** Longer strings (a kernel's source, a message) are not kept. */
+  private static final int MEMO_LIMIT = 256;
+  // The bytes at {@code scratchFor} (scratchLength of them), for comparing one value with several names.
+  private byte[] scratch = new byte[64];
+  private int scratchFor = -1;
+  private int scratchLength;
   private final int end;
   private int pos;
 
@@ -55,7 +66,35 @@ public final class WireIn {
       return null;
     }
     int at = take(len);
-    return new String(buffer.getBytes(at, at + len), StandardCharsets.UTF_8);
+    byte[] last = lastBytes;
+    if (last != null && last.length == len && sameBytes(at, last)) {
+      return lastString;
+    }
+    byte[] bytes = buffer.getBytes(at, at + len);
+    String s = new String(bytes, StandardCharsets.UTF_8);
+    if (len <= MEMO_LIMIT) {
+      lastBytes = bytes;
+      lastString = s;
+    }
+    return s;
+  }
+
+  // Whether the bytes at {@code at} are {@code bytes} (bounds already taken): copied once into a
+  // scratch array (one bounds check and an array copy, not one per byte), then compared there.
+  private boolean sameBytes(int at, byte[] bytes) {
+    int len = bytes.length;
+    if (len == 0) {
+      return true;
+    }
+    if (scratchFor != at || scratchLength != len) {
+      if (scratch.length < len) {
+        scratch = new byte[Math.max(len, 2 * scratch.length)];
+      }
+      buffer.getBytes(at, at + len, scratch, 0);
+      scratchFor = at;
+      scratchLength = len;
+    }
+    return Arrays.equals(scratch, 0, len, bytes, 0, len);
   }
 
   public Buffer readBuffer() {
@@ -90,17 +129,22 @@ public final class WireIn {
     return n;
   }
 
+  /** Reads an enum constant by name ({@link WireOut#writeEnum}): its bytes matched against the names, no string made. */
   public <E extends Enum<E>> E readEnum(Class<E> cls) {
-    String name = readString();
-    if (name == null) {
+    int len = readLength();
+    if (len == -1) {
       return null;
     }
-    try {
-      return Enum.valueOf(cls, name);
-    } catch (IllegalArgumentException e) {
-      throw new WireFormatException("malformed " + type + " on the wire: unknown "
-        + cls.getSimpleName() + " '" + name + "'");
+    int at = take(len);
+    WireOut.EnumNames known = WireOut.enumNames(cls);
+    byte[][] names = known.names();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].length == len && sameBytes(at, names[i])) {
+        return cls.cast(known.constants()[i]);
+      }
     }
+    throw new WireFormatException("malformed " + type + " on the wire: unknown " + cls.getSimpleName() + " '"
+      + new String(buffer.getBytes(at, at + len), StandardCharsets.UTF_8) + "'");
   }
 
   public BufferHandle readHandle() {

@@ -9,6 +9,9 @@ import java.nio.charset.StandardCharsets;
 public final class WireOut {
 
   private final Buffer buffer;
+  // The last string written, and its bytes: node ids repeat in every handle of a message.
+  private String lastString;
+  private byte[] lastBytes;
 
   public WireOut(Buffer buffer) {
     this.buffer = buffer;
@@ -24,7 +27,18 @@ public final class WireOut {
     if (s == null) {
       return writeInt(-1);
     }
-    byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+    byte[] bytes;
+    if (s.equals(lastString)) {
+      bytes = lastBytes;
+    } else {
+      bytes = s.getBytes(StandardCharsets.UTF_8);
+      lastString = s;
+      lastBytes = bytes;
+    }
+    return writeBytes(bytes);
+  }
+
+  private WireOut writeBytes(byte[] bytes) {
     writeInt(bytes.length);
     buffer.appendBytes(bytes);
     return this;
@@ -41,8 +55,28 @@ public final class WireOut {
 
   /** Writes an enum constant by name (stable across reorderings). */
   public WireOut writeEnum(Enum<?> e) {
-    return writeString(e == null ? null : e.name());
+    return e == null ? writeInt(-1) : writeBytes(enumNames(e.getDeclaringClass()).names()[e.ordinal()]);
   }
+
+  /** An enum's constants and their UTF-8 names, by ordinal, made once per enum (shared: never written to). */
+  record EnumNames(Object[] constants, byte[][] names) {
+  }
+
+  static EnumNames enumNames(Class<?> cls) {
+    return ENUM_NAMES.get(cls);
+  }
+
+  private static final ClassValue<EnumNames> ENUM_NAMES = new ClassValue<>() {
+    @Override
+    protected EnumNames computeValue(Class<?> type) {
+      Object[] constants = type.getEnumConstants();
+      byte[][] names = new byte[constants.length][];
+      for (int i = 0; i < constants.length; i++) {
+        names[i] = ((Enum<?>) constants[i]).name().getBytes(StandardCharsets.UTF_8);
+      }
+      return new EnumNames(constants, names);
+    }
+  };
 
   public WireOut writeHandle(BufferHandle h) {
     writeBoolean(h != null);

@@ -1,0 +1,96 @@
+package com.vertxcuda;
+
+import com.vertxcuda.blas.Transpose;
+import com.vertxcuda.codec.WireFormatException;
+import com.vertxcuda.codec.WireIn;
+import com.vertxcuda.codec.WireOut;
+import io.vertx.core.buffer.Buffer;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Strings and enum constants on the wire: a reader keeps the last string it read and gives it again
+ * for the same bytes (node ids repeat in every handle of a batch), and reads enum constants by
+ * matching their names' bytes; neither may ever give a value other than the one written.
+ */
+class WireStringsTest {
+
+  @Test
+  void stringsThatDifferInAnyByteReadBackAsWritten() {
+    // Same lengths, differing in the first, a middle and the last byte; in and past the 8-byte words.
+    String base = "0f6c2a9e-4b1d-4c3e-9a7b-5d2e8f1c6a30";
+    List<String> written = new ArrayList<>();
+    for (int i = 0; i < base.length(); i++) {
+      char[] c = base.toCharArray();
+      c[i] = c[i] == 'x' ? 'y' : 'x';
+      written.add(base);
+      written.add(new String(c));
+    }
+    written.addAll(Arrays.asList("", "a", "", "abcdefgh", "abcdefgi", "abcdefgh", null, "é-ü", "é-ü", "é-v", null, base));
+    Buffer wire = Buffer.buffer();
+    WireOut out = new WireOut(wire);
+    written.forEach(out::writeString);
+    WireIn in = new WireIn(wire, 0, wire.length(), "test");
+    for (String s : written) {
+      assertEquals(s, in.readString());
+    }
+    in.expectEnd();
+  }
+
+  @Test
+  void aStringReadAgainIsTheSameInstance() {
+    Buffer wire = Buffer.buffer();
+    WireOut out = new WireOut(wire);
+    out.writeString("node-one").writeString("node-one").writeString("node-two").writeString("node-one");
+    WireIn in = new WireIn(wire, 0, wire.length(), "test");
+    String first = in.readString();
+    assertSame(first, in.readString(), "the same bytes again: the string already made");
+    assertEquals("node-two", in.readString());
+    assertEquals("node-one", in.readString());
+  }
+
+  @Test
+  void enumConstantsReadBackByName() {
+    Buffer wire = Buffer.buffer();
+    WireOut out = new WireOut(wire);
+    for (DType t : DType.values()) {
+      out.writeEnum(t);
+    }
+    out.writeEnum(null).writeEnum(Transpose.T).writeEnum(Transpose.N);
+    WireIn in = new WireIn(wire, 0, wire.length(), "test");
+    for (DType t : DType.values()) {
+      assertSame(t, in.readEnum(DType.class));
+    }
+    assertNull(in.readEnum(DType.class));
+    assertSame(Transpose.T, in.readEnum(Transpose.class));
+    assertSame(Transpose.N, in.readEnum(Transpose.class));
+    in.expectEnd();
+  }
+
+  @Test
+  void anUnknownNameIsAClearError() {
+    Buffer wire = Buffer.buffer();
+    new WireOut(wire).writeString("F33");
+    WireFormatException e = assertThrows(WireFormatException.class,
+      () -> new WireIn(wire, 0, wire.length(), "test").readEnum(DType.class));
+    assertTrue(e.getMessage().contains("unknown DType 'F33'"), e.getMessage());
+    // A prefix of a name, and a name with a byte more, are not that name.
+    Buffer near = Buffer.buffer();
+    byte[] f3 = "F3".getBytes(StandardCharsets.UTF_8);
+    near.appendInt(f3.length).appendBytes(f3);
+    assertThrows(WireFormatException.class, () -> new WireIn(near, 0, near.length(), "test").readEnum(DType.class));
+    Buffer longer = Buffer.buffer();
+    new WireOut(longer).writeString("F322");
+    assertThrows(WireFormatException.class, () -> new WireIn(longer, 0, longer.length(), "test").readEnum(DType.class));
+  }
+}
