@@ -22,6 +22,7 @@ import jcuda.jcublas.cublasOperation;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.IntConsumer;
 
 import static com.vertxcuda.samples.bench.Await.await;
@@ -38,7 +39,11 @@ import static com.vertxcuda.samples.bench.Await.await;
 final class SmallGemmSection implements Section {
 
   static final String SWEEP = "smallgemm.batch";
-  private static final int N = 64;
+  /**
+   * The matrices' size: 64, or {@code -Dvertxcuda.bench.smallGemmN} (1 on the host backend measures
+   * the toolkit's own cost per GEMM, which the host's arithmetic on 64x64 matrices would hide).
+   */
+  private static final int N = Integer.getInteger("vertxcuda.bench.smallGemmN", 64);
 
   @Override
   public String name() {
@@ -115,13 +120,19 @@ final class SmallGemmSection implements Section {
         // The headline: one GEMM a message from one event loop.
         long[] nanos = new long[loops == 1 && batch == 1 ? Bench.REPEATS : 1];
         int largest = 0;
+        Map<String, Long> cpuBefore = ThreadCpu.snapshot();
         for (int r = 0; r < nanos.length; r++) {
           long t0 = System.nanoTime();
           largest = Math.max(largest, runGemms(d.vertx, clients, a, b, outputs, total, batch));
           nanos[r] = System.nanoTime() - t0;
         }
+        // Which thread the rate is bound by: each busy thread's CPU per GEMM over the timed runs.
+        JsonObject cpu = ThreadCpu.perUnit(cpuBefore, ThreadCpu.snapshot(), (long) total * nanos.length,
+          java.util.Arrays.stream(nanos).sum());
+        bench.progress("%-22s %-18s %-10s %12s: CPU us per GEMM %s", SWEEP, s.path(), s.variant(), "batch " + batch, cpu.encode());
         JsonObject p = bench.rate(s, batch, "batch " + batch, total, warmup, nanos);
-        p.put("extra", new JsonObject().put("largestBatch", largest).put("inFlight", inFlight * loops));
+        p.put("extra", new JsonObject().put("largestBatch", largest).put("inFlight", inFlight * loops)
+          .put("cpuMicrosPerGemm", cpu));
         for (BufferHandle h : outputs) {
           await(d.device.free(h));
         }

@@ -280,10 +280,15 @@ class SideChannelPoolTest {
   @Timeout(value = 90, timeUnit = TimeUnit.SECONDS)
   void busRequestsKeepTheCallersOrderAfterTheDevicesAreRedeployed(VertxTestContext ctx) {
     String blasAddress = com.vertxcuda.Addresses.library(Nodes.self(gpu), 0, com.vertxcuda.Library.BLAS);
+    String deviceAddress = com.vertxcuda.Addresses.device(Nodes.self(gpu), 0);
     firstUse(3)
       .compose(x -> node.undeploy())
       .compose(x -> noHandlersAt(blasAddress, 200))
       .compose(x -> deployTheNode())
+      // The client's cluster manager has heard of the new handlers (asked directly: the event bus's
+      // own lookup would make the GEMM's address known before the GEMM, the case under test).
+      .compose(x -> registeredAt(deviceAddress, 200))
+      .compose(x -> registeredAt(blasAddress, 200))
       .compose(x -> firstUse(5))
       .onComplete(ctx.succeedingThenComplete());
   }
@@ -301,6 +306,23 @@ class SideChannelPoolTest {
       }
       Promise<Void> later = Promise.promise();
       client.setTimer(20, t -> noHandlersAt(address, tries - 1).onComplete(later));
+      return later.future();
+    });
+  }
+
+  // Asks the client's cluster manager who serves {@code address} until someone does.
+  private Future<Void> registeredAt(String address, int tries) {
+    Promise<java.util.List<io.vertx.core.spi.cluster.RegistrationInfo>> asked = Promise.promise();
+    com.vertxcuda.impl.VertxInternals.clusterManager(client).getRegistrations(address, asked);
+    return asked.future().transform(ar -> {
+      if (ar.succeeded() && !ar.result().isEmpty()) {
+        return Future.succeededFuture();
+      }
+      if (tries == 0) {
+        return Future.failedFuture(new AssertionError(address + " is not served after the deployment"));
+      }
+      Promise<Void> later = Promise.promise();
+      client.setTimer(20, t -> registeredAt(address, tries - 1).onComplete(later));
       return later.future();
     });
   }
