@@ -53,6 +53,11 @@ public final class ClusterWatch {
    * them ({@link #lookedUp}).
    */
   private final Set<String> lookedUp = ConcurrentHashMap.newKeySet();
+  /**
+   * Counts the times an address was dropped from {@link #lookedUp}: an answer to a request sent
+   * before a drop must not put its address back (Vert.x may be looking it up again right now).
+   */
+  private final java.util.concurrent.atomic.AtomicLong forgets = new java.util.concurrent.atomic.AtomicLong();
 
   private ClusterWatch(Vertx vertx) {
     this.vertx = vertx;
@@ -60,6 +65,10 @@ public final class ClusterWatch {
     this.self = Nodes.self(vertx);
     this.tls = VertxInternals.eventBusTls(vertx);
     this.members = readMembers();
+    if (vertx.isClustered() && !VertxInternals.nodeSelectorReadable(vertx)) {
+      LOG.log(System.Logger.Level.WARNING, "this Vert.x's event-bus node selector cannot be read: every request to "
+        + "another node waits for the caller's earlier requests to that node's other addresses (ordered, slower)");
+    }
   }
 
   /** This Vert.x instance's watch (created, and for a clustered one started, on first use). */
@@ -122,7 +131,9 @@ public final class ClusterWatch {
   private void left(String node) {
     LOG.log(System.Logger.Level.INFO, "cluster node " + node + " left; failing what waits for it");
     // Its addresses are forgotten: the set only names nodes of the cluster (Vert.x forgets them too).
-    lookedUp.removeIf(a -> node.equals(com.vertxcuda.Addresses.nodeOf(a)));
+    if (lookedUp.removeIf(a -> node.equals(com.vertxcuda.Addresses.nodeOf(a)))) {
+      forgets.incrementAndGet();
+    }
     Set<Promise<?>> pending = waiting.remove(node);
     if (pending != null) {
       CudaException lost = nodeLost(node);
@@ -196,13 +207,26 @@ public final class ClusterWatch {
     if (VertxInternals.clusterKnowsWhoServes(vertx, address)) {
       return true;
     }
-    lookedUp.remove(address);
+    if (lookedUp.remove(address)) {
+      forgets.incrementAndGet();
+    }
     return false;
   }
 
-  /** A node answered a request at {@code address}: see {@link #lookedUp}. */
-  void answeredAt(String address) {
-    lookedUp.add(address);
+  /** What {@link #answeredAt} needs from the moment a request is sent. */
+  long forgets() {
+    return forgets.get();
+  }
+
+    /**
+   * A node answered a request at {@code address}, sent when {@link #forgets} read
+   * {@code forgetsAtSend}: see {@link #lookedUp}. Ignored when an address was dropped since (the
+   * answer may be from before Vert.x forgot this one; the next answer marks it).
+   */
+  void answeredAt(String address, long forgetsAtSend) {
+    if (forgets.get() == forgetsAtSend) {
+      lookedUp.add(address);
+    }
   }
 
   /** Calls {@code listener} with the node id of each node that leaves; returns what removes it. */

@@ -186,12 +186,13 @@ public final class RequestSender {
 
   // To another node, {@code order} counts the request until the node answers it.
   private <R> Future<R> send(Object body, CallerOrder order) {
+    long forgets = order != null ? watch.forgets() : 0;
     Future<Message<R>> sent = vertx.eventBus().request(address, body, options);
     if (order != null) {
       Runnable answered = order.sentOverBus(node, address);
       sent.onComplete(ar -> {
         if (ar.succeeded() || answeredByTheNode(ar.cause())) {
-          watch.answeredAt(address);
+          watch.answeredAt(address, forgets);
           answered.run();
         }
       });

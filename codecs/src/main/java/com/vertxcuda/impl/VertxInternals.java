@@ -132,6 +132,18 @@ public final class VertxInternals {
     return null;
   }
 
+  /** Whether {@link #clusterKnowsWhoServes} can read this Vert.x's node selector (false off a cluster). */
+  public static boolean nodeSelectorReadable(Vertx vertx) {
+    if (CLUSTERED_BUS == null || NODE_SELECTOR == null || !CLUSTERED_BUS.isInstance(vertx.eventBus())) {
+      return false;
+    }
+    try {
+      return NODE_SELECTOR.invoke(vertx.eventBus()) instanceof RegistrationListener;
+    } catch (Throwable t) {
+      return false;
+    }
+  }
+
   /**
    * Whether this node's clustered event bus holds who serves {@code address} (its node selector has
    * an entry for it: a message sent there now leaves without waiting for the cluster manager). Vert.x

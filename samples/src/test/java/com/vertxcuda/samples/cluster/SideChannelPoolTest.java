@@ -33,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -267,7 +268,16 @@ class SideChannelPoolTest {
   @Test
   @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
   void busRequestsKeepTheCallersOrderAcrossAddressesOnFirstUse(VertxTestContext ctx) {
-    firstUse(3).onComplete(ctx.succeedingThenComplete());
+    String blasAddress = com.vertxcuda.Addresses.library(Nodes.self(gpu), 0, com.vertxcuda.Library.BLAS);
+    String never = com.vertxcuda.Addresses.library(Nodes.self(gpu), 0, com.vertxcuda.Library.FFT);
+    assertTrue(com.vertxcuda.impl.VertxInternals.nodeSelectorReadable(client), "the event bus's node selector is read");
+    assertFalse(com.vertxcuda.impl.VertxInternals.clusterKnowsWhoServes(client, blasAddress), "not used yet");
+    firstUse(3).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
+      // What the order relies on: the bus now holds who serves the addresses used, not the others.
+      assertTrue(com.vertxcuda.impl.VertxInternals.clusterKnowsWhoServes(client, blasAddress), "used");
+      assertFalse(com.vertxcuda.impl.VertxInternals.clusterKnowsWhoServes(client, never), "never used");
+      ctx.completeNow();
+    })));
   }
 
   /**
