@@ -168,12 +168,14 @@ class ForgedEventsTest {
       Map<String, Long> published = new ConcurrentHashMap<>();
       Promise<Void> lost = Promise.promise();
       String node = Addresses.nodeOf(address);
-      deviceNode.eventBus().<Object>consumer(Addresses.events(node, 0), m -> {
+      // Registered (on the cluster too) before the first fault: an event published before then would
+      // have no publication time here.
+      Future<Void> listening = deviceNode.eventBus().<Object>consumer(Addresses.events(node, 0), m -> {
         if (m.body() instanceof DeviceEvent) {
           published.putIfAbsent(((DeviceEvent) m.body()).getType().name(), System.nanoTime());
         }
-      });
-      return TestDevices.fault(subscriberNode, address, FaultRequest.Kind.POISON).otherwiseEmpty()
+      }).completion();
+      return listening.compose(x -> TestDevices.fault(subscriberNode, address, FaultRequest.Kind.POISON).otherwiseEmpty())
         .compose(x -> heard(subscriberNode, DeviceEvent.Type.GENERATION_CHANGED))
         .compose(x -> TestDevices.fault(subscriberNode, address, FaultRequest.Kind.POISON).otherwiseEmpty())
         .compose(x -> heard(subscriberNode, DeviceEvent.Type.LOST))
