@@ -306,33 +306,32 @@ class SideChannelPoolTest {
   // Asks the client's own event bus who serves {@code address} until nobody does (a probe that
   // reaches a handler before the cluster has heard of the undeployment is not answered: it times out).
   private Future<Void> noHandlersAt(String address, int tries) {
-    return client.eventBus().request(address, "anyone?", new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(500)).transform(ar -> {
-      if (ar.failed() && ar.cause() instanceof io.vertx.core.eventbus.ReplyException
-        && ((io.vertx.core.eventbus.ReplyException) ar.cause()).failureType() == io.vertx.core.eventbus.ReplyFailure.NO_HANDLERS) {
-        return Future.succeededFuture();
-      }
-      if (tries == 0) {
-        return Future.failedFuture(new AssertionError(address + " is still served after the undeployment"));
-      }
-      Promise<Void> later = Promise.promise();
-      client.setTimer(20, t -> noHandlersAt(address, tries - 1).onComplete(later));
-      return later.future();
-    });
+    return until(tries, address + " is still served after the undeployment", () -> client.eventBus()
+      .request(address, "anyone?", new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(500))
+      .transform(ar -> Future.succeededFuture(ar.failed() && ar.cause() instanceof io.vertx.core.eventbus.ReplyException
+        && ((io.vertx.core.eventbus.ReplyException) ar.cause()).failureType() == io.vertx.core.eventbus.ReplyFailure.NO_HANDLERS)));
   }
 
   // Asks the client's cluster manager who serves {@code address} until someone does.
   private Future<Void> registeredAt(String address, int tries) {
-    Promise<java.util.List<io.vertx.core.spi.cluster.RegistrationInfo>> asked = Promise.promise();
-    com.vertxcuda.impl.VertxInternals.clusterManager(client).getRegistrations(address, asked);
-    return asked.future().transform(ar -> {
-      if (ar.succeeded() && !ar.result().isEmpty()) {
+    return until(tries, address + " is not served after the deployment", () -> {
+      Promise<java.util.List<io.vertx.core.spi.cluster.RegistrationInfo>> asked = Promise.promise();
+      com.vertxcuda.impl.VertxInternals.clusterManager(client).getRegistrations(address, asked);
+      return asked.future().transform(ar -> Future.succeededFuture(ar.succeeded() && !ar.result().isEmpty()));
+    });
+  }
+
+  // Asks {@code check} every 20 ms until it says true, at most {@code tries} more times.
+  private Future<Void> until(int tries, String failure, java.util.function.Supplier<Future<Boolean>> check) {
+    return check.get().compose(done -> {
+      if (done) {
         return Future.succeededFuture();
       }
       if (tries == 0) {
-        return Future.failedFuture(new AssertionError(address + " is not served after the deployment"));
+        return Future.failedFuture(new AssertionError(failure));
       }
       Promise<Void> later = Promise.promise();
-      client.setTimer(20, t -> registeredAt(address, tries - 1).onComplete(later));
+      client.setTimer(20, t -> until(tries - 1, failure, check).onComplete(later));
       return later.future();
     });
   }
