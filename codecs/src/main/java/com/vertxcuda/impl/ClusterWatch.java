@@ -218,7 +218,7 @@ public final class ClusterWatch {
     return forgets.get();
   }
 
-    /**
+  /**
    * A node answered a request at {@code address}, sent when {@link #forgets} read
    * {@code forgetsAtSend}: see {@link #lookedUp}. Ignored when an address was dropped since (the
    * answer may be from before Vert.x forgot this one; the next answer marks it).

@@ -134,14 +134,7 @@ public final class VertxInternals {
 
   /** Whether {@link #clusterKnowsWhoServes} can read this Vert.x's node selector (false off a cluster). */
   public static boolean nodeSelectorReadable(Vertx vertx) {
-    if (CLUSTERED_BUS == null || NODE_SELECTOR == null || !CLUSTERED_BUS.isInstance(vertx.eventBus())) {
-      return false;
-    }
-    try {
-      return NODE_SELECTOR.invoke(vertx.eventBus()) instanceof RegistrationListener;
-    } catch (Throwable t) {
-      return false;
-    }
+    return nodeSelector(vertx) != null;
   }
 
   /**
@@ -154,15 +147,21 @@ public final class VertxInternals {
    * cannot be read.
    */
   public static boolean clusterKnowsWhoServes(Vertx vertx, String address) {
+    RegistrationListener selector = nodeSelector(vertx);
+    return selector != null && selector.wantsUpdatesFor(address);
+  }
+
+  // The clustered event bus's node selector, or null when there is none or it cannot be read.
+  private static RegistrationListener nodeSelector(Vertx vertx) {
     EventBus bus = vertx.eventBus();
     if (CLUSTERED_BUS == null || NODE_SELECTOR == null || !CLUSTERED_BUS.isInstance(bus)) {
-      return false;
+      return null;
     }
     try {
       Object selector = NODE_SELECTOR.invoke(bus);
-      return selector instanceof RegistrationListener && ((RegistrationListener) selector).wantsUpdatesFor(address);
+      return selector instanceof RegistrationListener ? (RegistrationListener) selector : null;
     } catch (Throwable t) {
-      return false;
+      return null;
     }
   }
 

@@ -97,13 +97,7 @@ public final class BlasVerticle extends LibraryVerticle {
 
   private Preparation serve(Request r, BlasRequest body, Object prepared) {
     BlasCall call = BlasCall.of(body, runtime);
-    Pending p = new Pending(call, answer(r), 0);
-    if (batchable(call) && options.getMaxBatchSize() >= 2) {
-      hold(p);
-    } else {
-      flush();
-      runAlone(p);
-    }
+    submit(new Pending(call, answer(r), 0));
     return null;
   }
 
@@ -173,6 +167,16 @@ public final class BlasVerticle extends LibraryVerticle {
     return r.getM() > 0 && r.getN() > 0 && r.getK() > 0 && r.getM() <= limit && r.getN() <= limit && r.getK() <= limit;
   }
 
+  // A small GEMM joins the held group; anything else flushes it and runs alone.
+  private void submit(Pending p) {
+    if (batchable(p.call()) && options.getMaxBatchSize() >= 2) {
+      hold(p);
+    } else {
+      flush();
+      runAlone(p);
+    }
+  }
+
   private void hold(Pending p) {
     if (!held.admits(p.call())) {
       flush();
@@ -207,13 +211,7 @@ public final class BlasVerticle extends LibraryVerticle {
       // The same holding as for GEMMs sent one per message: a batch's small GEMMs join the held
       // group, which also takes the next messages' (one batched call across coalesced batches, not
       // one per batch: four GEMMs per message ran 2-5x slower than one per message on the H200).
-      Pending p = new Pending(call, outcomes, i);
-      if (batchable(call) && options.getMaxBatchSize() >= 2) {
-        hold(p);
-      } else {
-        flush();
-        runAlone(p);
-      }
+      submit(new Pending(call, outcomes, i));
     }
   }
 
