@@ -13,7 +13,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
@@ -159,24 +159,37 @@ if [ "$jfrtail" = yes ]; then
   tar czf "$out/tail.tgz" -C "$work" $(cd "$work" && ls -d tail-* tail 2>/dev/null)
 fi
 
-if [ "$what" = hops ]; then
-  # The one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in both modes, at the
-  # default spin and at each spin in $SPINS (µs, DeviceOptions.submissionSpin), and the time the GPU
-  # takes to report a poisoning fault (the floor under the poison take-over).
-  echo "== hops: one at a time, per hop, both modes; spins: default ${SPINS:-}"
+if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
+  # The one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in both modes: with
+  # default options, at each spin in $SPINS (µs, DeviceOptions.submissionSpin) and at each caller
+  # wake in $WAKES (µs, DeviceOptions.callerWake; bench+cluster+hops: 0, against the default); in
+  # hops alone, then the time the GPU takes to report a poisoning fault (the floor under the poison
+  # take-over).
+  [ "$what" = bench+cluster+hops ] && WAKES="${WAKES:-0}"
+  variants="default"
+  for v in ${SPINS:-}; do variants="$variants spin$v"; done
+  for v in ${WAKES:-}; do variants="$variants wake$v"; done
+  echo "== hops: one at a time, per hop, both modes; variants: $variants"
   cat /sys/devices/system/cpu/cpuidle/current_driver /sys/devices/system/cpu/cpuidle/current_governor_ro \
     /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null | sed 's/^/cpuidle: /' | tee -a "$summary"
-  for spin in -1 ${SPINS:-}; do
+  for v in $variants; do
+    case $v in
+      spin*) props="-Dvertxcuda.bench.submissionSpin=${v#spin}" ;;
+      wake*) props="-Dvertxcuda.bench.callerWake=${v#wake}" ;;
+      *) props="-Dvertxcuda.bench.variant=default" ;;
+    esac
     for mode in in_process process; do
-      stage hops-$mode-spin$spin 90 "$cp" -Xmx4g -Dvertxcuda.bench.submissionSpin=$spin \
+      stage hops-$mode-$v 90 "$cp" -Xmx4g "$props" \
         com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode $mode --size $size --only libhops \
-        $([ $spin = -1 ] || echo --no-raw) --commit "$commit" --out "$work/hops-spin$spin"
-      grep -h "^\[bench.*hops\." "$work/hops-$mode-spin$spin.txt" | sed "s/^/spin $spin: /" >> "$out/hops.txt"
+        $([ $v = default ] || echo --no-raw) --commit "$commit" --out "$work/hops-$v"
+      grep -h "^\[bench.*hops\." "$work/hops-$mode-$v.txt" | sed "s/^/$v: /" >> "$out/hops.txt"
     done
   done
-  stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/bench"
-  cp "$work/bench/sticky-error.json" "$out/" 2>/dev/null
-  cat "$summary"
+  if [ "$what" = hops ]; then
+    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/bench"
+    cp "$work/bench/sticky-error.json" "$out/" 2>/dev/null
+    cat "$summary"
+  fi
 fi
 
 if [ "$what" = graph ]; then
@@ -193,7 +206,7 @@ if [ "$what" = graph ]; then
   cat "$summary"
 fi
 
-if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ]; then
+if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
   stage cluster-bench 200 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
@@ -284,7 +297,7 @@ footprint() {
   cp "$work/footprint.txt" "$out/footprint.txt"
 }
 
-if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
+if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
   footprint

@@ -175,6 +175,19 @@ public final class VertxInternals {
   }
 
   /**
+   * The Netty event loop of {@code context} when it is an event-loop context and this thread is that
+   * loop's, else null: where a caller's loop schedules its own wake-ups finer than Vert.x timers'
+   * milliseconds (the device's caller wake, on the loop's thread only, so it needs no locking).
+   */
+  public static java.util.concurrent.ScheduledExecutorService currentEventLoop(io.vertx.core.Context context) {
+    if (!(context instanceof ContextInternal) || !context.isEventLoopContext()) {
+      return null;
+    }
+    io.netty.channel.EventLoop loop = ((ContextInternal) context).nettyEventLoop();
+    return loop != null && loop.inEventLoop() ? loop : null;
+  }
+
+  /**
    * The Netty buffer under a Vert.x {@link Buffer}: bulk data is read and written in place through
    * it (public Buffer only copies), so the event loop never copies a large payload.
    */

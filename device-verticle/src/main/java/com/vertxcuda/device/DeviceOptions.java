@@ -22,6 +22,7 @@ public class DeviceOptions {
   public static final long DEFAULT_MEMORY_LIMIT = 0;
   public static final long DEFAULT_REQUEST_TIMEOUT = 60_000;
   public static final int DEFAULT_SUBMISSION_SPIN = -1;
+  public static final int DEFAULT_CALLER_WAKE = -1;
   public static final int DEFAULT_RESTART_LIMIT = 5;
   public static final long DEFAULT_RESTART_WINDOW = 60_000;
   public static final long DEFAULT_REGISTRY_REFRESH = 5_000;
@@ -50,6 +51,7 @@ public class DeviceOptions {
   private long memoryLimit = DEFAULT_MEMORY_LIMIT;
   private List<Library> libraries = new ArrayList<>(Arrays.asList(Library.values()));
   private int submissionSpin = DEFAULT_SUBMISSION_SPIN;
+  private int callerWake = DEFAULT_CALLER_WAKE;
   private long requestTimeout = DEFAULT_REQUEST_TIMEOUT;
   private int restartLimit = DEFAULT_RESTART_LIMIT;
   private long restartWindow = DEFAULT_RESTART_WINDOW;
@@ -145,6 +147,15 @@ public class DeviceOptions {
    */
   public int getSubmissionSpin() { return submissionSpin; }
   public DeviceOptions setSubmissionSpin(int v) { this.submissionSpin = v; return this; }
+
+  /**
+   * While a request made on an event loop in this JVM is unanswered, that loop wakes itself this
+   * often, in µs, so the answer finds it in a light sleep rather than a deep one; 0: never. -1 picks
+   * 50 µs where the request path spins ({@link #getSubmissionSpin}), else 0. Stops after 20 ms of a
+   * request unanswered (one late wake-up no longer matters then).
+   */
+  public int getCallerWake() { return callerWake; }
+  public DeviceOptions setCallerWake(int v) { this.callerWake = v; return this; }
 
   /**
    * How long a request may take when its sender gave no deadline, in ms; a request past its

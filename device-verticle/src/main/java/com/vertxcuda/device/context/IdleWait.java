@@ -3,9 +3,9 @@ package com.vertxcuda.device.context;
 import com.vertxcuda.device.DeviceOptions;
 
 /**
- * How a hand-off thread on the request path — a context's submission thread, a link's reader, on
- * either side of the link — waits when it has nothing to do: the one place that decides between
- * spinning, yielding and blocking.
+ * How a hand-off thread on the request path — a context's submission thread, its completion thread
+ * on the cuda backend, a link's reader, on either side of the link — waits when it has nothing to
+ * do: the one place that decides between spinning, yielding and blocking.
  *
  * <p>After its last activity it spins for {@code spinNanos} (the next request, or the answer,
  * usually follows at once). While work it handed on is still outstanding (on the GPU, or across the
@@ -42,6 +42,18 @@ public final class IdleWait {
     }
     int cores = Runtime.getRuntime().availableProcessors();
     return cores >= 8 ? 200_000 : cores >= 4 ? 50_000 : 0;
+  }
+
+  /**
+   * How often an event loop with a local request unanswered wakes itself
+   * ({@link DeviceOptions#getCallerWake}), in ns: the option, or by default 50 µs where
+   * {@link #spinNanos} spins and never elsewhere (each wake costs the loop's core a little).
+   */
+  public static long callerWakeNanos(DeviceOptions options) {
+    if (options.getCallerWake() >= 0) {
+      return options.getCallerWake() * 1_000L;
+    }
+    return spinNanos(options) > 0 ? 50_000 : 0;
   }
 
   /**

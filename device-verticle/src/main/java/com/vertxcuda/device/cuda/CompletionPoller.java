@@ -1,6 +1,7 @@
 package com.vertxcuda.device.cuda;
 
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.spi.BackendException;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUresult;
@@ -16,19 +17,19 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Sees events complete by polling {@code cuEventQuery} on a thread of its own, and completes their
  * futures there. Measured on the reference H200 this sees completion in ~6.5 µs where a host-function
- * callback takes ~76 µs. It spins briefly after each sign of work, then yields while work is
- * pending, and parks only once work has been pending for long: on the reference H200 VM a timed
- * park of 50 µs took about a millisecond, which cost 256 MiB copies a fifth of their bandwidth.
- * With nothing pending it spins a little longer (the next request usually follows at once), then
- * sleeps until a waiter arrives, so an idle device costs no CPU.
+ * callback takes ~76 µs. It waits as {@link IdleWait} says, like the submission thread and the
+ * link's readers: it spins {@code spinNanos} after each completion or new waiter, goes on spinning
+ * (yielding one step in 256) while work is pending, and past {@link IdleWait#AWAIT_NANOS} of pending
+ * work with nothing completing polls every {@link #PARK_NANOS} (one late wake-up no longer matters
+ * then). Yielding at every step while work was pending (the earlier rule here) cost one-at-a-time
+ * FFT 2^24 and RNG 2^28 12–19 µs through the context tier on the H200 host, where their ~300 µs
+ * outlast the first spin. With nothing pending it spins {@code spinNanos}, then sleeps until a
+ * waiter arrives, so an idle device costs no CPU.
  */
 final class CompletionPoller implements Runnable {
 
-  /** Spin this long after the last completion or new waiter before backing off. */
-  private static final long SPIN_NANOS = 200_000;
-  /** Then yield for this long; past it the work is long enough that a park's latency no longer matters. */
-  private static final long YIELD_NANOS = 50_000_000;
-  private static final long PARK_NANOS = 100_000;
+  /** Past {@link IdleWait#AWAIT_NANOS} of pending work, or with no spin, pending events are polled this often. */
+  static final long PARK_NANOS = 100_000;
 
   private static final class Waiter {
     final CudaEvent event;
@@ -43,10 +44,12 @@ final class CompletionPoller implements Runnable {
   private final CUcontext context;
   private final ConcurrentLinkedQueue<Waiter> incoming = new ConcurrentLinkedQueue<>();
   private final Thread thread;
+  private final long spinNanos;
   private volatile boolean running = true;
 
-  CompletionPoller(CUcontext context, String name) {
+  CompletionPoller(CUcontext context, String name, long spinNanos) {
     this.context = context;
+    this.spinNanos = spinNanos;
     this.thread = new Thread(this, name);
     thread.setDaemon(true);
     thread.start();
@@ -86,9 +89,8 @@ final class CompletionPoller implements Runnable {
         progress = true;
       }
       if (pending.isEmpty()) {
-        if (System.nanoTime() - lastActivity < SPIN_NANOS) {
-          Thread.onSpinWait();
-        } else {
+        if (!IdleWait.pause(spinNanos, System.nanoTime() - lastActivity, () -> false)) {
+          // Woken by the next waiter (whenComplete unparks).
           LockSupport.parkNanos(this, 10_000_000);
           lastActivity = System.nanoTime();
         }
@@ -120,11 +122,7 @@ final class CompletionPoller implements Runnable {
       long now = System.nanoTime();
       if (progress) {
         lastActivity = now;
-      } else if (now - lastActivity < SPIN_NANOS) {
-        Thread.onSpinWait();
-      } else if (now - lastActivity < SPIN_NANOS + YIELD_NANOS) {
-        Thread.yield();
-      } else {
+      } else if (!IdleWait.pause(spinNanos, now - lastActivity, () -> true)) {
         LockSupport.parkNanos(this, PARK_NANOS);
       }
     }

@@ -54,7 +54,7 @@ public final class CudaBackend implements Backend {
 
   @Override
   public DeviceContext open(int device) throws BackendException {
-    return CudaContext.open(device);
+    return CudaContext.open(device, com.vertxcuda.device.context.IdleWait.spinNanos(options));
   }
 
   /** The options this backend was loaded with (library verticles read the CUDA library path here). */

@@ -65,19 +65,22 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
   private volatile boolean failNextAllocation;
   private volatile boolean failNextOperation;
 
-  private CudaContext(int ordinal, CUdevice device, CUcontext context, String name, String computeCapability)
-    throws BackendException {
+  private CudaContext(int ordinal, CUdevice device, CUcontext context, String name, String computeCapability,
+    long spinNanos) throws BackendException {
     this.ordinal = ordinal;
     this.device = device;
     this.context = context;
     this.name = name;
     this.computeCapability = computeCapability;
     this.pinned = PinnedMemory.shared(ordinal);
-    this.poller = new CompletionPoller(context, "vertx-cuda-completion-" + ordinal);
+    this.poller = new CompletionPoller(context, "vertx-cuda-completion-" + ordinal, spinNanos);
   }
 
-  /** Retains device {@code ordinal}'s primary context and makes it current on the calling thread. */
-  static CudaContext open(int ordinal) throws BackendException {
+  /**
+   * Retains device {@code ordinal}'s primary context and makes it current on the calling thread; its
+   * completion thread waits as {@link com.vertxcuda.device.context.IdleWait} says with {@code spinNanos}.
+   */
+  static CudaContext open(int ordinal, long spinNanos) throws BackendException {
     CudaErrors.checkAlive();
     CUdevice dev = new CUdevice();
     CudaErrors.check(JCudaDriver.cuDeviceGet(dev, ordinal), "cuDeviceGet(" + ordinal + ")");
@@ -94,7 +97,8 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
     int[] minor = new int[1];
     CudaErrors.check(JCudaDriver.cuDeviceGetAttribute(major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
     CudaErrors.check(JCudaDriver.cuDeviceGetAttribute(minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
-    return new CudaContext(ordinal, dev, ctx, new String(raw, 0, end, StandardCharsets.UTF_8), major[0] + "." + minor[0]);
+    return new CudaContext(ordinal, dev, ctx, new String(raw, 0, end, StandardCharsets.UTF_8), major[0] + "." + minor[0],
+      spinNanos);
   }
 
   // ---- what library verticles need ----

@@ -69,6 +69,8 @@ public final class Admission {
   }
 
   private final DeviceOptions options;
+  /** How often a local caller's event loop wakes itself while its request is unanswered (ns; 0: not). */
+  private final long callerWake;
   private final String address;
   private final String self;
   private final Context eventLoop;
@@ -88,6 +90,7 @@ public final class Admission {
   public Admission(Vertx vertx, DeviceOptions options, String address, String self, Context eventLoop, Device device) {
     this.vertx = vertx;
     this.options = options;
+    this.callerWake = com.vertxcuda.device.context.IdleWait.callerWakeNanos(options);
     this.address = address;
     this.self = self;
     this.eventLoop = eventLoop;
@@ -266,7 +269,7 @@ public final class Admission {
       Library library = libraryOf(target);
       Promise<Object> promise = Promise.promise();
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
-      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller), library, deadline, self);
+      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller, callerWake), library, deadline, self);
       ContextTier tier = device.tier();
       DeviceState state = device.state();
       if (refusedFromClients(r)) {

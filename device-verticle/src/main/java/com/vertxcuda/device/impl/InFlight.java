@@ -111,18 +111,30 @@ public final class InFlight {
     /**
      * The answer to a local caller: {@code promise} completes on {@code caller}, the caller's
      * context, in a task of its own, so never on the stack of whoever answers (a refusal is answered
-     * on the caller's own thread).
+     * on the caller's own thread). Made on the caller's event loop, that loop wakes itself every
+     * {@code wakeNanos} until the answer runs ({@link CallerWake}; 0: not).
      */
-    static Answer of(Promise<Object> promise, io.vertx.core.Context caller) {
+    static Answer of(Promise<Object> promise, io.vertx.core.Context caller, long wakeNanos) {
+      CallerWake wake = CallerWake.begin(caller, wakeNanos);
       return new Answer() {
         @Override
         public void succeed(Object body) {
-          caller.runOnContext(v -> promise.complete(body));
+          caller.runOnContext(v -> {
+            if (wake != null) {
+              wake.end();
+            }
+            promise.complete(body);
+          });
         }
 
         @Override
         public void fail(CudaException failure) {
-          caller.runOnContext(v -> promise.fail(failure));
+          caller.runOnContext(v -> {
+            if (wake != null) {
+              wake.end();
+            }
+            promise.fail(failure);
+          });
         }
       };
     }

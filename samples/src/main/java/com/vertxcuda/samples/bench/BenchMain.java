@@ -82,6 +82,8 @@ public final class BenchMain {
     }
     // The request path's spin (DeviceOptions.submissionSpin, µs), to measure what it buys (-1: the default).
     deviceOptions.setSubmissionSpin(Integer.getInteger("vertxcuda.bench.submissionSpin", -1));
+    // How often a waiting caller's event loop wakes itself (DeviceOptions.callerWake, µs; -1: the default).
+    deviceOptions.setCallerWake(Integer.getInteger("vertxcuda.bench.callerWake", -1));
     boolean inProcess = options.mode() == Isolation.IN_PROCESS;
     if (backend != BackendKind.CUDA) {
       record.skip("all", "raw-jcuda", "raw JCuda needs the cuda backend");

@@ -13,7 +13,6 @@ import com.vertxcuda.blas.impl.BlasEngine;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
-import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.CudaStatus;
@@ -46,13 +45,17 @@ import java.util.List;
  * device slot, then an async copy into pinned memory, read once the reply's event is reached, so
  * no call ever blocks the thread. Batches of same-shaped GEMMs become one
  * {@code cublas<t>gemmBatched} whose pointer arrays are staged in pinned memory and copied to the
- * device on the stream.
+ * device on the stream, each batch's arrays in a ring ({@link #BATCH_STAGING} bytes, each side)
+ * that it holds until the event recorded after it is reached. The ring holds about 170 groups of 64
+ * GEMMs in flight; it used to be 8 fixed slots, and a coalesced stream of 1,024 GEMMs per message
+ * (16 groups) ran past them and fell back to one launch per GEMM.
  */
 public final class CudaBlasEngine implements BlasEngine {
 
   private static final int SCALAR_SLOTS = 1024;
   private static final int BATCH_CAPACITY = 512;
-  private static final int BATCH_RING = 8;
+  /** Bytes of pointer arrays (pinned, and on the device) that batched calls in flight may hold. */
+  static final long BATCH_STAGING = 1 << 20;
 
   private final DeviceContext device;
   private final CudaPointers pointers;
@@ -63,8 +66,7 @@ public final class CudaBlasEngine implements BlasEngine {
   private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
   private final DeviceMemory batchDevice;
   private final Pointer batchHost = new Pointer();
-  private final GpuEvent[] batchUse = new GpuEvent[BATCH_RING];
-  private int nextBatchSlot;
+  private final StagingRing staging = new StagingRing(BATCH_STAGING);
 
   public CudaBlasEngine(DeviceContext device, CudaPointers pointers, GpuStream stream) throws BackendException {
     this.device = device;
@@ -75,9 +77,8 @@ public final class CudaBlasEngine implements BlasEngine {
     CudaStatus.CUBLAS.check(JCublas2.cublasSetStream(handle, new cudaStream_t(cuStream)), "cublasSetStream");
     scalarDevice = device.allocate(SCALAR_SLOTS * 8L);
     CudaStatus.checkDriver(JCudaDriver.cuMemAllocHost(scalarHost, SCALAR_SLOTS * 8L), "cuMemAllocHost");
-    batchDevice = device.allocate(BATCH_RING * 3L * BATCH_CAPACITY * 8);
-    CudaStatus.checkDriver(JCudaDriver.cuMemAllocHost(batchHost, BATCH_RING * 3L * BATCH_CAPACITY * 8),
-      "cuMemAllocHost");
+    batchDevice = device.allocate(BATCH_STAGING);
+    CudaStatus.checkDriver(JCudaDriver.cuMemAllocHost(batchHost, BATCH_STAGING), "cuMemAllocHost");
     for (int i = 0; i < SCALAR_SLOTS; i++) {
       freeSlots.add(i);
     }
@@ -85,11 +86,7 @@ public final class CudaBlasEngine implements BlasEngine {
 
   @Override
   public void close(boolean poisoned) {
-    for (GpuEvent e : batchUse) {
-      if (e != null) {
-        e.release();
-      }
-    }
+    staging.clear();
     if (poisoned) {
       return;
     }
@@ -363,34 +360,31 @@ public final class CudaBlasEngine implements BlasEngine {
   public EngineResult enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException {
     for (int from = 0; from < calls.size(); from += BATCH_CAPACITY) {
       List<BlasCall> chunk = calls.subList(from, Math.min(calls.size(), from + BATCH_CAPACITY));
-      int slot = nextBatchSlot;
-      GpuEvent previous = batchUse[slot];
-      if (previous != null && !previous.isComplete()) {
-        // Every staging slot is still being read by the device: run this chunk call by call.
+      int n = chunk.size();
+      // Each array 16-byte aligned, each part 256-byte aligned (as the fixed slots were).
+      int stride = (n + 1) & ~1;
+      long bytes = (3L * stride * 8 + 255) & ~255L;
+      long base = staging.reserve(bytes);
+      if (base < 0) {
+        // The ring is all still being read by the device: run this chunk call by call.
         for (BlasCall call : chunk) {
           gemm(call, ptr(call.a()), ptr(call.b()), ptr(call.c()));
         }
         continue;
       }
-      if (previous != null) {
-        previous.release();
-        batchUse[slot] = null;
-      }
-      long base = slot * 3L * BATCH_CAPACITY * 8;
-      ByteBuffer staging = batchHost.getByteBuffer(base, 3L * BATCH_CAPACITY * 8).order(ByteOrder.nativeOrder());
-      int n = chunk.size();
+      ByteBuffer arraysHost = batchHost.getByteBuffer(base, bytes).order(ByteOrder.nativeOrder());
       for (int i = 0; i < n; i++) {
         BlasCall call = chunk.get(i);
-        staging.putLong(i * 8, address(call.a()));
-        staging.putLong((BATCH_CAPACITY + i) * 8, address(call.b()));
-        staging.putLong((2 * BATCH_CAPACITY + i) * 8, address(call.c()));
+        arraysHost.putLong(i * 8, address(call.a()));
+        arraysHost.putLong((stride + i) * 8, address(call.b()));
+        arraysHost.putLong((2 * stride + i) * 8, address(call.c()));
       }
       CUdeviceptr arrays = pointers.pointer(batchDevice, base);
-      CudaStatus.checkDriver(JCudaDriver.cuMemcpyHtoDAsync(arrays, batchHost.withByteOffset(base),
-        3L * BATCH_CAPACITY * 8, cuStream), "cuMemcpyHtoDAsync");
+      CudaStatus.checkDriver(JCudaDriver.cuMemcpyHtoDAsync(arrays, batchHost.withByteOffset(base), bytes, cuStream),
+        "cuMemcpyHtoDAsync");
       CUdeviceptr aArray = arrays;
-      CUdeviceptr bArray = at(arrays, BATCH_CAPACITY, DType.U64);
-      CUdeviceptr cArray = at(arrays, 2L * BATCH_CAPACITY, DType.U64);
+      CUdeviceptr bArray = at(arrays, stride, DType.U64);
+      CUdeviceptr cArray = at(arrays, 2L * stride, DType.U64);
       BlasCall first = chunk.get(0);
       BlasRequest r = first.request();
       DType t = first.dtype();
@@ -401,8 +395,7 @@ public final class CudaBlasEngine implements BlasEngine {
           alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n)
         : JCublas2.cublasSgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
           alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n), "cublasGemmBatched"));
-      batchUse[slot] = device.record(stream);
-      nextBatchSlot = (slot + 1) % BATCH_RING;
+      staging.hold(base, bytes, device.record(stream));
     }
     return null;
   }
