@@ -13,8 +13,10 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
+#   final (little device time left): hops with the caller-wake A/B, cluster, the suites but the device
+#   tier's in process isolation, then the benchmark (about 9 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
@@ -159,13 +161,13 @@ if [ "$jfrtail" = yes ]; then
   tar czf "$out/tail.tgz" -C "$work" $(cd "$work" && ls -d tail-* tail 2>/dev/null)
 fi
 
-if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
+if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ]; then
   # The one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in both modes: with
   # default options, at each spin in $SPINS (µs, DeviceOptions.submissionSpin) and at each caller
   # wake in $WAKES (µs, DeviceOptions.callerWake; bench+cluster+hops: 0, against the default); in
   # hops alone, then the time the GPU takes to report a poisoning fault (the floor under the poison
   # take-over).
-  [ "$what" = bench+cluster+hops ] && WAKES="${WAKES:-0}"
+  [ "$what" != hops ] && WAKES="${WAKES:-0}"
   variants="default"
   for v in ${SPINS:-}; do variants="$variants spin$v"; done
   for v in ${WAKES:-}; do variants="$variants wake$v"; done
@@ -206,7 +208,7 @@ if [ "$what" = graph ]; then
   cat "$summary"
 fi
 
-if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ]; then
+if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
   stage cluster-bench 200 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
@@ -224,11 +226,12 @@ if [ "$what" = web ] || [ "$what" = bench+web ] || [ "$what" = tests+web ]; then
   cat "$summary"
 fi
 
-if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ "$what" = tests+web ]; then
+if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ "$what" = tests+web ] || [ "$what" = final ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
-    suite device-process 300 "$devcp" process --select-package com.vertxcuda.device
+    # final: the device tier's process-isolation suite is left out (its 3 minutes are the budget's).
+    [ "$what" = final ] || suite device-process 300 "$devcp" process --select-package com.vertxcuda.device
   ) &
   (
     libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
@@ -297,7 +300,7 @@ footprint() {
   cp "$work/footprint.txt" "$out/footprint.txt"
 }
 
-if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
+if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
   footprint
