@@ -15,8 +15,8 @@
 #
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
-#   final (little device time left): hops with the caller-wake A/B, cluster, the suites but the device
-#   tier's in process isolation, then the benchmark (about 9 minutes).
+#   final (little device time left): hops with the caller-wake A/B, the suites but the device tier's
+#   in process isolation, then the benchmark (about 8 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
@@ -208,7 +208,7 @@ if [ "$what" = graph ]; then
   cat "$summary"
 fi
 
-if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ]; then
+if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
   stage cluster-bench 200 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
