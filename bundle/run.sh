@@ -30,7 +30,7 @@ jfrtail=no
 case "$what" in *+tail) jfrtail=yes; what="${what%+tail}" ;; esac
 mkdir -p "$out"
 work="$(mktemp -d)"
-mkdir -p "$work/bench"
+mkdir -p "$work/bench" "$work/checks"
 java="$here/runtime/bin/java"
 # The JDK's default class-data sharing archive, which jlink leaves out: without it every JVM here —
 # the device host a recovery without a spare waits for, too — loads the JDK's classes the slow way.
@@ -188,8 +188,8 @@ if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ]
     done
   done
   if [ "$what" = hops ]; then
-    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/bench"
-    cp "$work/bench/sticky-error.json" "$out/" 2>/dev/null
+    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/checks"
+    cp "$work/checks/sticky-error.json" "$out/" 2>/dev/null
     cat "$summary"
   fi
 fi
@@ -248,8 +248,8 @@ if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ 
       --reports-dir "$work/reports-gpu-pipelines"
     stage drill-in-process 50 "$cp" -Xmx2g "${launcher[@]}" \
       --select-method com.vertxcuda.kernel.KernelGpuTest#faultDrillInProcess --reports-dir "$work/reports-drill"
-    stage native-libraries 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.NativeLibrariesCheck "$work/bench"
-    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/bench"
+    stage native-libraries 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.NativeLibrariesCheck "$work/checks"
+    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/checks"
   ) &
   wait
   cat "$summary"
