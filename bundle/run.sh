@@ -15,8 +15,8 @@
 #
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
-#   final (little device time left): hops with the caller-wake A/B, the suites but the device tier's
-#   in process isolation, then the benchmark (about 8 minutes).
+#   final (little device time left): the suites but the device tier's in process isolation, the
+#   benchmark, then the hop tables with the caller wake off (about 7.5 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
@@ -161,20 +161,15 @@ if [ "$jfrtail" = yes ]; then
   tar czf "$out/tail.tgz" -C "$work" $(cd "$work" && ls -d tail-* tail 2>/dev/null)
 fi
 
-if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ]; then
-  # The one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in both modes: with
-  # default options, at each spin in $SPINS (µs, DeviceOptions.submissionSpin) and at each caller
-  # wake in $WAKES (µs, DeviceOptions.callerWake; bench+cluster+hops: 0, against the default); in
-  # hops alone, then the time the GPU takes to report a poisoning fault (the floor under the poison
-  # take-over).
-  [ "$what" != hops ] && WAKES="${WAKES:-0}"
-  variants="default"
-  for v in ${SPINS:-}; do variants="$variants spin$v"; done
-  for v in ${WAKES:-}; do variants="$variants wake$v"; done
-  echo "== hops: one at a time, per hop, both modes; variants: $variants"
+# hops_table VARIANTS: the one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in
+# both modes for each variant: default (default options, with raw JCuda), spinN (DeviceOptions.submissionSpin
+# N µs) or wakeN (DeviceOptions.callerWake N µs); hops.txt in the output folder.
+hops_table() {
+  local v mode props
+  echo "== hops: one at a time, per hop, both modes; variants: $*"
   cat /sys/devices/system/cpu/cpuidle/current_driver /sys/devices/system/cpu/cpuidle/current_governor_ro \
     /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null | sed 's/^/cpuidle: /' | tee -a "$summary"
-  for v in $variants; do
+  for v in "$@"; do
     case $v in
       spin*) props="-Dvertxcuda.bench.submissionSpin=${v#spin}" ;;
       wake*) props="-Dvertxcuda.bench.callerWake=${v#wake}" ;;
@@ -187,6 +182,17 @@ if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ]
       grep -h "^\[bench.*hops\." "$work/hops-$mode-$v.txt" | sed "s/^/$v: /" >> "$out/hops.txt"
     done
   done
+}
+
+if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
+  # With default options, at each spin in $SPINS (µs) and each caller wake in $WAKES (µs;
+  # bench+cluster+hops: 0, against the default); in hops alone, then the time the GPU takes to report
+  # a poisoning fault (the floor under the poison take-over).
+  [ "$what" = hops ] || WAKES="${WAKES:-0}"
+  variants="default"
+  for v in ${SPINS:-}; do variants="$variants spin$v"; done
+  for v in ${WAKES:-}; do variants="$variants wake$v"; done
+  hops_table $variants
   if [ "$what" = hops ]; then
     stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/checks"
     cp "$work/checks/sticky-error.json" "$out/" 2>/dev/null
@@ -304,6 +310,12 @@ if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ 
   echo "== phase 2: benchmark"
   benchmark 150 160 75
   footprint
+  cat "$summary"
+fi
+
+if [ "$what" = final ]; then
+  # The caller wake off, against the bench's own hop rows (default options) just measured.
+  hops_table wake0
   cat "$summary"
 fi
 
