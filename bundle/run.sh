@@ -188,7 +188,7 @@ if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
   # With default options, at each spin in $SPINS (µs) and each caller wake in $WAKES (µs;
   # bench+cluster+hops: 0, against the default); in hops alone, then the time the GPU takes to report
   # a poisoning fault (the floor under the poison take-over).
-  [ "$what" = hops ] || WAKES="${WAKES:-0}"
+  [ "$what" = hops ] || WAKES="${WAKES:-50}"
   variants="default"
   for v in ${SPINS:-}; do variants="$variants spin$v"; done
   for v in ${WAKES:-}; do variants="$variants wake$v"; done
@@ -316,7 +316,7 @@ fi
 
 if [ "$what" = final ]; then
   # The caller wake off, against the bench's own hop rows (default options) just measured.
-  hops_table wake0
+  hops_table wake50
   cat "$summary"
 fi
 

@@ -22,7 +22,7 @@ public class DeviceOptions {
   public static final long DEFAULT_MEMORY_LIMIT = 0;
   public static final long DEFAULT_REQUEST_TIMEOUT = 60_000;
   public static final int DEFAULT_SUBMISSION_SPIN = -1;
-  public static final int DEFAULT_CALLER_WAKE = -1;
+  public static final int DEFAULT_CALLER_WAKE = 0;
   public static final int DEFAULT_RESTART_LIMIT = 5;
   public static final long DEFAULT_RESTART_WINDOW = 60_000;
   public static final long DEFAULT_REGISTRY_REFRESH = 5_000;
@@ -150,8 +150,8 @@ public class DeviceOptions {
 
   /**
    * While a request made on an event loop in this JVM is unanswered, that loop wakes itself this
-   * often, in µs, so the answer finds it in a light sleep rather than a deep one; 0: never. -1 picks
-   * 50 µs where the request path spins ({@link #getSubmissionSpin}), else 0. Stops after 20 ms of a
+   * often, in µs, so the answer finds it in a light sleep rather than a deep one; 0 (the default,
+   * until the H200 measures it): never. Stops after 20 ms of a
    * request unanswered (one late wake-up no longer matters then).
    */
   public int getCallerWake() { return callerWake; }

@@ -46,14 +46,11 @@ public final class IdleWait {
 
   /**
    * How often an event loop with a local request unanswered wakes itself
-   * ({@link DeviceOptions#getCallerWake}), in ns: the option, or by default 50 µs where
-   * {@link #spinNanos} spins and never elsewhere (each wake costs the loop's core a little).
+   * ({@link DeviceOptions#getCallerWake}), in ns; 0 (the default): never. Off by default until the
+   * H200 hop table measures it (not yet run there).
    */
   public static long callerWakeNanos(DeviceOptions options) {
-    if (options.getCallerWake() >= 0) {
-      return options.getCallerWake() * 1_000L;
-    }
-    return spinNanos(options) > 0 ? 50_000 : 0;
+    return Math.max(0, options.getCallerWake()) * 1_000L;
   }
 
   /**
