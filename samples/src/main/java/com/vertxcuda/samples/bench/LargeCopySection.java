@@ -28,8 +28,9 @@ import static com.vertxcuda.samples.bench.Await.await;
  * nothing gets it: {@code download} (the lent buffer handed back after each), an upload from a
  * transfer buffer where the device lends one that large (else from a direct Buffer), from a heap
  * Buffer, {@code downloadFloats}, and {@code downloadInto} a {@code float[]} kept from run to run (the
- * same copies without a new array). Each point: one warm-up run, then {@link Bench#REPEATS}
- * repeats of a few timed runs.
+ * same copies without a new array), beside the JVM's own {@code new float[]} of that size (path
+ * {@code diagnostic}: what a new array costs before anything is copied into it). Each point: one
+ * warm-up run, then {@link Bench#REPEATS} repeats of a few timed runs.
  */
 final class LargeCopySection implements Section {
 
@@ -40,6 +41,8 @@ final class LargeCopySection implements Section {
   private static final int SLOW_RUNS = 3;
   /** A 1 GiB copy takes 20 ms (pinned) to 500 ms (staged on a slow host): the section stays under ~40 s. */
   private static final long SLOW_RUN_NANOS = 200_000_000L;
+  /** Where the JVM anchor's arrays go, so that no allocation is optimised away. */
+  private static volatile float[] newArray;
 
   @Override
   public String name() {
@@ -81,6 +84,10 @@ final class LargeCopySection implements Section {
       await(d.device.free(bytes));
       // F32, one device buffer at a time: the host backend's default memory holds no more.
       BufferHandle floats = await(d.device.alloc(DType.F32, n / 4));
+      // The JVM alone, in this JVM at this point: a new float[] of the same size and nothing copied
+      // (the heap commits and zeroes it on the allocating thread). downloadFloats makes one.
+      point(bench, series(bench, D2H, "diagnostic", "the JVM: new float[] alone"), n, i -> newArray = new float[n / 4]);
+      newArray = null;
       point(bench, d, series(bench, D2H, d.path, "float[]"), n, i -> d.device.downloadFloats(floats));
       // The same copies into one array kept from run to run: what a new array costs (the JVM zeroes
       // it in one thread before anything is copied into it) is the difference.
