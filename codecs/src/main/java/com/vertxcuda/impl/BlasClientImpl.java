@@ -24,16 +24,12 @@ import io.vertx.core.Vertx;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 public final class BlasClientImpl implements BlasClient {
 
   private final RequestSender sender;
   private final boolean coalesce;
   private final int maxCoalesced;
-  /** The group each caller's order is filling now (coalescing only). */
-  private final Map<CallerOrder, Group> open = new ConcurrentHashMap<>();
 
   public BlasClientImpl(Vertx vertx, DeviceClientOptions options, BlasClientOptions blas) {
     this.sender = RequestSender.of(vertx, options, Library.BLAS);
@@ -52,16 +48,15 @@ public final class BlasClientImpl implements BlasClient {
       return sender.request(request);
     }
     CallerOrder order = sender.order();
-    Group group = open.get(order);
-    // A group takes requests only while nothing was made after it on its caller.
-    if (group != null && order.isLast(group)) {
+    // A group takes requests only while nothing was made after it on its caller: the group this
+    // client is filling, if any, is the last place in the caller's order.
+    if (order.last() instanceof Group group && group.of(this)) {
       Future<BlasReply> added = group.add(request);
       if (added != null) {
         return added;
       }
     }
     Group fresh = new Group(order, sender.callerContext());
-    open.put(order, fresh);
     Future<BlasReply> first = fresh.add(request);
     order.hold(fresh.context, sender.localRoute() != null, fresh);
     // Sent at the end of the task that made it, or earlier if a later request waits behind it.
@@ -88,18 +83,29 @@ public final class BlasClientImpl implements BlasClient {
       this.context = context;
     }
 
-    // Null once the group is closed.
-    synchronized Future<BlasReply> add(BlasRequest request) {
-      if (closed) {
-        return null;
+    boolean of(BlasClientImpl client) {
+      return BlasClientImpl.this == client;
+    }
+
+    // Null once the group is closed. A full group leaves (if its turn has come) and frees its place.
+    Future<BlasReply> add(BlasRequest request) {
+      Promise<BlasReply> promise;
+      boolean full;
+      synchronized (this) {
+        if (closed) {
+          return null;
+        }
+        promise = Promise.promise();
+        requests.add(request);
+        promises.add(promise);
+        full = requests.size() >= maxCoalesced;
+        if (full) {
+          closed = true;
+          sendIfDue();
+        }
       }
-      Promise<BlasReply> promise = Promise.promise();
-      requests.add(request);
-      promises.add(promise);
-      if (requests.size() >= maxCoalesced) {
-        closed = true;
-        open.remove(order, this);
-        sendIfDue();
+      if (full) {
+        releaseIfSent();
       }
       return promise.future();
     }
@@ -121,7 +127,6 @@ public final class BlasClientImpl implements BlasClient {
     void close() {
       synchronized (this) {
         closed = true;
-        open.remove(order, this);
         sendIfDue();
       }
       releaseIfSent();

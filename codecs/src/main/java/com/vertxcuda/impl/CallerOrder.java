@@ -334,9 +334,12 @@ public final class CallerOrder {
     }
   }
 
-  /** Whether {@code hold} is the last thing in this order (nothing was made after it yet). */
-  public synchronized boolean isLast(Hold hold) {
-    return queue.isEmpty() ? holding == hold : queue.peekLast().hold == hold;
+  /**
+   * The hold that is the last thing in this order (nothing was made after it yet), whether its turn
+   * has come or it waits; null when the last thing is a request or the order is empty.
+   */
+  public synchronized Hold last() {
+    return queue.isEmpty() ? holding : queue.peekLast().hold;
   }
 
   /** {@code hold} has sent everything it holds: what waits behind it goes now. Any thread; once. */
