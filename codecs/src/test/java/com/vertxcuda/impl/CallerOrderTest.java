@@ -166,4 +166,32 @@ class CallerOrderTest {
     assertFalse(onCallersStack.get());
     assertEquals("after", await(made[1]), "a failing holder released its place");
   }
+  @Test
+  void theLastHoldIsKnownUntilSomethingIsMadeAfterItOrItReleases() throws Exception {
+    List<String> log = new CopyOnWriteArrayList<>();
+    Context context = vertx.getOrCreateContext();
+    List<Object> seen = onAPlainThread(() -> {
+      CallerOrder order = CallerOrder.current();
+      List<Object> s = new java.util.ArrayList<>();
+      s.add(String.valueOf(order.last())); // empty order: "null"
+      Held first = new Held(log, "first", false);
+      first.order = order;
+      order.hold(context, true, first);
+      s.add(order.last() == first); // its turn came at once: still the last place
+      Held second = new Held(log, "second", false);
+      second.order = order;
+      order.hold(context, true, second);
+      s.add(order.last() == second); // waiting behind the first: the last place now
+      Future<String> request = order.send(context, true, () -> Future.succeededFuture("request"));
+      s.add(String.valueOf(order.last())); // a request was made after both: no hold is last
+      order.release(first);
+      s.add(String.valueOf(order.last())); // the second holds; the request still waits behind it
+      order.release(second);
+      s.add(await(request));
+      s.add(String.valueOf(order.last())); // all gone: empty again
+      return s;
+    });
+    assertEquals(List.of("null", true, true, "null", "null", "request", "null"), seen);
+    assertEquals(List.of("first", "second"), log);
+  }
 }
