@@ -16,7 +16,7 @@
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
-#   benchmark, then the hop tables with the caller wake off (about 7.5 minutes).
+#   benchmark, then the hop tables on the native transport, caller wake off and at 50 µs (about 8.5 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
@@ -162,8 +162,10 @@ if [ "$jfrtail" = yes ]; then
 fi
 
 # hops_table VARIANTS: the one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in
-# both modes for each variant: default (default options, with raw JCuda), spinN (DeviceOptions.submissionSpin
-# N µs) or wakeN (DeviceOptions.callerWake N µs); hops.txt in the output folder.
+# both modes for each variant: default (default options and Vert.x's NIO transport, with raw JCuda),
+# spinN (DeviceOptions.submissionSpin N µs), native (Vert.x's native transport, epoll) or wakeN
+# (DeviceOptions.callerWake N µs, which needs the native transport: on NIO it is off); hops.txt in
+# the output folder.
 hops_table() {
   local v mode props
   echo "== hops: one at a time, per hop, both modes; variants: $*"
@@ -171,12 +173,13 @@ hops_table() {
     /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null | sed 's/^/cpuidle: /' | tee -a "$summary"
   for v in "$@"; do
     case $v in
-      spin*) props="-Dvertxcuda.bench.submissionSpin=${v#spin}" ;;
-      wake*) props="-Dvertxcuda.bench.callerWake=${v#wake}" ;;
-      *) props="-Dvertxcuda.bench.variant=default" ;;
+      spin*) props=(-Dvertxcuda.bench.submissionSpin=${v#spin}) ;;
+      native) props=(-Dvertxcuda.bench.nativeTransport=true) ;;
+      wake*) props=(-Dvertxcuda.bench.nativeTransport=true -Dvertxcuda.bench.callerWake=${v#wake}) ;;
+      *) props=(-Dvertxcuda.bench.variant=default) ;;
     esac
     for mode in in_process process; do
-      stage hops-$mode-$v 90 "$cp" -Xmx4g "$props" \
+      stage hops-$mode-$v 90 "$cp" -Xmx4g "${props[@]}" \
         com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode $mode --size $size --only libhops \
         $([ $v = default ] || echo --no-raw) --commit "$commit" --out "$work/hops-$v"
       grep -h "^\[bench.*hops\." "$work/hops-$mode-$v.txt" | sed "s/^/$v: /" >> "$out/hops.txt"
@@ -186,11 +189,13 @@ hops_table() {
 
 if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
   # With default options, at each spin in $SPINS (µs) and each caller wake in $WAKES (µs;
-  # bench+cluster+hops: 0, against the default); in hops alone, then the time the GPU takes to report
-  # a poisoning fault (the floor under the poison take-over).
+  # bench+cluster+hops: 50), the wakes after the native transport alone (they need it); in hops
+  # alone, then the time the GPU takes to report a poisoning fault (the floor under the poison
+  # take-over).
   [ "$what" = hops ] || WAKES="${WAKES:-50}"
   variants="default"
   for v in ${SPINS:-}; do variants="$variants spin$v"; done
+  [ -n "${WAKES:-}" ] && variants="$variants native"
   for v in ${WAKES:-}; do variants="$variants wake$v"; done
   hops_table $variants
   if [ "$what" = hops ]; then
@@ -315,8 +320,9 @@ if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ 
 fi
 
 if [ "$what" = final ]; then
-  # The caller wake off, against the bench's own hop rows (default options) just measured.
-  hops_table wake50
+  # Against the bench's own hop rows (default options, NIO) just measured: the native transport with
+  # the caller wake off, then on at 50 µs.
+  hops_table native wake50
   cat "$summary"
 fi
 

@@ -47,10 +47,14 @@ public final class IdleWait {
   /**
    * How often an event loop with a local request unanswered wakes itself
    * ({@link DeviceOptions#getCallerWake}), in ns; 0 (the default): never. Off by default until the
-   * H200 hop table measures it (not yet run there).
+   * H200 hop table measures it (not yet run there). Only on Vert.x's native transport
+   * ({@code nativeTransport}): its loops wait on a timer of nanosecond precision, whereas the NIO
+   * loop rounds a wait to whole milliseconds and polls without sleeping for one under half a
+   * millisecond — a wake every 50 µs would make it spin until the answer came (a whole core per
+   * waiting loop, measured on the dev VM), which no event loop may do.
    */
-  public static long callerWakeNanos(DeviceOptions options) {
-    return Math.max(0, options.getCallerWake()) * 1_000L;
+  public static long callerWakeNanos(DeviceOptions options, boolean nativeTransport) {
+    return nativeTransport ? Math.max(0, options.getCallerWake()) * 1_000L : 0;
   }
 
   /**

@@ -90,7 +90,13 @@ public final class Admission {
   public Admission(Vertx vertx, DeviceOptions options, String address, String self, Context eventLoop, Device device) {
     this.vertx = vertx;
     this.options = options;
-    this.callerWake = com.vertxcuda.device.context.IdleWait.callerWakeNanos(options);
+    this.callerWake = com.vertxcuda.device.context.IdleWait.callerWakeNanos(options, vertx.isNativeTransportEnabled());
+    if (options.getCallerWake() > 0 && callerWake == 0) {
+      System.getLogger(Admission.class.getName()).log(System.Logger.Level.WARNING, "callerWake is set but this Vert.x "
+        + "runs the NIO transport, whose loops cannot wake every " + options.getCallerWake() + " µs without spinning: "
+        + "callerWake is off (prefer the native transport: VertxOptions.setPreferNativeTransport(true) with "
+        + "netty-transport-native-epoll)");
+    }
     this.address = address;
     this.self = self;
     this.eventLoop = eventLoop;

@@ -66,7 +66,8 @@ public final class BenchMain {
     SweepSizes sizes = options.size() != null ? SweepSizes.named(options.size())
       : backend == BackendKind.CUDA ? SweepSizes.FULL : SweepSizes.SMALL;
     BenchRecord record = new BenchRecord("BenchMain", options.commit(), backend.name().toLowerCase(java.util.Locale.ROOT), sizes.name());
-    record.run().put("isolation", options.modeName()).put("arguments", new JsonArray(List.of(args)));
+    record.run().put("isolation", options.modeName()).put("arguments", new JsonArray(List.of(args)))
+      .put("transport", Boolean.getBoolean(DeployedDevice.NATIVE_TRANSPORT) ? "native" : "nio");
     Path file = options.out().resolve("bench-" + options.modeName() + ".json");
     Bench bench = new Bench(record, sizes, options.budgetSeconds() > 0 ? options.budgetSeconds() : sizes.budgetSeconds(),
       file);

@@ -43,7 +43,7 @@ final class DeployedDevice implements AutoCloseable {
    * spare device host stands ready (while it starts it shares the GPU with the serving context).
    */
   static DeployedDevice deploy(DeviceOptions options) throws Exception {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = newVertx();
     try {
       DeviceVerticle verticle = new DeviceVerticle(options);
       await(vertx.deployVerticle(verticle));
@@ -55,6 +55,26 @@ final class DeployedDevice implements AutoCloseable {
       throw e;
     }
   }
+
+  /**
+   * A Vert.x for the bench: the NIO transport (Vert.x's default), or with
+   * {@code -Dvertxcuda.bench.nativeTransport=true} the native one (epoll), which a measurement of
+   * {@code DeviceOptions.callerWake} needs; fails rather than measure NIO when native was asked for.
+   */
+  static Vertx newVertx() {
+    if (!Boolean.getBoolean(NATIVE_TRANSPORT)) {
+      return Vertx.vertx();
+    }
+    Vertx vertx = Vertx.vertx(new io.vertx.core.VertxOptions().setPreferNativeTransport(true));
+    if (!vertx.isNativeTransportEnabled()) {
+      Throwable why = vertx.unavailableNativeTransportCause();
+      vertx.close();
+      throw new IllegalStateException(NATIVE_TRANSPORT + " is set but the native transport is unavailable", why);
+    }
+    return vertx;
+  }
+
+  static final String NATIVE_TRANSPORT = "vertxcuda.bench.nativeTransport";
 
   static void awaitSpare(DeviceClient client, DeviceOptions options) throws Exception {
     if (options.getIsolation() != Isolation.PROCESS || !options.isSpareDeviceHost()) {

@@ -103,7 +103,7 @@ final class HopsSection implements Section {
 
   /** Fills submitted straight into the context tier's queue, each answered by callback, which submits the next. */
   private static void tier(Bench bench, DeviceOptions options) throws Exception {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = DeployedDevice.newVertx();
     try {
       ContextTier tier = await(InProcessContextTier.launch(vertx, new DeviceOptions(options).setLibraries(List.of()),
         "bench", 1, reason -> { }));

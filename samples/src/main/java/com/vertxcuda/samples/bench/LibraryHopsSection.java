@@ -215,7 +215,7 @@ final class LibraryHopsSection implements Section {
 
   /** Library requests submitted straight into a context tier's queue, each answered by callback, which submits the next. */
   private static void tier(Bench bench, String path, Function<Vertx, Future<ContextTier>> launch) throws Exception {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = DeployedDevice.newVertx();
     try {
       ContextTier tier = await(launch.apply(vertx));
       for (Op op : Op.values()) {

@@ -13,6 +13,7 @@ import com.vertxcuda.blas.impl.BlasEngine;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
+import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.library.impl.CudaPointers;
 import com.vertxcuda.library.impl.CudaStatus;
@@ -46,7 +47,7 @@ import java.util.List;
  * no call ever blocks the thread. Batches of same-shaped GEMMs become one
  * {@code cublas<t>gemmBatched} whose pointer arrays are staged in pinned memory and copied to the
  * device on the stream, each batch's arrays in a ring ({@link #BATCH_STAGING} bytes, each side)
- * that it holds until the event recorded after it is reached. The ring holds about 170 groups of 64
+ * that it holds until the event recorded after it is reached. The ring holds about 680 groups of 64
  * GEMMs in flight; it used to be 8 fixed slots, and a coalesced stream of 1,024 GEMMs per message
  * (16 groups) ran past them and fell back to one launch per GEMM.
  */
@@ -382,21 +383,35 @@ public final class CudaBlasEngine implements BlasEngine {
       CUdeviceptr arrays = pointers.pointer(batchDevice, base);
       CudaStatus.checkDriver(JCudaDriver.cuMemcpyHtoDAsync(arrays, batchHost.withByteOffset(base), bytes, cuStream),
         "cuMemcpyHtoDAsync");
-      CUdeviceptr aArray = arrays;
-      CUdeviceptr bArray = at(arrays, stride, DType.U64);
-      CUdeviceptr cArray = at(arrays, 2L * stride, DType.U64);
-      BlasCall first = chunk.get(0);
-      BlasRequest r = first.request();
-      DType t = first.dtype();
-      Pointer alpha = scalar(t, r.getAlpha());
-      Pointer beta = scalar(t, r.getBeta());
-      withMath(r.isTf32(), () -> check(t == DType.F64
-        ? JCublas2.cublasDgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
-          alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n)
-        : JCublas2.cublasSgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
-          alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n), "cublasGemmBatched"));
-      staging.hold(base, bytes, device.record(stream));
+      GpuEvent read;
+      try {
+        launchBatched(chunk, n, stride, arrays);
+        read = device.record(stream);
+      } catch (BackendException | RuntimeException e) {
+        // The copy (and perhaps the GEMMs) queued on the stream may still read this part, which the
+        // ring would hand out again unheld: wait for the stream before the failure goes on.
+        JCudaDriver.cuStreamSynchronize(cuStream);
+        throw e;
+      }
+      staging.hold(base, bytes, read);
     }
     return null;
+  }
+
+  // One batched GEMM over the pointer arrays at {@code arrays} (A's, then B's, then C's, {@code stride} apart).
+  private void launchBatched(List<BlasCall> chunk, int n, int stride, CUdeviceptr arrays) throws BackendException {
+    CUdeviceptr aArray = arrays;
+    CUdeviceptr bArray = at(arrays, stride, DType.U64);
+    CUdeviceptr cArray = at(arrays, 2L * stride, DType.U64);
+    BlasCall first = chunk.get(0);
+    BlasRequest r = first.request();
+    DType t = first.dtype();
+    Pointer alpha = scalar(t, r.getAlpha());
+    Pointer beta = scalar(t, r.getBeta());
+    withMath(r.isTf32(), () -> check(t == DType.F64
+      ? JCublas2.cublasDgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
+        alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n)
+      : JCublas2.cublasSgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
+        alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n), "cublasGemmBatched"));
   }
 }
