@@ -280,11 +280,19 @@ public final class InFlight {
         return false;
       }
       settled();
+      UnaryOperator<Object> f = finish;
+      Object reply;
+      try {
+        reply = f == null ? body : f.apply(body);
+      } catch (RuntimeException e) {
+        // The rewrite failed: the request is still answered, once, with a typed failure.
+        failed(Failures.toCudaException("finishing the reply", e));
+        return true;
+      }
       if (!own) {
         served.increment();
       }
-      UnaryOperator<Object> f = finish;
-      answer.succeed(f == null ? body : f.apply(body));
+      answer.succeed(reply);
       if (heard != null) {
         heard(null);
       }
@@ -307,13 +315,18 @@ public final class InFlight {
     public void fail(CudaException failure) {
       if (answered.compareAndSet(false, true)) {
         settled();
-        if (!own) {
-          failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
-        }
-        answer.fail(failure);
-        if (heard != null) {
-          heard(failure.code());
-        }
+        failed(failure);
+      }
+    }
+
+    // Answered (settled) with a failure: counted, sent, heard.
+    private void failed(CudaException failure) {
+      if (!own) {
+        failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
+      }
+      answer.fail(failure);
+      if (heard != null) {
+        heard(failure.code());
       }
     }
 

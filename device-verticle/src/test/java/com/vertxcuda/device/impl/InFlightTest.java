@@ -121,4 +121,20 @@ class InFlightTest {
     assertEquals(java.util.Map.of(FailureCode.CONTEXT_LOST.name(), 1L), table.failuresByCode(), "not counted");
     assertEquals(0, table.failLinked(link, new CudaException(FailureCode.CONTEXT_LOST, "again")));
   }
+
+  @Test
+  void aReplyWhoseRewriteFailsIsAnsweredOnceWithATypedFailure() {
+    InFlight table = new InFlight();
+    Promise<Object> answer = Promise.promise();
+    InFlight.Entry e = entry(table, answer, Long.MAX_VALUE).finish(body -> {
+      throw new IllegalStateException("stats of another kind");
+    });
+    assertTrue(e.tryReply("body"), "this was the entry's answer");
+    assertTrue(answer.future().failed(), "answered, not left to its deadline");
+    CudaException failure = (CudaException) answer.future().cause();
+    assertTrue(failure.getMessage().contains("finishing the reply"), failure.getMessage());
+    assertEquals(0, table.size(), "settled: its slot is free");
+    e.fail(new CudaException(FailureCode.TIMEOUT, "later"));
+    assertTrue(!e.tryReply("again"), "one answer only");
+  }
 }
