@@ -58,6 +58,24 @@ public final class IdleWait {
   }
 
   /**
+   * One step of waiting for work handed on that cannot wake this thread when it ends (the GPU's:
+   * its completion is polled), always with work outstanding: as {@link #pause}, but where there is
+   * no spin (a host of few cores) it yields at every step until {@link #AWAIT_NANOS} of quiet instead
+   * of blocking at once — blocking there means polling on a timer, which would add up to its period
+   * to every answer, and a yielding thread gives the core to any event loop that wants it.
+   */
+  public static boolean pauseAwaiting(long spinNanos, long quietNanos) {
+    if (spinNanos > 0) {
+      return pause(spinNanos, quietNanos, () -> true);
+    }
+    if (quietNanos < AWAIT_NANOS) {
+      Thread.yield();
+      return true;
+    }
+    return false;
+  }
+
+  /**
    * One step of waiting: spins (now and then yielding) and answers true (look for work again), or answers
    * false when the caller should block until woken. {@code quietNanos}: since the last activity;
    * {@code awaiting}: whether work the thread handed on is still outstanding (asked only past the spin).

@@ -19,7 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  * futures there. Measured on the reference H200 this sees completion in ~6.5 µs where a host-function
  * callback takes ~76 µs. It waits as {@link IdleWait} says, like the submission thread and the
  * link's readers: it spins {@code spinNanos} after each completion or new waiter, goes on spinning
- * (yielding one step in 256) while work is pending, and past {@link IdleWait#AWAIT_NANOS} of pending
+ * (yielding one step in 256; with no spin, on a host of few cores, yielding at every step) while
+ * work is pending ({@link IdleWait#pauseAwaiting}), and past {@link IdleWait#AWAIT_NANOS} of pending
  * work with nothing completing polls every {@link #PARK_NANOS} (one late wake-up no longer matters
  * then). Yielding at every step while work was pending (the earlier rule here) cost one-at-a-time
  * FFT 2^24 and RNG 2^28 12–19 µs through the context tier on the H200 host, where their ~300 µs
@@ -28,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CompletionPoller implements Runnable {
 
-  /** Past {@link IdleWait#AWAIT_NANOS} of pending work, or with no spin, pending events are polled this often. */
+  /** Past {@link IdleWait#AWAIT_NANOS} of pending work with nothing completing, pending events are polled this often. */
   static final long PARK_NANOS = 100_000;
 
   private static final class Waiter {
@@ -122,7 +123,7 @@ final class CompletionPoller implements Runnable {
       long now = System.nanoTime();
       if (progress) {
         lastActivity = now;
-      } else if (!IdleWait.pause(spinNanos, now - lastActivity, () -> true)) {
+      } else if (!IdleWait.pauseAwaiting(spinNanos, now - lastActivity)) {
         LockSupport.parkNanos(this, PARK_NANOS);
       }
     }

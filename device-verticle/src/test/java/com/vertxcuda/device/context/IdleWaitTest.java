@@ -31,4 +31,16 @@ class IdleWaitTest {
     assertEquals(0, IdleWait.spinNanos(new DeviceOptions().setSubmissionSpin(0)));
     assertEquals(75_000, IdleWait.spinNanos(new DeviceOptions().setSubmissionSpin(75)));
   }
+
+  @Test
+  void aPollerOfWorkThatCannotWakeItYieldsEvenWithoutSpinUntilTheCap() {
+    // No spin (a host of few cores): it yields while the GPU's work is pending, rather than poll on a timer.
+    assertTrue(IdleWait.pauseAwaiting(0, 0));
+    assertTrue(IdleWait.pauseAwaiting(0, 3_000_000));
+    assertFalse(IdleWait.pauseAwaiting(0, IdleWait.AWAIT_NANOS));
+    // With a spin, as pause with work outstanding.
+    assertTrue(IdleWait.pauseAwaiting(200_000, 10_000));
+    assertTrue(IdleWait.pauseAwaiting(200_000, 3_000_000));
+    assertFalse(IdleWait.pauseAwaiting(200_000, IdleWait.AWAIT_NANOS));
+  }
 }
