@@ -141,9 +141,11 @@ public class DeviceOptions {
 
   /**
    * How long a hand-off thread on the request path (the context's submission thread, the link's
-   * reader) spins for more work before it parks, in µs; -1 picks 200 µs on hosts with 8 or more
-   * cores, 50 µs on 4 to 7, and 0 (park at once) on smaller ones, where a spinning thread takes a
-   * core from the event loops.
+   * reader, the cuda completion thread) spins for more work before it parks, in µs; -1 picks 200 µs
+   * on hosts with 8 or more cores, 50 µs on 4 to 7, and 0 (park at once) on smaller ones, where a
+   * spinning thread takes a core from the event loops. With 0 the cuda completion thread, which the
+   * GPU cannot wake, still yields at every step while work is pending (up to 20 ms), rather than
+   * poll on a timer.
    */
   public int getSubmissionSpin() { return submissionSpin; }
   public DeviceOptions setSubmissionSpin(int v) { this.submissionSpin = v; return this; }

@@ -33,8 +33,8 @@ public final class IdleWait {
 
   /**
    * The spin for {@code options}: {@link DeviceOptions#getSubmissionSpin} µs, or by default 200 µs on
-   * hosts with 8 or more cores, 50 µs on 4–7 and none on smaller ones, where a spinning or yielding
-   * thread would take a core from the event loops.
+   * hosts with 8 or more cores, 50 µs on 4–7 and none on smaller ones, where a spinning thread would
+   * take a core from the event loops (a poller of the GPU's work still yields: {@link #pauseAwaiting}).
    */
   public static long spinNanos(DeviceOptions options) {
     if (options.getSubmissionSpin() >= 0) {

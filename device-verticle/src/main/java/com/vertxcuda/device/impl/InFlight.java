@@ -284,7 +284,7 @@ public final class InFlight {
       Object reply;
       try {
         reply = f == null ? body : f.apply(body);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         // The rewrite failed: the request is still answered, once, with a typed failure.
         failed(Failures.toCudaException("finishing the reply", e));
         return true;

@@ -95,6 +95,9 @@ public final class BenchMain {
     } else {
       guard(bench, "all", "raw-jcuda", () -> rawPhase(bench, sections));
     }
+    for (Section s : sections) {
+      guard(bench, s.name(), "vertx." + options.modeName(), () -> s.firstUse(bench, deviceOptions));
+    }
     if (inProcess) {
       for (Section s : sections) {
         guard(bench, s.name(), "context", () -> s.belowTheVerticle(bench, deviceOptions));

@@ -25,13 +25,13 @@ import static com.vertxcuda.samples.bench.Await.await;
  * {@code --size small}), always measured whatever the time budget left the {@code copy} sweep.
  * Raw JCuda, pinned and pageable; the toolkit on a device of its own deployed with default
  * {@link DeviceOptions} (only the run's backend and isolation set), as an application that tunes
- * nothing gets it: {@code download} (the lent buffer handed back after each; first of all one
- * download alone, this JVM's first of that size), an upload from a transfer buffer where the device
- * lends one that large (else from a direct Buffer), from a heap Buffer, {@code downloadFloats}, and
- * {@code downloadInto} a {@code float[]} kept from run to run (the same copies without a new array),
- * beside the JVM's own {@code new float[]} of that size (path {@code diagnostic}: what a new array
- * costs before anything is copied into it). Each point: one warm-up run, then
- * {@link Bench#REPEATS} repeats of a few timed runs.
+ * nothing gets it: {@code download} (the lent buffer handed back after each; and once, before
+ * anything else of the toolkit ran in the JVM, as its first: {@link #firstUse}), an upload from a
+ * transfer buffer where the device lends one that large (else from a direct Buffer), from a heap
+ * Buffer, {@code downloadFloats}, and {@code downloadInto} a {@code float[]} kept from run to run
+ * (the same copies without a new array), beside the JVM's own {@code new float[]} of that size (path
+ * {@code diagnostic}: what a new array costs before anything is copied into it). Each point but the
+ * first use: one warm-up run, then {@link Bench#REPEATS} repeats of a few timed runs.
  */
 final class LargeCopySection implements Section {
 
@@ -70,6 +70,24 @@ final class LargeCopySection implements Section {
     raw.free(dev);
   }
 
+  /**
+   * This JVM's first download of the large size, one run before anything else of the toolkit ran
+   * here: the pooled host memory it lands in is made for it (the points after reuse that memory;
+   * users see this once per size class).
+   */
+  @Override
+  public void firstUse(Bench bench, DeviceOptions options) throws Exception {
+    DeviceOptions defaults = new DeviceOptions().setBackend(options.getBackend()).setIsolation(options.getIsolation());
+    int n = (int) bench.sizes.largeCopy();
+    try (DeployedDevice d = DeployedDevice.deploy(defaults)) {
+      BufferHandle bytes = await(d.device.alloc(DType.U8, n));
+      Plan once = new Plan(0, 1);
+      bench.bandwidth(series(bench, D2H, d.path, "lent buffer, the JVM's first"), n, once,
+        Histograms.sequential(d.vertx, once, i -> d.device.download(bytes).map(d.verticle::releaseTransferBuffer)));
+      await(d.device.free(bytes));
+    }
+  }
+
   @Override
   public void alone(Bench bench, DeviceOptions options) throws Exception {
     DeviceOptions defaults = new DeviceOptions().setBackend(options.getBackend()).setIsolation(options.getIsolation());
@@ -77,11 +95,6 @@ final class LargeCopySection implements Section {
     try (DeployedDevice d = DeployedDevice.deploy(defaults)) {
       bench.progress("%s: a device with default options, %s", name(), d.path);
       BufferHandle bytes = await(d.device.alloc(DType.U8, n));
-      // This JVM's first download of this size, alone and untimed before: the pooled host memory it
-      // lands in is made for it (the points after it reuse that memory; users see this once).
-      Plan once = new Plan(0, 1);
-      bench.bandwidth(series(bench, D2H, d.path, "lent buffer, the JVM's first"), n, once, Histograms.sequential(d.vertx,
-        once, i -> d.device.download(bytes).map(d.verticle::releaseTransferBuffer)));
       point(bench, d, series(bench, D2H, d.path, "lent buffer"), n,
         i -> d.device.download(bytes).map(d.verticle::releaseTransferBuffer));
       uploadFromTheBestBuffer(bench, d, bytes, n);

@@ -12,6 +12,13 @@ interface Section {
   /** The name {@code --only} selects it by. */
   String name();
 
+  /**
+   * Measures what a first use costs, with a device of its own deployed with {@code options}, before
+   * anything else of the toolkit ran in this JVM (after raw JCuda, which shares none of its memory).
+   */
+  default void firstUse(Bench bench, DeviceOptions options) throws Exception {
+  }
+
   /** Measures the raw JCuda baseline. */
   default void raw(Bench bench, RawJCuda raw) throws Exception {
   }

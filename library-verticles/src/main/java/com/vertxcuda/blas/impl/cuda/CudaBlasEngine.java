@@ -44,9 +44,11 @@ import java.util.List;
  * cuBLAS through JCublas2: one handle, bound to the library's stream. alpha and beta go in host
  * pointer mode (read when the call is queued); scalar results go in device pointer mode into a
  * device slot, then an async copy into pinned memory, read once the reply's event is reached, so
- * no call ever blocks the thread. Batches of same-shaped GEMMs become one
- * {@code cublas<t>gemmBatched} whose pointer arrays are staged in pinned memory and copied to the
- * device on the stream, each batch's arrays in a ring ({@link #BATCH_STAGING} bytes, each side)
+ * no call blocks the thread (but a batched launch that fails once its pointer arrays are on their
+ * way, which waits for its stream: see {@link #enqueueGemmBatch}). Batches of same-shaped GEMMs
+ * become one {@code cublas<t>gemmBatched} whose pointer arrays are staged in pinned memory and
+ * copied to the device on the stream, each batch's arrays in a ring ({@link #BATCH_STAGING} bytes,
+ * each side)
  * that it holds until the event recorded after it is reached. The ring holds about 680 groups of 64
  * GEMMs in flight; it used to be 8 fixed slots, and a coalesced stream of 1,024 GEMMs per message
  * (16 groups) ran past them and fell back to one launch per GEMM.
@@ -387,9 +389,10 @@ public final class CudaBlasEngine implements BlasEngine {
       try {
         launchBatched(chunk, n, stride, arrays);
         read = device.record(stream);
-      } catch (BackendException | RuntimeException e) {
+      } catch (BackendException | RuntimeException | Error e) {
         // The copy (and perhaps the GEMMs) queued on the stream may still read this part, which the
-        // ring would hand out again unheld: wait for the stream before the failure goes on.
+        // ring would hand out again unheld: wait for the stream before the failure goes on (its own
+        // status is the failure's, or the context's poisoning, which the caller reports either way).
         JCudaDriver.cuStreamSynchronize(cuStream);
         throw e;
       }
