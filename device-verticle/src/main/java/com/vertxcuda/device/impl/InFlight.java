@@ -280,17 +280,20 @@ public final class InFlight {
         return false;
       }
       settled();
+      if (!own) {
+        served.increment(); // before the rewrite: the device's stats count the request that reads them
+      }
       UnaryOperator<Object> f = finish;
       Object reply;
       try {
         reply = f == null ? body : f.apply(body);
       } catch (RuntimeException | Error e) {
         // The rewrite failed: the request is still answered, once, with a typed failure.
+        if (!own) {
+          served.decrement();
+        }
         failed(Failures.toCudaException("finishing the reply", e));
         return true;
-      }
-      if (!own) {
-        served.increment();
       }
       answer.succeed(reply);
       if (heard != null) {
