@@ -94,15 +94,17 @@ commit="$(head -n 1 "$here/COMMIT")"
 if [ "$backend" = cuda ]; then size=full; else size=small; fi
 # benchmark IN_PROCESS_BUDGET PROCESS_BUDGET PYTORCH_BUDGET: the bench phase (seconds: when each run
 # stops starting new points; its stage limit is 75 s more: the copy.large section, which always runs,
-# measures after the budget's sweeps, up to about 40 s on the H200). The bench JVM's heap is fixed
-# (-Xms = -Xmx), as a server's usually is: on a heap still growing and shrinking a new 1 GiB array
-# cost 0.4-59 GB/s from one repeat to the next on the dev VM (4.6 median), on a fixed one 42 GB/s; the
-# copy.large section times a bare new float[] beside downloadFloats either way.
+# measures after the budget's sweeps, up to about 40 s on the H200). The bench JVM's heap is fixed and
+# touched at start (-Xms = -Xmx, AlwaysPreTouch), as a latency-tuned server's is: a new 1 GiB array
+# cost 0.4-59 GB/s from one repeat to the next on the dev VM (4.6 median) on a heap still growing and
+# shrinking, 42 GB/s on a fixed one once G1 reused its regions, and a new 64 MiB one 0.38 GB/s on a
+# fixed heap not yet touched (every allocation in fresh regions), 26-32 GB/s with the heap touched at
+# start. The copy.large section times a bare new float[] beside downloadFloats either way.
 benchmark() {
   local mode budget
   for mode in in_process process; do
     if [ "$mode" = in_process ]; then budget="$1"; else budget="$2"; fi
-    stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
+    stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
       --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench"
     cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
   done
