@@ -119,25 +119,24 @@ final class SmallGemmSection implements Section {
         runGemms(d.vertx, clients, a, b, outputs, warmup, batch);
         // The headline: one GEMM a message from one event loop.
         long[] nanos = new long[loops == 1 && batch == 1 ? Bench.REPEATS : 1];
-        long[] batches = new long[2];
+        Batches batches = Batches.NONE;
         Map<String, Long> cpuBefore = ThreadCpu.snapshot();
         for (int r = 0; r < nanos.length; r++) {
           long t0 = System.nanoTime();
-          long[] run = runGemms(d.vertx, clients, a, b, outputs, total, batch);
+          Batches run = runGemms(d.vertx, clients, a, b, outputs, total, batch);
           nanos[r] = System.nanoTime() - t0;
-          batches[0] = Math.max(batches[0], run[0]);
-          batches[1] += run[1];
+          batches = batches.and(run);
         }
         // Which thread the rate is bound by: each busy thread's CPU per GEMM over the timed runs.
         JsonObject cpu = ThreadCpu.perUnit(cpuBefore, ThreadCpu.snapshot(), (long) total * nanos.length,
           java.util.Arrays.stream(nanos).sum());
         // The device's batched calls as its replies report them: the largest, and the mean a GEMM ran in
         // (sum of each GEMM's batch over the GEMMs: many small launches pull it down).
-        double meanBatch = Series.round(batches[1] / (double) ((long) total * nanos.length));
+        double meanBatch = Series.round(batches.sum() / (double) ((long) total * nanos.length));
         bench.progress("%-22s %-18s %-10s %12s: device batches mean %.1f, largest %d; CPU us per GEMM %s", SWEEP,
-          s.path(), s.variant(), "batch " + batch, meanBatch, batches[0], cpu.encode());
+          s.path(), s.variant(), "batch " + batch, meanBatch, batches.largest(), cpu.encode());
         JsonObject p = bench.rate(s, batch, "batch " + batch, total, warmup, nanos);
-        p.put("extra", new JsonObject().put("largestBatch", batches[0]).put("meanBatch", meanBatch)
+        p.put("extra", new JsonObject().put("largestBatch", batches.largest()).put("meanBatch", meanBatch)
           .put("inFlight", inFlight * loops).put("cpuMicrosPerGemm", cpu));
         for (BufferHandle h : outputs) {
           await(d.device.free(h));
@@ -230,29 +229,36 @@ final class SmallGemmSection implements Section {
    * {@code total} GEMMs from {@code clients.size()} event loops (one client each), the outputs shared
    * out among them, each on its own output: a request that completes frees its slot for the next one,
    * made in the completion's task. The first ones are made {@code perTask} to a task (a coalescing
-   * client sends each task's requests as one message). Returns the largest batch a reply reported and
-   * the sum of the batches all replies reported.
+   * client sends each task's requests as one message). Returns the batches the replies reported.
    */
-  private static long[] runGemms(Vertx vertx, List<BlasClient> clients, BufferHandle a, BufferHandle b,
-                                 List<BufferHandle> outputs, int total, int perTask) throws Exception {
+  private static Batches runGemms(Vertx vertx, List<BlasClient> clients, BufferHandle a, BufferHandle b,
+                                  List<BufferHandle> outputs, int total, int perTask) throws Exception {
     int share = outputs.size() / clients.size();
-    List<Future<long[]>> all = new ArrayList<>();
+    List<Future<Batches>> all = new ArrayList<>();
     for (int i = 0; i < clients.size(); i++) {
       int requests = total / clients.size() + (i < total % clients.size() ? 1 : 0);
       all.add(runGemms(vertx, clients.get(i), a, b, outputs.subList(i * share, (i + 1) * share), requests, perTask));
     }
     await(Future.all(all));
-    return new long[] {all.stream().mapToLong(f -> f.result()[0]).max().orElse(0),
-      all.stream().mapToLong(f -> f.result()[1]).sum()};
+    return all.stream().map(Future::result).reduce(Batches.NONE, Batches::and);
   }
 
-  /** One client's part, on an event-loop context of its own: its largest batch and the sum of its batches. */
-  private static Future<long[]> runGemms(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b,
-                                         List<BufferHandle> outputs, int total, int perTask) {
-    Promise<long[]> done = Promise.promise();
+  /** The device's batched calls as replies reported them: the largest, and the sum over the replies. */
+  private record Batches(long largest, long sum) {
+    static final Batches NONE = new Batches(0, 0);
+
+    Batches and(Batches other) {
+      return new Batches(Math.max(largest, other.largest), sum + other.sum);
+    }
+  }
+
+  /** One client's part, on an event-loop context of its own. */
+  private static Future<Batches> runGemms(Vertx vertx, BlasClient blas, BufferHandle a, BufferHandle b,
+                                          List<BufferHandle> outputs, int total, int perTask) {
+    Promise<Batches> done = Promise.promise();
     int[] sent = {0};
     int[] completed = {0};
-    long[] batches = {0, 0};
+    long[] largestAndSum = {0, 0}; // plain longs: nothing allocated per reply on the measured loop
     // From a thread outside Vert.x, each new context is on the next event loop in turn.
     Context context = vertx.getOrCreateContext();
     IntConsumer[] issue = new IntConsumer[1];
@@ -268,17 +274,17 @@ final class SmallGemmSection implements Section {
             return;
           }
           int size = ar.result().getBatchSize();
-          batches[0] = Math.max(batches[0], size);
-          batches[1] += size;
+          largestAndSum[0] = Math.max(largestAndSum[0], size);
+          largestAndSum[1] += size;
           if (++completed[0] == total) {
-            done.tryComplete(batches);
+            done.tryComplete(new Batches(largestAndSum[0], largestAndSum[1]));
           } else {
             issue[0].accept(slot);
           }
         });
     };
     if (total == 0) {
-      done.tryComplete(batches);
+      done.tryComplete(Batches.NONE);
     }
     for (int from = 0; from < outputs.size(); from += perTask) {
       int first = from;
