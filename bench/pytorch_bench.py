@@ -360,6 +360,17 @@ def large_copies(b):
                     h.copy_(d, non_blocking=(kind == "pinned"))
                 b.sync()
             b.large_bandwidth_point(s, n, copy)
+    if b.dev.type != "cuda":
+        return
+    # What users write to get a tensor back: .cpu() makes a new pageable tensor each time (its pages
+    # are faulted in by the copy), the yardstick for the toolkit's download(h) into new memory.
+    s = b.record.new_series("copy.large.d2h", "a new tensor each copy (.cpu())", "bandwidth", "GB/s",
+                            "copy size", "B")
+
+    def to_cpu():
+        d.cpu()
+        b.sync()
+    b.large_bandwidth_point(s, n, to_cpu)
 
 
 def fft_rng(b):

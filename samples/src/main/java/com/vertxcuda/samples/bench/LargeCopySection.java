@@ -23,7 +23,8 @@ import static com.vertxcuda.samples.bench.Await.await;
  * Sweeps {@code copy.large.h2d} and {@code copy.large.d2h}: the large copies the headline table
  * holds to their goals, at one size ({@link SweepSizes#largeCopy()}: 1 GiB, 64 MiB with
  * {@code --size small}), always measured whatever the time budget left the {@code copy} sweep.
- * Raw JCuda, pinned and pageable; the toolkit on a device of its own deployed with default
+ * Raw JCuda, pinned and pageable (and D2H into pinned memory allocated for each copy: what fresh pinned
+ * memory costs); the toolkit on a device of its own deployed with default
  * {@link DeviceOptions} (only the run's backend and isolation set), as an application that tunes
  * nothing gets it: {@code download} (the lent buffer handed back after each; and once, before
  * anything else of the toolkit ran in the JVM, as its first: {@link #firstUse}), an upload from a
@@ -66,6 +67,17 @@ final class LargeCopySection implements Section {
       raw.sync();
     });
     point(bench, series(bench, D2H, "raw-jcuda", "pageable"), n, i -> JCudaDriver.cuMemcpyDtoH(array, dev, n));
+    // What a landing of fresh pinned memory costs (the driver pins and zeroes every page): the floor
+    // of a first download that lands in pinned memory grown for it (the toolkit's "the JVM's first").
+    point(bench, series(bench, D2H, "raw-jcuda", "pinned, allocated for each copy"), n, i -> {
+      Pointer fresh = raw.pinned(n);
+      try {
+        JCudaDriver.cuMemcpyDtoHAsync(fresh, dev, n, raw.stream);
+        raw.sync();
+      } finally {
+        raw.freePinned(fresh);
+      }
+    });
     raw.freePinned(pinned);
     raw.free(dev);
   }
