@@ -141,6 +141,10 @@ final class LinkFrame {
     codec.encodeToWire(b, body);
   }
 
+  /** The kinds and libraries by wire number (values() clones its array on every call: once per frame). */
+  private static final Kind[] KINDS = Kind.values();
+  private static final Library[] LIBRARIES = Library.values();
+
   /** Decodes one frame (without its length prefix); copies what it keeps. */
   static LinkFrame decode(ByteBuffer frame) {
     byte[] bytes = new byte[frame.remaining()];
@@ -150,10 +154,10 @@ final class LinkFrame {
       throw new WireFormatException("malformed link frame: " + record.length() + " bytes");
     }
     int k = record.getByte(0);
-    if (k < 0 || k >= Kind.values().length) {
+    if (k < 0 || k >= KINDS.length) {
       throw new WireFormatException("malformed link frame: kind " + k);
     }
-    Kind kind = Kind.values()[k];
+    Kind kind = KINDS[k];
     long id = record.getLong(1);
     long code = record.getLong(9);
     switch (kind) {
@@ -162,7 +166,7 @@ final class LinkFrame {
           throw new WireFormatException("malformed request frame");
         }
         int l = record.getByte(17);
-        if (l < -1 || l >= Library.values().length) {
+        if (l < -1 || l >= LIBRARIES.length) {
           throw new WireFormatException("malformed request frame: library " + l);
         }
         WireIn in = new WireIn(record, 18, record.length(), "link frame");
@@ -174,7 +178,7 @@ final class LinkFrame {
           // The frame itself is whole: only this request fails (BAD_REQUEST from its handler).
           body = new UnreadableRequest(e.getMessage());
         }
-        return new LinkFrame(kind, id, l < 0 ? null : Library.values()[l], body, code, owner);
+        return new LinkFrame(kind, id, l < 0 ? null : LIBRARIES[l], body, code, owner);
       }
       case REPLY:
         return new LinkFrame(kind, id, null, readBody(record, new WireIn(record, 17, record.length(), "link frame")),
