@@ -119,6 +119,10 @@ public class DeviceVerticle extends VerticleBase {
       consumers.add(vertx.eventBus().consumer(a, m -> admission.accept(m, library)));
       LocalRoutes.register(vertx, a, admission.route());
     }
+    // Requests past their deadline are answered TIMEOUT even if their context never answers, and those
+    // waiting for a context (it starts, or is rebuilt) when it does not come in time.
+    expiryTimer = vertx.setPeriodic(Math.max(10, Math.min(250, options.getRequestTimeout() / 4)),
+      id -> admission.expire(System.nanoTime()));
     ClusterWatch watch = ClusterWatch.of(vertx);
     return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> serveBulk()).compose(v -> launch(generation))
       .onSuccess(tier -> {
@@ -129,14 +133,16 @@ public class DeviceVerticle extends VerticleBase {
         registry.start();
         statsTimer = vertx.setPeriodic(1_000, id -> refreshFreeMemory());
         heartbeatTimer = vertx.setPeriodic(options.getHeartbeatInterval(), id -> heartbeat());
-        // Requests past their deadline are answered TIMEOUT even if their context never answers.
-        expiryTimer = vertx.setPeriodic(Math.max(10, Math.min(250, options.getRequestTimeout() / 4)),
-          id -> admission.inFlight().expire(System.nanoTime()));
       })
       .recover(t -> {
+        // LOST before anything is answered: a request still on its way to admission (a hop queued on
+        // this loop, a sender that looked the route up) is answered from the state, never parked.
+        state = DeviceState.LOST;
+        lostReason = "the device failed to start: " + t.getMessage();
+        vertx.cancelTimer(expiryTimer);
         consumers.forEach(MessageConsumer::unregister);
         unregisterRoutes();
-        failAll("the device failed to start: " + t.getMessage());
+        failAll(lostReason);
         if (bulkAcquired) {
           BulkServer.release(vertx);
         }

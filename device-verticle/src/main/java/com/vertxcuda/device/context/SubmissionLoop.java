@@ -172,12 +172,26 @@ public final class SubmissionLoop {
         control.add(request);
         break;
       case BESIDE:
-        queue.add((Runnable) () -> serveBeside(request));
+        queue.add(new Beside(request));
         break;
       default:
         queue.add(request);
     }
     wake();
+  }
+
+  /** A request served outside the order, queued as a task; a closing loop answers it as any request. */
+  private final class Beside implements Runnable {
+    final Request request;
+
+    Beside(Request request) {
+      this.request = request;
+    }
+
+    @Override
+    public void run() {
+      serveBeside(request);
+    }
   }
 
   // Outside the order (an earlier request holds its place): no waiting list, no deadline check.
@@ -281,6 +295,8 @@ public final class SubmissionLoop {
     for (Object item; (item = next()) != null; ) {
       if (item instanceof Request) {
         ((Request) item).fail(reason);
+      } else if (item instanceof Beside) {
+        ((Beside) item).request.fail(reason);
       }
     }
   }

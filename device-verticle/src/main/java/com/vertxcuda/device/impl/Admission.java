@@ -8,6 +8,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
+import com.vertxcuda.device.cuda.PinnedMemory;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.impl.CallerOrder;
 import com.vertxcuda.impl.DeviceClientImpl;
@@ -239,6 +240,17 @@ public final class Admission {
     }
   }
 
+  /**
+   * Answers TIMEOUT to every request past its deadline: those in flight, and those waiting for a
+   * context (a caller's timeout holds while the context starts or is rebuilt); on the event loop.
+   */
+  public void expire(long now) {
+    inFlight.expire(now);
+    if (!pending.isEmpty()) {
+      pending.removeIf(r -> r.expire(now));
+    }
+  }
+
   /** Answers every request accepted and not yet answered, waiting ones included, CONTEXT_LOST. */
   public void failAll(String reason) {
     inFlight.failAll(FailureCode.CONTEXT_LOST, reason);
@@ -305,8 +317,9 @@ public final class Admission {
 
     @Override
     public boolean releaseTransferBuffer(Buffer buffer) {
-      ContextTier tier = device.tier();
-      return tier != null && tier.releaseTransferBuffer(buffer);
+      // Back to whichever pool or region of this JVM lent it, whether or not a context is ready now:
+      // the give-backs of a transfer that failed come mostly while the device rebuilds or is lost.
+      return LentBuffers.release(buffer) || PinnedMemory.release(buffer);
     }
 
     @Override

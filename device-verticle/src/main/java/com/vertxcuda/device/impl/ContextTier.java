@@ -47,11 +47,6 @@ public interface ContextTier {
     return HostBufferPool.shared().lease(bytes);
   }
 
-  /** Returns a transfer buffer (or a downloaded one) to its pool at once; false if it has none. */
-  default boolean releaseTransferBuffer(Buffer buffer) {
-    return HostBufferPool.shared().release(buffer);
-  }
-
   /** The most bytes users may hold of lent transfer memory at once (see {@code LocalRoutes.Route#lendingLimit}). */
   default long lendingLimit() {
     return Long.MAX_VALUE;
@@ -67,7 +62,7 @@ public interface ContextTier {
 
   /**
    * Pooled host memory of {@code bytes} (its length) for a download too large to lend at once, which
-   * the one pump fills chunk by chunk; it returns to the pool on {@link #releaseTransferBuffer} or
+   * the one pump fills chunk by chunk; it returns to the pool when released ({@code LentBuffers#release}) or
    * once unreachable.
    */
   default Buffer landing(int bytes) {

@@ -90,7 +90,7 @@ public final class HostBufferPool {
 
   /**
    * A Vert.x buffer over pooled memory from {@link #take} holding {@code length} bytes (written by
-   * the caller, or to be appended). Its memory returns on {@link #release} or when it is unreachable.
+   * the caller, or to be appended). Its memory returns on {@link LentBuffers#release} or when it is unreachable.
    */
   public Buffer lease(ByteBuffer memory, int length) {
     return lent.lend(memory.duplicate(), length, () -> give(memory));
@@ -99,11 +99,6 @@ public final class HostBufferPool {
   /** An empty buffer with room for {@code bytes}; fill it with the append methods. */
   public Buffer lease(int bytes) {
     return lease(take(bytes), 0);
-  }
-
-  /** Returns a leased buffer's memory now; the buffer must not be used afterwards. */
-  public boolean release(Buffer buffer) {
-    return lent.release(buffer);
   }
 
   /** Bytes of leased buffers not yet returned. */

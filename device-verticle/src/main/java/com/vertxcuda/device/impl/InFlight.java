@@ -230,6 +230,15 @@ public final class InFlight {
       }
     }
 
+    /** Answers TIMEOUT if the deadline has passed at {@code now}; says whether it has. */
+    public boolean expire(long now) {
+      if (now - deadline > 0) {
+        fail(FailureCode.TIMEOUT, "no answer within the request's deadline");
+        return true;
+      }
+      return false;
+    }
+
     /** Whether the entry has had its one answer. */
     public boolean answered() {
       return answered.get();
@@ -391,9 +400,7 @@ public final class InFlight {
   /** Answers TIMEOUT to every tracked request whose deadline has passed. */
   public void expire(long now) {
     for (Entry e : entries.values()) {
-      if (now - e.deadline > 0) {
-        e.fail(FailureCode.TIMEOUT, "no answer within the request's deadline");
-      }
+      e.expire(now);
     }
   }
 

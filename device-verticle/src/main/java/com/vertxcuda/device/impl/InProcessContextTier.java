@@ -93,9 +93,4 @@ public final class InProcessContextTier implements ContextTier {
   public boolean lends(Buffer buffer) {
     return "cuda".equals(info.getBackend()) ? PinnedMemory.isPinned(buffer) : ContextTier.super.lends(buffer);
   }
-
-  @Override
-  public boolean releaseTransferBuffer(Buffer buffer) {
-    return PinnedMemory.release(buffer) || ContextTier.super.releaseTransferBuffer(buffer);
-  }
 }

@@ -21,7 +21,11 @@ public final class LentBuffers {
 
   private static final Cleaner CLEANER = Cleaner.create();
 
-  private final Map<Long, Cleaner.Cleanable> lent = new ConcurrentHashMap<>();
+  /**
+   * Every buffer lent in this JVM, by the address of its memory, whichever pool or region lent it: a
+   * buffer goes back with or without the context that lent it (a rebuild, a loss, an undeploy).
+   */
+  private static final Map<Long, Cleaner.Cleanable> LENT = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
 
   /**
@@ -36,11 +40,11 @@ public final class LentBuffers {
     // Tied to the ByteBuf, not the Buffer wrapper: slices and duplicates (a Buffer.slice the user
     // keeps, a write still in flight) reach it, so the memory cannot be reused under them.
     // The action must not reach the buffer, or it would never become unreachable.
-    Map<Long, Cleaner.Cleanable> table = lent;
+    Map<Long, Cleaner.Cleanable> table = LENT;
     java.util.concurrent.atomic.AtomicLong counted = bytes;
     long capacity = memory.remaining();
     counted.addAndGet(capacity);
-    lent.put(address, CLEANER.register(buf, () -> {
+    LENT.put(address, CLEANER.register(buf, () -> {
       if (done.compareAndSet(false, true)) {
         table.remove(address);
         counted.addAndGet(-capacity);
@@ -55,13 +59,16 @@ public final class LentBuffers {
     return bytes.get();
   }
 
-  /** Returns a lent buffer's memory now; the buffer must not be used afterwards. False if not lent here. */
-  public boolean release(Buffer buffer) {
+  /**
+   * Returns a lent buffer's memory now to whichever pool or region of this JVM lent it; the buffer must
+   * not be used afterwards. False if none lent it (or it went back already).
+   */
+  public static boolean release(Buffer buffer) {
     ByteBuf buf = VertxInternals.byteBuf(buffer);
     if (!buf.hasMemoryAddress()) {
       return false;
     }
-    Cleaner.Cleanable c = lent.get(buf.memoryAddress() + buf.readerIndex());
+    Cleaner.Cleanable c = LENT.get(buf.memoryAddress() + buf.readerIndex());
     if (c == null) {
       return false;
     }

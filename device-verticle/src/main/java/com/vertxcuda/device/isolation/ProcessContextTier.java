@@ -341,11 +341,6 @@ public final class ProcessContextTier implements ContextTier {
     return transfers.allocateTransferBuffer(bytes);
   }
 
-  @Override
-  public boolean releaseTransferBuffer(Buffer buffer) {
-    return transfers.releaseTransferBuffer(buffer);
-  }
-
   /** Only the shared region crosses to the device host without a copy. */
   @Override
   public boolean lends(Buffer buffer) {

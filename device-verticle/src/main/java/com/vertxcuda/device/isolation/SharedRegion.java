@@ -257,7 +257,7 @@ final class SharedRegion {
   /**
    * A Vert.x buffer over a slot with room for {@code capacity} bytes, holding {@code length}, counted
    * by {@link #hold} before; the slot returns to the region (and stops counting) when the buffer is
-   * released ({@link #releaseBuffer}) or it and every slice of it are unreachable.
+   * released ({@link LentBuffers#release}) or it and every slice of it are unreachable.
    */
   Buffer buffer(long offset, int capacity, int length) {
     return lent.lend(slice(offset, capacity), length, () -> {
@@ -266,11 +266,6 @@ final class SharedRegion {
         unhold(capacity);
       }
     });
-  }
-
-  /** Returns a buffer's slot now; the buffer must not be used afterwards. False if it holds none. */
-  boolean releaseBuffer(Buffer buffer) {
-    return lent.release(buffer);
   }
 
   /** Where a buffer lies in the region, or -1 if it does not. */

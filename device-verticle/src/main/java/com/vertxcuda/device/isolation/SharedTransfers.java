@@ -239,9 +239,4 @@ final class SharedTransfers {
   long heldBytes() {
     return region.held();
   }
-
-  /** Returns a transfer buffer, or a downloaded one (lent over the region or copied out), now. */
-  boolean releaseTransferBuffer(Buffer buffer) {
-    return region.releaseBuffer(buffer) || HostBufferPool.shared().release(buffer);
-  }
 }

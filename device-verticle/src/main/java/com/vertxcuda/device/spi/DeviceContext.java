@@ -72,7 +72,7 @@ public interface DeviceContext {
 
   /** Returns a buffer from {@link #hostBuffer} at once; false if it is not one. */
   default boolean releaseHostBuffer(Buffer buffer) {
-    return HostBufferPool.shared().release(buffer);
+    return com.vertxcuda.device.impl.LentBuffers.release(buffer);
   }
 
   /** Queues a copy of {@code src}'s remaining bytes into {@code dst} at {@code dstOffset}. */
