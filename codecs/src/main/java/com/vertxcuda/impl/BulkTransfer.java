@@ -27,12 +27,12 @@ import java.util.Map;
  *
  * <p>It keeps its place in the caller's order ({@link CallerOrder.Hold}) until it is done. When its
  * turn comes, the stream must also come after every request the caller sent the device's node before
- * over the event bus: when the node has answered them all ({@link CallerOrder#answeredBy}), they have
- * passed its admission and the stream starts at once; when they all went to the device's own
- * address, a describe, sent behind them there and answered by the device's admission after them,
- * is the barrier it waits for; when some went to another of the node's addresses (a library's),
- * which the event bus does not order against the device's, it waits for their answers
- * ({@link CallerOrder#whenAnsweredBy}, bounded by its deadline and the node's leaving). Then it takes a
+ * over the event bus: when the node has answered them all ({@link CallerOrder#unsettledAt}), they have
+ * passed its admission and the stream starts at once; otherwise a describe to each address that has
+ * requests of the caller unanswered (timed out at the caller, say) or held behind a first use — the
+ * device's, a library's, another device's of the node: the event bus orders a sender's messages per
+ * address only — sent behind them there and answered by that address's admission after them, is
+ * the barrier it waits for (bounded by the sender's timeout and the node's leaving). Then it takes a
  * connection from the node's pool (a describe names the channel when the pool has none open). An
  * upload's chunks are filled on the copy threads (ring of {@link #RING} direct buffers of {@link #CHUNK}
  * bytes, each reused once the socket has written it, and kept with the connection for its next
@@ -132,25 +132,40 @@ final class BulkTransfer implements CallerOrder.Hold {
   @Override
   public void turn() {
     long deadline = System.nanoTime() + sender.timeoutMillis() * 1_000_000;
-    if (order.answeredBy(nodeId)) {
+    java.util.Set<String> unsettled = order.unsettledAt(nodeId);
+    if (unsettled.isEmpty()) {
       home.runOnContext(v -> begin(deadline, null));
-    } else if (order.unansweredOnlyAt(nodeId, sender.address())) {
-      // Sent from the caller, behind what it sent before to the same address: the event bus keeps their order.
-      sender.<DeviceInfo>dispatch(new DescribeRequest(), caller, order)
-        .onComplete(ar -> home.runOnContext(v -> begin(deadline, ar)));
-    } else {
-      // Some went to a library's address, which a describe could overtake (a first message to an
-      // address waits for the cluster's lookup): the stream waits for their answers.
-      home.runOnContext(v -> {
-        watch(deadline);
-        order.whenAnsweredBy(nodeId, () -> home.runOnContext(x -> {
-          if (!failed && !reported) {
-            begin(deadline, null);
-          }
-        }));
-      });
+      return;
     }
+    // Barriers, sent from the caller's place: a describe to each address of the node with requests
+    // not yet answered (timed out at the caller, say) or held behind a first use. The event bus keeps
+    // a sender's order per address, and each address's admission answers a describe after what
+    // reached it before, so once all are answered the stream comes after every one of them there.
+    Future<DeviceInfo> own = null;
+    List<Future<DeviceInfo>> barriers = new ArrayList<>();
+    for (String address : unsettled) {
+      RequestSender to = address.equals(sender.address()) ? sender
+        : new RequestSender(sender.vertx(), address, sender.timeoutMillis());
+      Future<DeviceInfo> barrier = to.dispatch(new DescribeRequest(), caller, order);
+      barriers.add(barrier);
+      if (to == sender) {
+        own = barrier;
+      }
+    }
+    Future<DeviceInfo> described = own;
+    // A failure the node sent (no device at that address, say) answers a barrier as well as a
+    // describe; a timeout or the node's leaving does not.
+    Future.join(barriers).onComplete(x -> home.runOnContext(v -> {
+      for (Future<DeviceInfo> b : barriers) {
+        if (b.failed() && !RequestSender.answeredByTheNode(b.cause())) {
+          begin(deadline, b);
+          return;
+        }
+      }
+      begin(deadline, described != null && described.succeeded() ? described : null);
+    }));
   }
+
 
   // On home, once: the transfer's deadline and its node's leaving answer it from now on.
   private void watch(long deadline) {

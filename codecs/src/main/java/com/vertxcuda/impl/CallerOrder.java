@@ -8,8 +8,10 @@ import io.vertx.core.Vertx;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -88,8 +90,6 @@ public final class CallerOrder {
   private boolean draining;
   /** Per node: how many requests this caller sent each of its addresses over the bus and has not heard back from. */
   private final Map<String, Map<String, Integer>> unanswered = new HashMap<>();
-  /** Per node: what runs once the node has answered all of them ({@link #whenAnsweredBy}). */
-  private final Map<String, List<Runnable>> whenAnswered = new HashMap<>();
   /** Per node: requests sent to an address not looked up yet and not completed, by address. */
   private final Map<String, Map<String, Integer>> firstUses = new HashMap<>();
   /** Per node: sends that wait behind those, in the order they were made. */
@@ -201,56 +201,38 @@ public final class CallerOrder {
       unanswered.computeIfAbsent(node, n -> new HashMap<>()).merge(address, 1, Integer::sum);
     }
     return () -> {
-      List<Runnable> ready = null;
       synchronized (this) {
         Map<String, Integer> at = unanswered.get(node);
         if (at != null) {
           at.computeIfPresent(address, (a, count) -> count == 1 ? null : count - 1);
           if (at.isEmpty()) {
             unanswered.remove(node);
-            ready = whenAnswered.remove(node);
           }
         }
-      }
-      if (ready != null) {
-        ready.forEach(Runnable::run);
       }
     };
   }
 
   /**
-   * Whether the node has answered every request this caller sent it over the event bus: then each
-   * has passed the node's admission, and what the caller sends the node now by another way comes
-   * after them there. Any thread.
+   * The addresses of {@code node} this caller sent requests to over the event bus that the node has
+   * not answered (a timed-out one included: it may still reach the node's admission), or holds sends
+   * for behind a first use: empty when each has passed the node's admission, so that what the caller
+   * sends the node now by another way comes after them there. Otherwise a request to each of these
+   * addresses, sent now, reaches the node after them (Vert.x keeps a sender's order per address, and
+   * only per address: a first message to an address waits for the cluster's lookup of who serves it,
+   * and one sent later to an address already looked up can overtake it). Any thread.
    */
-  synchronized boolean answeredBy(String node) {
-    return !unanswered.containsKey(node);
-  }
-
-  /**
-   * Whether every request the node has not answered went to {@code address}: then a request this
-   * caller sends {@code address} now reaches the node after them (Vert.x keeps a sender's order per
-   * address, and only per address: a first message to another address waits for the cluster's
-   * lookup of who serves it, and one sent later to an address already looked up can overtake it).
-   */
-  synchronized boolean unansweredOnlyAt(String node, String address) {
-    Map<String, Integer> at = unanswered.get(node);
-    return at == null || at.size() == 1 && at.containsKey(address);
-  }
-
-  /**
-   * Runs {@code then} once the node has answered every request this caller sent it over the bus: at
-   * once if it has, else on the thread of the last answer. One never answered keeps it waiting; the
-   * caller bounds its wait.
-   */
-  void whenAnsweredBy(String node, Runnable then) {
-    synchronized (this) {
-      if (unanswered.containsKey(node)) {
-        whenAnswered.computeIfAbsent(node, n -> new ArrayList<>()).add(then);
-        return;
-      }
+  synchronized Set<String> unsettledAt(String node) {
+    Set<String> at = new LinkedHashSet<>();
+    Map<String, Integer> sent = unanswered.get(node);
+    if (sent != null) {
+      at.addAll(sent.keySet());
     }
-    then.run();
+    ArrayDeque<Deferred> held = behindFirstUses.get(node);
+    if (held != null) {
+      held.forEach(d -> at.add(d.address()));
+    }
+    return at;
   }
 
   /**

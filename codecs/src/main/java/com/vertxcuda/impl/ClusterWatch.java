@@ -95,12 +95,26 @@ public final class ClusterWatch {
     if (cluster == null) {
       return;
     }
-    long poll = vertx.setPeriodic(POLL_MILLIS, id -> poll());
-    long policy = vertx.setPeriodic(POLICY_MILLIS, id -> checkPolicy());
+    // On a context of its own: a timer set on a verticle's context ends with that verticle's
+    // undeployment, and the watch lives as long as its Vert.x, whoever used it first.
+    long[] timers = {-1, -1};
+    VertxInternals.newEventLoopContext(vertx).runOnContext(v -> {
+      synchronized (timers) {
+        if (timers[0] == -1) {
+          timers[0] = vertx.setPeriodic(POLL_MILLIS, id -> poll());
+          timers[1] = vertx.setPeriodic(POLICY_MILLIS, id -> checkPolicy());
+        }
+      }
+    });
     firstCheck = checkPolicy().otherwiseEmpty();
     VertxInternals.addCloseHook(vertx, done -> {
-      vertx.cancelTimer(poll);
-      vertx.cancelTimer(policy);
+      synchronized (timers) {
+        if (timers[0] >= 0) {
+          vertx.cancelTimer(timers[0]);
+          vertx.cancelTimer(timers[1]);
+        }
+        timers[0] = -2; // closed: none is set after this
+      }
       WATCHES.remove(vertx);
       done.succeed();
     });

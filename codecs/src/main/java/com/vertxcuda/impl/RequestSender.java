@@ -200,10 +200,18 @@ public final class RequestSender {
     return sent.map(Message::body).recover(t -> Future.failedFuture(Failures.toCudaException(t)));
   }
 
-  // A failure the node sent (or no handler there took the request): nothing of it is left to admit.
-  private static boolean answeredByTheNode(Throwable t) {
-    return t instanceof ReplyException && (((ReplyException) t).failureType() == ReplyFailure.RECIPIENT_FAILURE
-      || ((ReplyException) t).failureType() == ReplyFailure.NO_HANDLERS);
+  /**
+   * Whether {@code t} (as sent, or as a client's future failed with it) is a failure the node sent,
+   * or no handler there took the request: nothing of it is left to admit.
+   */
+  static boolean answeredByTheNode(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof ReplyException) {
+        ReplyFailure type = ((ReplyException) c).failureType();
+        return type == ReplyFailure.RECIPIENT_FAILURE || type == ReplyFailure.NO_HANDLERS;
+      }
+    }
+    return false;
   }
 
   /**

@@ -215,10 +215,12 @@ public final class RequestTable {
   /**
    * The descriptor admission and the link go by for a request of {@code library} with {@code body}:
    * the device's own type, or, for any other (every library's), an ordered type from clients that
-   * crosses in a frame. Any thread.
+   * crosses in a frame. A describe is the device's at every one of its addresses: answered at
+   * admission after what the sender sent that address before, it is the barrier a remote caller's
+   * bulk stream waits behind ({@code BulkTransfer}). Any thread.
    */
   public static RequestType<?, ?> admitted(Library library, Object body) {
-    RequestType<?, ?> t = library == null ? lookup(DEVICE_BY_BODY, body) : null;
+    RequestType<?, ?> t = library == null || body instanceof DescribeRequest ? lookup(DEVICE_BY_BODY, body) : null;
     return t != null ? t : PLAIN;
   }
 

@@ -130,7 +130,17 @@ public final class Admission {
         + "allocate would have no owner; refused"));
       return;
     }
-    InFlight.Entry r = inFlight.entry(message.body(), InFlight.Answer.of(message), library, deadline(message), sender);
+    // A clustered message's body is decoded here, on first reading: one the wire cannot read is
+    // answered BAD_REQUEST (its sender counts it answered, and its later requests go on).
+    Object body;
+    try {
+      body = message.body();
+    } catch (RuntimeException e) {
+      InFlight.Answer.of(message).fail(new CudaException(FailureCode.BAD_REQUEST, "the request cannot be read: "
+        + e.getMessage()));
+      return;
+    }
+    InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(message), library, deadline(message), sender);
     RequestType<?, ?> type = RequestTable.admitted(r);
     if (type.admission() == RequestType.Admission.STATS) {
       // Stats: handed on at once, never behind a transfer (an operator sees an overloaded device).

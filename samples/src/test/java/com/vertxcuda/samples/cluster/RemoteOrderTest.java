@@ -1,0 +1,189 @@
+package com.vertxcuda.samples.cluster;
+
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
+import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.blas.BlasClient;
+import com.vertxcuda.blas.Transpose;
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceNode;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.NodeOptions;
+import com.vertxcuda.impl.Nodes;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A remote caller's bulk streams keep their place behind the requests it sent the node before over
+ * the event bus — one its own timeout gave up on, one held behind a first use of another address —
+ * and the cluster watch outlives the verticle that first used it. A GPU node and a client node
+ * (Hazelcast on 127.0.0.1, the host backend).
+ */
+@ExtendWith(VertxExtension.class)
+class RemoteOrderTest {
+
+  private final String clusterName = "vertx-cuda-order-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+  private Vertx gpu;
+  private Vertx client;
+
+  private ClusterSettings settings() {
+    ClusterSettings s = new ClusterSettings();
+    s.name = clusterName;
+    return s;
+  }
+
+  @BeforeEach
+  void start(VertxTestContext ctx) {
+    settings().start()
+      .compose(g -> {
+        gpu = g;
+        return DeviceNode.deploy(gpu, new NodeOptions().setDeviceOptions(new DeviceOptions().setBackend(BackendKind.HOST)));
+      })
+      .compose(d -> settings().start())
+      .onComplete(ctx.succeeding(c -> {
+        client = c;
+        ctx.completeNow();
+      }));
+  }
+
+  @AfterEach
+  void close(VertxTestContext ctx) {
+    Future.join(client == null ? Future.succeededFuture() : client.close(),
+        gpu == null ? Future.succeededFuture() : gpu.close())
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  private DeviceClientOptions on(Vertx node, int device, long timeout) {
+    return new DeviceClientOptions().setNode(Nodes.self(node)).setDevice(device).setTimeout(timeout);
+  }
+
+  private Future<Void> sleep(long ms) {
+    Promise<Void> p = Promise.promise();
+    client.setTimer(ms, id -> p.complete());
+    return p.future();
+  }
+
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aLibraryRequestTheCallerGaveUpOnDoesNotHoldItsLaterStreams(VertxTestContext ctx) {
+    int n = 512;
+    Context caller = client.getOrCreateContext();
+    caller.runOnContext(v -> {
+      DeviceClient dev = DeviceClient.create(client, on(gpu, 0, 6_000));
+      BlasClient impatient = BlasClient.create(client, on(gpu, 0, 30));
+      Future.all(dev.alloc(DType.F32, (long) n * n), dev.alloc(DType.F32, (long) n * n),
+          dev.alloc(DType.F32, (long) n * n), dev.alloc(DType.U8, 4 << 20))
+        .compose(all -> {
+          BufferHandle a = all.resultAt(0);
+          BufferHandle b = all.resultAt(1);
+          BufferHandle c = all.resultAt(2);
+          BufferHandle big = all.resultAt(3);
+          Buffer data = ClusterProcessesTest.pattern(4 << 20, 3);
+          // A 512^3 GEMM on the host backend outlasts its 30 ms: the caller stops waiting for it.
+          return impatient.gemm(Transpose.N, Transpose.N, n, n, n, 1, a, n, b, n, 0, c, n)
+            .transform(ar -> dev.fill(c, 0))
+            .compose(x -> sleep(300))
+            .compose(x -> {
+              long t0 = System.nanoTime();
+              return dev.upload(big, data).compose(x2 -> dev.download(big)).map(back -> {
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                ctx.verify(() -> {
+                  assertEquals(data, back, "the 4 MiB came back different");
+                  org.junit.jupiter.api.Assertions.assertTrue(ms < 4_000, "the streams took " + ms + " ms");
+                });
+                return null;
+              });
+            });
+        })
+        .onComplete(ctx.succeedingThenComplete());
+    });
+  }
+
+  @Test
+  @Timeout(value = 180, timeUnit = TimeUnit.SECONDS)
+  void aStreamDoesNotOvertakeARequestHeldBehindAFirstUse(VertxTestContext ctx) {
+    int floats = (4 << 20) / 4;
+    int part = (1 << 20) / 4; // 1 MiB: one event-bus message
+    Context caller = client.getOrCreateContext();
+    caller.runOnContext(v -> {
+      DeviceClient dev = DeviceClient.create(client, on(gpu, 0, 30_000));
+      DeviceClient nobody = DeviceClient.create(client, on(gpu, 7, 30_000));
+      List<String> wrong = new ArrayList<>();
+      dev.alloc(DType.F32, floats)
+        .compose(a -> dev.upload(a, new float[floats]).map(a)) // a connection of the pool, kept
+        .compose(a -> {
+          Future<Void> rounds = Future.succeededFuture();
+          for (int r = 1; r <= 8; r++) {
+            int round = r;
+            rounds = rounds.compose(x -> {
+              float[] value = new float[part];
+              Arrays.fill(value, round);
+              Future<?> first = nobody.describe();                   // a first use: no device 7 serves it
+              Future<?> up = dev.upload(a.view(0, part), value);    // held behind it, one bus message
+              Future<float[]> down = dev.downloadFloats(a);         // a stream, made last
+              return Future.join(first, up, down).transform(ar -> {
+                if (up.failed() || down.failed()) {
+                  return Future.failedFuture(new AssertionError("round " + round + ": " + up.cause() + " / " + down.cause()));
+                }
+                float got = down.result()[0];
+                if (got != round) {
+                  wrong.add("round " + round + ": read " + got + ", the upload made before the download wrote " + round);
+                }
+                return Future.succeededFuture();
+              });
+            });
+          }
+          return rounds;
+        })
+        .onComplete(ctx.succeeding(x -> ctx.verify(() -> {
+          assertEquals(List.of(), wrong, "a stream overtook the caller's earlier upload");
+          ctx.completeNow();
+        })));
+    });
+  }
+
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void theClusterWatchOutlivesTheFirstVerticleThatUsedIt(VertxTestContext ctx) {
+    Vertx[] third = new Vertx[1];
+    client.deployVerticle(new io.vertx.core.VerticleBase() {
+        @Override
+        public Future<?> start() {
+          return DeviceClient.create(vertx, on(gpu, 0, 10_000)).describe();
+        }
+      })
+      .compose(id -> client.undeploy(id))
+      .compose(x -> settings().start())
+      .compose(g -> {
+        third[0] = g;
+        return DeviceNode.deploy(g, new NodeOptions().setDeviceOptions(new DeviceOptions().setBackend(BackendKind.HOST)));
+      })
+      .compose(x -> sleep(1_500))
+      .compose(x -> DeviceClient.create(client, on(third[0], 0, 10_000)).describe())
+      .transform(ar -> {
+        Future<Void> closed = third[0] == null ? Future.succeededFuture() : third[0].close();
+        return closed.transform(c -> ar.succeeded() ? Future.succeededFuture()
+          : Future.failedFuture(new AssertionError("a node that joined after the first verticle to use the "
+            + "cluster watch was undeployed is unreachable: " + ar.cause(), ar.cause())));
+      })
+      .onComplete(ctx.succeedingThenComplete());
+  }
+}
