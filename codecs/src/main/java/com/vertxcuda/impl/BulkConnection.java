@@ -121,7 +121,7 @@ final class BulkConnection {
     vertx.cancelTimer(timer);
     timer = vertx.setTimer(timeout, id -> fail(new CudaException(FailureCode.TIMEOUT,
       "the bulk transfer did not finish within " + timeout + " ms")));
-    transfer = new Transfer(handle, route, new RequestSender(vertx, address, timeout, order));
+    transfer = new Transfer(handle, route, address, System.nanoTime() + timeout * 1_000_000);
     if (upload) {
       transfer.receive();
     } else {
@@ -161,7 +161,9 @@ final class BulkConnection {
   private final class Transfer {
     private final BufferHandle handle;
     private final LocalRoutes.Route route;
-    private final RequestSender device;
+    private final String address;
+    /** The client's deadline, as this node reads it: each segment gets the time left, not the whole. */
+    private final long deadline;
     private final long segmentBytes;
     private final long segments;
     private boolean answered;
@@ -173,10 +175,11 @@ final class BulkConnection {
     // A download's views asked for, in order, and those written.
     private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
 
-    Transfer(BufferHandle handle, LocalRoutes.Route route, RequestSender device) {
+    Transfer(BufferHandle handle, LocalRoutes.Route route, String address, long deadline) {
       this.handle = handle;
       this.route = route;
-      this.device = device;
+      this.address = address;
+      this.deadline = deadline;
       // Segments of the pump's chunk size (a multiple of 4096 bytes, so of every dtype's size).
       this.segmentBytes = ChunkedTransfer.localChunk(route.lendingLimit());
       this.segments = Math.max(1, (handle.byteLength() + segmentBytes - 1) / segmentBytes);
@@ -209,7 +212,7 @@ final class BulkConnection {
       }
       Future<Void> sent;
       try {
-        sent = ChunkedTransfer.upload(device, view(k), HostElements.received(bytes), Integer.MAX_VALUE);
+        sent = ChunkedTransfer.upload(device(), view(k), HostElements.received(bytes), Integer.MAX_VALUE);
       } catch (RuntimeException e) {
         sent = Future.failedFuture(e);
       }
@@ -232,7 +235,7 @@ final class BulkConnection {
     private void ask() {
       while (!answered && !closed && next < segments && onTheirWay < BulkServer.WINDOW) {
         onTheirWay++;
-        Future<DownloadReply> reply = device.request(new DownloadRequest(view(next++)));
+        Future<DownloadReply> reply = device().request(new DownloadRequest(view(next++)));
         asked.add(reply);
         reply.onComplete(ar -> write());
       }
@@ -265,6 +268,14 @@ final class BulkConnection {
           }
         });
       }
+    }
+
+    // The device, for a segment: in the connection's order, with the time the client has left (a
+    // segment that has not reached the GPU when the client gives up never does, so a request the
+    // client sends after its TIMEOUT is not overwritten by a late segment of the stream it gave up on).
+    private RequestSender device() {
+      long left = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+      return new RequestSender(vertx, address, left, order);
     }
 
     private BufferHandle view(long k) {

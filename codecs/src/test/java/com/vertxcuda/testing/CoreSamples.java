@@ -32,7 +32,8 @@ public final class CoreSamples {
 
   public static final BufferHandle HANDLE = BufferHandle.issue("node-1", 2, 7, 42, DType.F32, 1000);
 
-  public static final com.vertxcuda.PipelineHandle PIPELINE = new com.vertxcuda.PipelineHandle("node-1", 2, 7, 9, 10, true);
+  public static final com.vertxcuda.PipelineHandle PIPELINE = new com.vertxcuda.PipelineHandle("node-1", 2, 7, 9, 10, true,
+    0x0123456789abcdefL, 0xfedcba9876543210L);
 
   private CoreSamples() {
   }

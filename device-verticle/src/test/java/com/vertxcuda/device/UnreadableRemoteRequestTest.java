@@ -65,7 +65,7 @@ class UnreadableRemoteRequestTest {
         }
         long t0 = System.nanoTime();
         // A pipeline handle with no node: written by the client's wire, refused by the node's reader.
-        client.replay(new PipelineHandle(null, 0, 0, 1, 0, false)).transform(ar -> {
+        client.replay(new PipelineHandle(null, 0, 0, 1, 0, false, 1, 2)).transform(ar -> {
           long ms = (System.nanoTime() - t0) / 1_000_000;
           ctx.verify(() -> {
             assertTrue(ar.failed(), "an unreadable replay was served");

@@ -233,11 +233,32 @@ class PipelineTest extends HostDeviceTest {
     await(device.release(p));
     assertEquals(FailureCode.NOT_FOUND, failure(device.replay(p)).code());
     assertEquals(FailureCode.NOT_FOUND, failure(device.release(p)).code());
-    PipelineHandle forged = new PipelineHandle(p.node(), p.device(), p.generation(), p.id() + 1000, 1, false);
+    PipelineHandle forged = new PipelineHandle(p.node(), p.device(), p.generation(), p.id() + 1000, 1, false,
+      p.tokenHigh(), p.tokenLow());
     assertEquals(FailureCode.NOT_FOUND, failure(device.replay(forged)).code());
-    PipelineHandle foreign = new PipelineHandle("elsewhere", p.device(), p.generation(), p.id(), 1, false);
+    PipelineHandle foreign = new PipelineHandle("elsewhere", p.device(), p.generation(), p.id(), 1, false,
+      p.tokenHigh(), p.tokenLow());
     assertEquals(FailureCode.BAD_REQUEST, failure(device.replay(foreign)).code());
     // The buffers live on and free normally.
+    await(device.free(b.x));
+  }
+
+  @Test
+  void aPipelineHandleWithoutItsTokenIsForbidden() {
+    Buffers b = new Buffers();
+    float[] before = readF32(b.x);
+    PipelineHandle p = await(recorder(tenSteps(b)).build());
+    // All a log or a metric shows of it (node, device, generation, id), with a guessed token.
+    PipelineHandle guessed = new PipelineHandle(p.node(), p.device(), p.generation(), p.id(), p.steps(),
+      p.captured(), p.tokenHigh() ^ 1, p.tokenLow());
+    assertEquals(FailureCode.FORBIDDEN, failure(device.replay(guessed)).code());
+    assertEquals(FailureCode.FORBIDDEN, failure(device.release(guessed)).code());
+    assertArrayEquals(before, readF32(b.x), "a step of the pipeline ran for a handle without its token");
+    // The handle its recording answered, and its JSON form, carry the token.
+    PipelineHandle copied = new PipelineHandle(p.toJson());
+    assertEquals(p, copied);
+    await(device.replay(copied));
+    await(device.release(p));
     await(device.free(b.x));
   }
 

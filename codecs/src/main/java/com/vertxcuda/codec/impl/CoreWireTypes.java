@@ -249,7 +249,7 @@ public final class CoreWireTypes {
     out.writeBoolean(p != null);
     if (p != null) {
       out.writeString(p.node()).writeInt(p.device()).writeLong(p.generation()).writeLong(p.id())
-        .writeInt(p.steps()).writeBoolean(p.captured());
+        .writeInt(p.steps()).writeBoolean(p.captured()).writeLong(p.tokenHigh()).writeLong(p.tokenLow());
     }
   }
 
@@ -261,7 +261,8 @@ public final class CoreWireTypes {
     if (node == null) {
       throw new WireFormatException("malformed pipeline handle on the wire: no node");
     }
-    return new PipelineHandle(node, in.readInt(), in.readLong(), in.readLong(), in.readInt(), in.readBoolean());
+    return new PipelineHandle(node, in.readInt(), in.readLong(), in.readLong(), in.readInt(), in.readBoolean(),
+      in.readLong(), in.readLong());
   }
 
   public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,

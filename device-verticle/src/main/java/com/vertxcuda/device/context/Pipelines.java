@@ -116,7 +116,7 @@ final class Pipelines {
         graph = capture((GraphCapture) runtime.device(), recorded);
       }
       long id = nextId++;
-      PipelineHandle handle = new PipelineHandle(runtime.node(), runtime.deviceIndex(), runtime.generation(), id,
+      PipelineHandle handle = PipelineHandle.issue(runtime.node(), runtime.deviceIndex(), runtime.generation(), id,
         recorded.size(), graph != null);
       pipelines.put(id, new Pipeline(handle, recorded, new ArrayList<>(reads), new ArrayList<>(writes), graph));
       r.reply(handle);
@@ -259,6 +259,10 @@ final class Pipelines {
     Pipeline p = pipelines.get(h.id());
     if (p == null) {
       throw new CudaException(FailureCode.NOT_FOUND, "pipeline #" + h.id() + " does not exist or was released");
+    }
+    if (p.handle.tokenHigh() != h.tokenHigh() || p.handle.tokenLow() != h.tokenLow()) {
+      throw new CudaException(FailureCode.FORBIDDEN, "pipeline #" + h.id() + ": the handle's token is not the "
+        + "pipeline's (only the handle its recording answered, or a copy of it, replays or releases it)");
     }
     return p;
   }
