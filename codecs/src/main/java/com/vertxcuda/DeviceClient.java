@@ -205,7 +205,8 @@ public interface DeviceClient {
    * Runs {@code work} in a new scope and closes the scope when the future it returns completes,
    * whether it succeeds or fails (or when {@code work} throws): every buffer allocated through the
    * scope and not detached from it is freed. The outcome is {@code work}'s, once the scope is
-   * closed. To keep a buffer, {@link DeviceScope#detach detach} it.
+   * closed (where {@code work} throws, a {@link CudaException} whose cause is what it threw), on the
+   * caller's context and never on its stack. To keep a buffer, {@link DeviceScope#detach detach} it.
    */
   @GenIgnore(GenIgnore.PERMITTED_TYPE)
   default <T> Future<T> withScope(Function<DeviceScope, Future<T>> work) {
@@ -214,7 +215,9 @@ public interface DeviceClient {
     try {
       outcome = Objects.requireNonNull(work.apply(scope), "the work returned no future");
     } catch (RuntimeException e) {
-      outcome = Future.failedFuture(e);
+      // Typed (the work's own exception is its cause), and answered once the scope has closed, which
+      // completes in a task of its own: never on the caller's stack.
+      outcome = Future.failedFuture(Failures.toCudaException(e));
     }
     return outcome.eventually(scope::close);
   }

@@ -16,7 +16,9 @@ import io.vertx.core.Future;
  * allocations, frees, uploads and downloads (host memory is read or written when the request is
  * served, and a replay has no request data of its own), module loads and unloads, FFT and RAND
  * requests, BLAS batches and scalar results. See docs/architecture.md, "Recorded pipelines".
- * Not thread-safe: record from one thread.
+ * Not thread-safe: record from one thread. Once {@link #build()} was called a recorder takes no more
+ * steps: each of the recording methods then throws {@link IllegalStateException} (a bad step is
+ * otherwise never thrown, but fails the build).
  */
 @VertxGen
 public interface PipelineRecorder {

@@ -218,7 +218,17 @@ final class ChunkedTransfer implements CallerOrder.Hold {
       if (parallel) {
         // Its buffer is found (or lent, which may allocate) and filled on a copy thread.
         Buffer reused = idle.poll();
-        CopyThreads.execute(() -> filled(k, reused != null ? reused : staging(k)));
+        CopyThreads.execute(() -> {
+          Buffer b;
+          try {
+            b = reused != null ? reused : staging(k);
+          } catch (RuntimeException | Error e) {
+            // No memory for the chunk (a heap array the JVM could not make): the transfer fails, once.
+            filled(k, null, e);
+            return;
+          }
+          filled(k, b);
+        });
       } else {
         Buffer b = staging(k);
         try {
@@ -249,7 +259,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
       long from = k * perChunk;
       values = Math.toIntExact(Math.min(perChunk, handle.length() - from) * per);
       le = VertxInternals.byteBuf(b).nioBuffer(0, bytes(k));
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       filled(k, b, e);
       return;
     }

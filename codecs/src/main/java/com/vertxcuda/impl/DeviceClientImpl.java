@@ -269,7 +269,7 @@ public final class DeviceClientImpl implements DeviceClient {
 
   @Override
   public DeviceScope scope() {
-    return new DeviceScopeImpl(this);
+    return new DeviceScopeImpl(this, sender.vertx());
   }
 
   /**
@@ -292,10 +292,20 @@ public final class DeviceClientImpl implements DeviceClient {
     return sender.request(new CopyRequest(source, target));
   }
 
-  /** Whether a device deployed in this JVM, or on a node now in the cluster, serves {@code h}'s device. */
+  /**
+   * Whether a device deployed in this JVM, or on a node now in the cluster, serves {@code h}'s device;
+   * false for a handle that names no device address at all (no node, a negative device, a node with
+   * a dot), which this client's device then refuses.
+   */
   private boolean served(BufferHandle h) {
     Vertx vertx = sender.vertx();
-    return LocalRoutes.of(vertx).containsKey(Addresses.device(h.node(), h.device()))
+    String address;
+    try {
+      address = Addresses.device(h.node(), h.device());
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+    return LocalRoutes.of(vertx).containsKey(address)
       || vertx.isClustered() && ClusterWatch.of(vertx).members().contains(h.node());
   }
 

@@ -9,6 +9,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -28,14 +29,16 @@ public final class DeviceScopeImpl implements DeviceScope {
     FailureCode.CONTEXT_LOST);
 
   private final DeviceClient client;
+  private final Vertx vertx;
   /** Whole-buffer handles, in the order they were recorded. */
   private final Set<BufferHandle> buffers = new LinkedHashSet<>();
   /** Allocations sent and not yet recorded (or freed, if they arrived after the close). */
   private final Set<Future<Void>> arriving = new HashSet<>();
   private Future<Void> closed;
 
-  public DeviceScopeImpl(DeviceClient client) {
+  public DeviceScopeImpl(DeviceClient client, Vertx vertx) {
     this.client = client;
+    this.vertx = vertx;
   }
 
   @Override
@@ -43,7 +46,8 @@ public final class DeviceScopeImpl implements DeviceScope {
     Promise<BufferHandle> result = Promise.promise();
     synchronized (this) {
       if (closed != null) {
-        return Future.failedFuture(new CudaException(FailureCode.BAD_REQUEST, "the scope is closed"));
+        return RequestSender.failLater(vertx.getOrCreateContext(), new CudaException(FailureCode.BAD_REQUEST,
+          "the scope is closed"));
       }
       Future<Void> settled = client.alloc(dtype, count).transform(ar -> arrived(ar.result(), ar.cause(), result));
       if (!settled.isComplete()) {
@@ -111,7 +115,12 @@ public final class DeviceScopeImpl implements DeviceScope {
   public synchronized Future<Void> close() {
     if (closed == null) {
       List<Future<Void>> waiting = new ArrayList<>(arriving);
-      closed = Future.join(waiting).transform(x -> freeAll());
+      // Completed on the closing caller's context in a task of its own, never on its stack (an
+      // empty scope has nothing to wait for).
+      io.vertx.core.Context caller = vertx.getOrCreateContext();
+      Promise<Void> done = Promise.promise();
+      Future.join(waiting).transform(x -> freeAll()).onComplete(ar -> caller.runOnContext(v -> done.handle(ar)));
+      closed = done.future();
     }
     return closed;
   }

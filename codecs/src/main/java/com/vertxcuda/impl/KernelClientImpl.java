@@ -49,6 +49,11 @@ public final class KernelClientImpl implements KernelClient {
   @Override
   public Future<Void> launch(ModuleHandle module, String function, int[] grid, int[] block, int sharedMemoryBytes,
                              KernelArg... args) {
+    if (args == null) {
+      // Refused on the caller's context, in a task of its own: nothing runs.
+      return sender.refuse(new com.vertxcuda.CudaException(com.vertxcuda.FailureCode.BAD_REQUEST,
+        "args is null: pass no arguments (an empty list) to a kernel that takes none"));
+    }
     return execute(new KernelRequest(KernelOp.LAUNCH).setModule(module).setFunction(function)
       .setGrid(dims(grid)).setBlock(dims(block)).setSharedMemoryBytes(sharedMemoryBytes)
       .setArgs(new ArrayList<>(Arrays.asList(args)))).mapEmpty();

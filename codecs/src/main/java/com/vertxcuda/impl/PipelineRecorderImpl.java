@@ -101,14 +101,20 @@ final class PipelineRecorderImpl implements PipelineRecorder {
   }
 
   private PipelineRecorder add(Library library, Object body) {
-    if (built) {
-      throw new IllegalStateException("this recorder was built already");
-    }
+    usable();
     steps.add(new PipelineStep(library, body));
     return this;
   }
 
+  // A recorder takes no step once built, a bad one included: a programming error, thrown at once.
+  private void usable() {
+    if (built) {
+      throw new IllegalStateException("this recorder was built already: record a new pipeline with DeviceClient.record()");
+    }
+  }
+
   private PipelineRecorder refuse(String why) {
+    usable();
     if (refused == null) {
       refused = new CudaException(FailureCode.BAD_REQUEST, "steps[" + steps.size() + "]: " + why);
     }
