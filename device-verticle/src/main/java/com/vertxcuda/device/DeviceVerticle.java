@@ -73,6 +73,8 @@ public class DeviceVerticle extends VerticleBase {
   private long heartbeatTimer = -1;
   private long expiryTimer = -1;
   private boolean heartbeatOutstanding;
+  /** Why the tier being made ready for a rebuild was lost before it was (its device host died), or null. */
+  private String lostWhileRebuilding;
   private RequestListener requestListener;
   /** Where this node's bulk side channel listens (clustered only; {@link BulkServer}); null: none. */
   private volatile String bulkAddress;
@@ -260,6 +262,9 @@ public class DeviceVerticle extends VerticleBase {
   private void tierLost(long gen, String reason) {
     if (gen == generation && state == DeviceState.READY) {
       contextLost(reason);
+    } else if (gen == generation && state == DeviceState.REBUILDING) {
+      // The tier a rebuild took (the spare, say) died before it was ready: lost again once it is.
+      lostWhileRebuilding = reason;
     } else if (spare.isFor(gen)) {
       LOG.log(System.Logger.Level.WARNING, address + ": the spare device host was lost: " + reason);
       // Stopped before a new spare starts.
@@ -331,6 +336,7 @@ public class DeviceVerticle extends VerticleBase {
 
   /** Replaces a lost context: fail what was in flight, bump the generation, rebuild, publish, drain. */
   private void contextLost(String reason) {
+    lostWhileRebuilding = null;
     LOG.log(System.Logger.Level.WARNING, address + ": context generation " + generation + " lost: " + reason);
     admission.inFlight().failAll(FailureCode.CONTEXT_LOST, "context generation " + generation + " was lost: " + reason);
     ContextTier old = context;
@@ -370,6 +376,11 @@ public class DeviceVerticle extends VerticleBase {
       }
       registry.publish(DeviceEvent.Type.GENERATION_CHANGED, oldGeneration, generation, reason);
       ready(ar.result());
+      String lostMeanwhile = lostWhileRebuilding;
+      if (lostMeanwhile != null) {
+        // Not left READY on a dead device host until a heartbeat notices: rebuilt again now.
+        contextLost(lostMeanwhile);
+      }
     });
   }
 

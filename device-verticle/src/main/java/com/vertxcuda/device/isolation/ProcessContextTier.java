@@ -201,7 +201,14 @@ public final class ProcessContextTier implements ContextTier {
   void send(Request r, Object body, Call call) {
     InFlight.Entry e = entry(r);
     long timeLeft = Math.min(e.deadline() - System.nanoTime(), TimeUnit.DAYS.toNanos(1));
-    ByteBuffer frame = LinkFrame.request(e.id(), e.library(), body, timeLeft, e.owner()).encode();
+    ByteBuffer frame;
+    try {
+      frame = LinkFrame.request(e.id(), e.library(), body, timeLeft, e.owner()).encode();
+    } catch (RuntimeException | Error t) {
+      // Never sent: the call still hears it once, so what it holds (a slot of the region) goes back.
+      call.failed(Failures.toCudaException("encoding the request's link frame", t));
+      return;
+    }
     onLink.incrementAndGet();
     e.link(this, call);
     if (gone != null) {

@@ -67,7 +67,12 @@ final class SharedTransfers {
       return;
     }
     long slot = slot(data.length());
-    com.vertxcuda.impl.CopyThreads.copy(VertxInternals.byteBuf(data).nioBuffer(), region.slice(slot, data.length()));
+    try {
+      com.vertxcuda.impl.CopyThreads.copy(VertxInternals.byteBuf(data).nioBuffer(), region.slice(slot, data.length()));
+    } catch (RuntimeException | Error e) {
+      region.release(slot, data.length());
+      throw e;
+    }
     tier.send(r, new SharedTransfer(h, slot, data.length(), true),
       answer(r, () -> h, () -> region.release(slot, data.length())));
   }
