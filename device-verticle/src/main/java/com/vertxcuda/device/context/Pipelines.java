@@ -73,13 +73,25 @@ final class Pipelines {
     this.runtime = runtime;
   }
 
-  /** What a replay touches: every buffer of its steps (nothing when it names no pipeline here). */
+  /**
+   * What a replay touches: the pipeline itself (a release waits for it), every buffer of its steps and
+   * what else they use (a kernel's module: an unload waits for it); only the pipeline when it names
+   * none here.
+   */
   Footprint footprint(ReplayRequest r) {
-    Pipeline p = r.getPipeline() == null ? null : pipelines.get(r.getPipeline().id());
-    if (p == null) {
+    if (r.getPipeline() == null) {
       return Footprint.NONE;
     }
-    Footprint.Builder b = Footprint.builder();
+    Footprint.Builder b = Footprint.builder().readKey(Footprint.pipelineKey(r.getPipeline().id()));
+    Pipeline p = pipelines.get(r.getPipeline().id());
+    if (p == null) {
+      return b.build();
+    }
+    for (RecordedStep s : p.steps) {
+      for (long key : s.keys()) {
+        b.readKey(key);
+      }
+    }
     p.reads.forEach(d -> b.read(d.handle()));
     p.writes.forEach(d -> b.write(d.handle()));
     return b.build();
@@ -186,6 +198,8 @@ final class Pipelines {
     PipelineHandle handle = p.handle;
     if (p.graph != null) {
       GpuEvent done = runtime.ordering().run(stream, p.reads, p.writes, () -> p.graph.launch(stream));
+      // The graph ran on the pipeline stream, not on the steps' own: what they use (a module) waits for it.
+      p.steps.forEach(s -> s.launchedIn(done));
       runtime.replyWhenDone(r, done, () -> handle);
       return;
     }

@@ -77,7 +77,8 @@ public final class RequestTable {
       .handler((d, r, a, p) -> d.memory().alloc(r, a, p)).notRecordable(CHANGES_USES).build(),
     device(FreeRequest.class).footprint((d, f) -> Footprint.builder().write(f.getHandle()).build())
       .handler(done((d, r, f) -> d.memory().free(r, f))).notRecordable(CHANGES_USES).build(),
-    device(KeepRequest.class).footprint(Footprint.NONE)
+    // A keep reads its buffer: it waits for a free sent before it (and finds the buffer gone).
+    device(KeepRequest.class).footprint((d, k) -> Footprint.builder().read(k.getHandle()).build())
       .handler(done((d, r, k) -> d.memory().keep(r, k))).notRecordable(CHANGES_USES).build(),
     device(ReclaimRequest.class).admission(Admission.DEVICE_ONLY)
       .handler(done((d, r, k) -> d.memory().reclaim(r, k))).notRecordable(CHANGES_USES).build(),
@@ -106,7 +107,8 @@ public final class RequestTable {
       .handler(done((d, r, rr) -> d.pipelines().record(r, rr))).notRecordable(DEVICE_RECORDS).build(),
     device(ReplayRequest.class).footprint((d, rr) -> d.pipelines().footprint(rr))
       .handler(done((d, r, rr) -> d.pipelines().replay(r, rr))).notRecordable(DEVICE_RECORDS).build(),
-    device(ReleasePipelineRequest.class).footprint(Footprint.NONE)
+    device(ReleasePipelineRequest.class).footprint((d, rr) -> rr.getPipeline() == null ? Footprint.NONE
+        : Footprint.builder().writeKey(Footprint.pipelineKey(rr.getPipeline().id())).build())
       .handler(done((d, r, rr) -> d.pipelines().release(r, rr))).notRecordable(DEVICE_RECORDS).build(),
     // Stats and describe: never turned away for load and served before queued work, so an operator
     // sees an overloaded device at once.

@@ -5,8 +5,10 @@ import com.vertxcuda.BufferHandle;
 import java.util.Arrays;
 
 /**
- * What one request reads and writes, by key: a buffer's id, or another resource's key (a module).
- * Two footprints conflict when one writes what the other touches: such requests keep their order.
+ * What one request reads and writes, by key: a buffer's id, or another resource's key (a module, a
+ * recorded pipeline). Two footprints conflict when one writes what the other touches: such requests
+ * keep their order. Key spaces: buffer ids are positive; a module's key is {@code -1 - id} (the
+ * kernel library); a pipeline's is {@link #pipelineKey}.
  */
 public final class Footprint {
 
@@ -27,6 +29,14 @@ public final class Footprint {
 
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * A recorded pipeline's key: its replays read it and its release writes it, so a release waits for
+   * the replays sent before it. Far below every module key (module ids stay under 2^62).
+   */
+  public static long pipelineKey(long id) {
+    return Long.MIN_VALUE + id;
   }
 
   /** Whether this and {@code other} must keep their order. */

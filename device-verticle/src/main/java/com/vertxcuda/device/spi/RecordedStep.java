@@ -16,6 +16,22 @@ public interface RecordedStep extends AutoCloseable {
 
   List<? extends DeviceBuffer> writes();
 
+  /**
+   * Keys of what the step uses besides its buffers (a kernel's module, {@link Footprint}): a replay
+   * reads them, so a request that writes one (an unload) waits for a replay sent before it.
+   */
+  default long[] keys() {
+    return new long[0];
+  }
+
+  /**
+   * A replay of the pipeline as one graph was queued on another stream than {@link #stream()}, done
+   * at {@code event} (not retained: retain it to keep it): what the step uses besides its buffers
+   * must outlive it. On the submission thread.
+   */
+  default void launchedIn(GpuEvent event) {
+  }
+
   /** Queues the step's work on {@link #stream()}; on the submission thread, already ordered. */
   void issue() throws BackendException;
 

@@ -6,6 +6,7 @@ import com.vertxcuda.Library;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
@@ -64,6 +65,11 @@ public final class KernelVerticle extends LibraryVerticle {
     final long bytes;
     final String log;
     final boolean cached;
+    /**
+     * The last replay of a captured pipeline that launches this module (on the pipeline stream, which
+     * an event on this library's stream does not follow), retained; null: none. Submission thread.
+     */
+    private GpuEvent lastGraphUse;
 
     Loaded(Object module, long bytes, String log, boolean cached) {
       this.module = module;
@@ -72,8 +78,31 @@ public final class KernelVerticle extends LibraryVerticle {
       this.cached = cached;
     }
 
+    // A graph launch of the module was queued; replays share one stream, so the last covers the rest.
+    void launchedIn(GpuEvent event) {
+      if (lastGraphUse != null) {
+        lastGraphUse.release();
+      }
+      lastGraphUse = event.retain();
+    }
+
+    /** Its uses to wait for before unloading it: the launches on {@code stream} and its last graph launch. */
+    List<GpuEvent> uses(GpuStream stream) throws BackendException {
+      List<GpuEvent> uses = new java.util.ArrayList<>(2);
+      uses.add(runtime.device().record(stream));
+      if (lastGraphUse != null) {
+        uses.add(lastGraphUse); // its reference passes to the wait, which releases it
+        lastGraphUse = null;
+      }
+      return uses;
+    }
+
     @Override
     public void close() {
+      if (lastGraphUse != null) {
+        lastGraphUse.release();
+        lastGraphUse = null;
+      }
       if (!runtime.isPoisoned()) {
         unload(module);
       }
@@ -105,7 +134,11 @@ public final class KernelVerticle extends LibraryVerticle {
       List<Loaded> owned = modules.removeOwnedBy(owner);
       if (!owned.isEmpty()) {
         try {
-          runtime.afterUses(List.of(runtime.device().record(stream)), () -> owned.forEach(Loaded::close));
+          List<GpuEvent> uses = new java.util.ArrayList<>();
+          for (Loaded l : owned) {
+            uses.addAll(l.uses(stream));
+          }
+          runtime.afterUses(uses, () -> owned.forEach(Loaded::close));
         } catch (BackendException e) {
           owned.forEach(Loaded::close);
         }
@@ -218,7 +251,7 @@ public final class KernelVerticle extends LibraryVerticle {
           if (modules.resolve(handle) != loaded) {
             throw new CudaException(FailureCode.NOT_FOUND, "module #" + handle.id() + " was replaced");
           }
-        });
+        }, new long[] {moduleKey(handle)}, loaded::launchedIn);
       }
       default: {
         KernelCall call = KernelCall.builtin(r, runtime);
@@ -297,11 +330,12 @@ public final class KernelVerticle extends LibraryVerticle {
     return options;
   }
 
-  // Every launch of a module ran on this library's stream: an event recorded now follows them all,
-  // and the module is unloaded once it is reached. Later uses of the handle get NOT_FOUND at once.
+  // Every launch of a module ran on this library's stream, or in a captured pipeline's graph: an event
+  // recorded now follows the first, the graph's last launch the others, and the module is unloaded once
+  // both are reached. Later uses of the handle get NOT_FOUND at once.
   private void unload(Request m, KernelRequest r) throws BackendException {
     Loaded loaded = modules.remove(r.getModule());
-    runtime.afterUses(List.of(runtime.device().record(stream)), loaded::close);
+    runtime.afterUses(loaded.uses(stream), loaded::close);
     m.reply(new KernelReply().setModule(r.getModule()));
   }
 

@@ -90,12 +90,29 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
   protected com.vertxcuda.device.spi.RecordedStep step(List<? extends DeviceBuffer> reads,
                                                        List<? extends DeviceBuffer> writes,
                                                        LibraryContext.Work work, Runnable check) {
+    return step(reads, writes, work, check, new long[0], null);
+  }
+
+  /**
+   * As above, for a step that also uses what {@code keys} name (footprint keys: a module), which
+   * {@code launchedIn} (null: nothing) keeps until a graph launch of the step on another stream is done.
+   */
+  protected com.vertxcuda.device.spi.RecordedStep step(List<? extends DeviceBuffer> reads,
+                                                       List<? extends DeviceBuffer> writes,
+                                                       LibraryContext.Work work, Runnable check, long[] keys,
+                                                       java.util.function.Consumer<GpuEvent> launchedIn) {
     GpuStream on = stream;
     return new com.vertxcuda.device.spi.RecordedStep() {
       @Override public GpuStream stream() { return on; }
       @Override public List<? extends DeviceBuffer> reads() { return reads; }
       @Override public List<? extends DeviceBuffer> writes() { return writes; }
       @Override public void issue() throws BackendException { work.enqueue(); }
+      @Override public long[] keys() { return keys.clone(); }
+      @Override public void launchedIn(GpuEvent event) {
+        if (launchedIn != null) {
+          launchedIn.accept(event);
+        }
+      }
       @Override public void check() {
         if (check != null) {
           check.run();
