@@ -230,15 +230,33 @@ final class DeviceHostProcess {
   Link accept(long timeoutMillis, Consumer<ByteBuffer> frames, Consumer<String> closed, long spinNanos)
     throws IOException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    while (System.nanoTime() < deadline) {
-      SocketChannel channel = server.accept();
-      if (proves(channel, deadline)) {
-        server.close();
-        Link link = new Link(channel, "vertx-cuda-link-" + process.pid(), spinNanos, frames, closed);
-        link.start();
-        return link;
+    // The accept blocks until a peer connects: a device host that never does (stopped, a debugger
+    // waiting) is cut off at the deadline by closing the socket the accept waits on.
+    java.util.concurrent.atomic.AtomicBoolean waiting = new java.util.concurrent.atomic.AtomicBoolean(true);
+    CompletableFuture.delayedExecutor(Math.max(1, timeoutMillis), TimeUnit.MILLISECONDS).execute(() -> {
+      if (waiting.get()) {
+        try {
+          server.close();
+        } catch (IOException ignored) {
+          // closed anyway
+        }
       }
-      channel.close();
+    });
+    try {
+      while (System.nanoTime() < deadline) {
+        SocketChannel channel = server.accept();
+        if (proves(channel, deadline)) {
+          server.close();
+          Link link = new Link(channel, "vertx-cuda-link-" + process.pid(), spinNanos, frames, closed);
+          link.start();
+          return link;
+        }
+        channel.close();
+      }
+    } catch (java.nio.channels.ClosedChannelException e) {
+      // the deadline closed it (or a stop did)
+    } finally {
+      waiting.set(false);
     }
     throw new IOException("no connection proved the secret within " + timeoutMillis + " ms");
   }
@@ -351,8 +369,11 @@ final class DeviceHostProcess {
     CompletableFuture<Void> done = new CompletableFuture<>();
     if (process.isAlive()) {
       process.destroy();
+      // Past 2 s, by force; waited for without blocking a thread (a join here held the JDK's one
+      // delay thread, and every timeout in the JVM, until a GPU process was reaped).
       process.onExit().orTimeout(2, TimeUnit.SECONDS)
-        .exceptionally(t -> process.destroyForcibly().onExit().join())
+        .handle((p, t) -> t == null ? CompletableFuture.completedFuture(p) : process.destroyForcibly().onExit())
+        .thenCompose(f -> f)
         .whenComplete((p, t) -> {
           unlinkNames();
           done.complete(null);

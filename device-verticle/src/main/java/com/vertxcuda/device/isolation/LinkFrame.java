@@ -124,7 +124,15 @@ final class LinkFrame {
       default:
         out.writeString(text);
     }
-    b.setInt(0, b.length() - 4);
+    int length = b.length() - 4;
+    if (length > Link.MAX_FRAME) {
+      // Never sent: the far side would end the link (and with it the context) on such a frame. Only
+      // this request fails; bulk data crosses through the shared region, not in frames.
+      throw new com.vertxcuda.CudaException(com.vertxcuda.FailureCode.BAD_REQUEST, "a " + kind.name().toLowerCase()
+        + " of " + length + " bytes does not fit the device host's link (at most " + Link.MAX_FRAME
+        + " bytes a frame; bulk data goes through uploads and downloads)");
+    }
+    b.setInt(0, length);
     return VertxInternals.byteBuf(b).nioBuffer();
   }
 

@@ -124,22 +124,31 @@ public final class ProcessContextTier implements ContextTier {
     }, "vertx-cuda-device-host-accept");
     accept.setDaemon(true);
     accept.start();
-    long timer = vertx.setTimer(timeout, id -> hello.tryFail(new CudaException(FailureCode.CONTEXT_LOST,
+    // One deadline for the whole start — connecting, HELLO, the first describe — whatever stalls it (a
+    // device host that never connects: stopping the tier closes the socket the accept waits on).
+    Promise<Void> started = Promise.promise();
+    long timer = vertx.setTimer(timeout, id -> started.tryFail(new CudaException(FailureCode.CONTEXT_LOST,
       "the device host did not report ready within " + timeout + " ms")));
-    return connected.future()
+    connected.future()
       .compose(v -> hello.future())
-      .andThen(x -> vertx.cancelTimer(timer))
       .compose(v -> {
         // Both sides have mapped the region and the link is up: the names can go now.
         process.unlinkNames();
         return call(null, new DescribeRequest());
       })
-      .map(body -> {
-        info = (DeviceInfo) body;
-        // Ready: the class-data archive of later starts is made now, if there is none, at low priority.
-        process.trainArchive();
-        return null;
+      .onComplete(ar -> {
+        vertx.cancelTimer(timer);
+        if (ar.failed()) {
+          started.tryFail(ar.cause());
+          return;
+        }
+        info = (DeviceInfo) ar.result();
+        if (started.tryComplete()) {
+          // Ready: the class-data archive of later starts is made now, if there is none, at low priority.
+          process.trainArchive();
+        }
       });
+    return started.future();
   }
 
   @Override
@@ -316,14 +325,16 @@ public final class ProcessContextTier implements ContextTier {
     if (gone == null) {
       gone = reason;
     }
+    // The loss is reported before the calls on the link fail: a heartbeat's PING among them would
+    // otherwise reach the device first and name a missed heartbeat instead of the exit.
+    if (!stopping && hello.future().succeeded()) {
+      lost(reason);
+    }
     failCalls(gone);
     CudaException early = new CudaException(FailureCode.CONTEXT_LOST, "the device host ended before it was ready: "
       + reason);
     connected.tryFail(early);
     hello.tryFail(early);
-    if (!stopping && hello.future().succeeded()) {
-      lost(reason);
-    }
   }
 
   private void lost(String reason) {

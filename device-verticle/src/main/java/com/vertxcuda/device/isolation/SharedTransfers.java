@@ -86,8 +86,10 @@ final class SharedTransfers {
           + "the shared region lends at once (" + region.largestSlot() + "); it must come through the chunk pump");
       }
     } catch (CudaException refusal) {
-      // The device host answers it as it answers in-process: its handle checks, then the same transfer rules.
-      refuse(r, h, refusal);
+      // The device host answers it as it answers in-process: its handle checks (on an empty view, so
+      // nothing is copied), then the same transfer rules.
+      refuse(r, new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
+        h.tokenHigh(), h.tokenLow(), 0, 0), refusal);
       return;
     }
     int length = (int) h.byteLength();
@@ -119,7 +121,7 @@ final class SharedTransfers {
             region.unhold(length);
             return;
           }
-          r.reply(new DownloadReply(h, region.buffer(slot, length, length)));
+          replyLent(r, h, region.buffer(slot, length, length));
         }
 
         @Override
@@ -152,7 +154,7 @@ final class SharedTransfers {
             return;
           }
           region.release(slot, length);
-          r.reply(new DownloadReply(h, HostBufferPool.shared().lease(out.flip(), length)));
+          replyLent(r, h, HostBufferPool.shared().lease(out.flip(), length));
         });
       }
 
@@ -171,6 +173,19 @@ final class SharedTransfers {
    * as in-process, and learns nothing from the shape it claimed. Only a handle that passes gets
    * {@code refusal}, unless the device host refuses it more precisely first.
    */
+  // Replies with a buffer lent to the requester; one answered meanwhile (its deadline, a loss) takes
+  // nothing, and the buffer goes back now rather than when a collection finds it.
+  private static void replyLent(Request r, BufferHandle h, Buffer lent) {
+    DownloadReply reply = new DownloadReply(h, lent);
+    if (r instanceof com.vertxcuda.device.impl.InFlight.Entry) {
+      if (!((com.vertxcuda.device.impl.InFlight.Entry) r).tryReply(reply)) {
+        com.vertxcuda.device.impl.LentBuffers.release(lent);
+      }
+    } else {
+      r.reply(reply);
+    }
+  }
+
   private void refuse(Request r, BufferHandle probe, CudaException refusal) {
     tier.send(r, new DownloadRequest(probe), new ProcessContextTier.Call() {
       @Override
