@@ -448,6 +448,7 @@ public final class SubmissionLoop {
       CudaException refused = refusal.get();
       if (refused != null) {
         r.fail(refused);
+        discard(prepared); // no handler took it
         return at < 0 ? 0 : waiting.size() - before;
       }
       p = served.submit(type, r, prepared);
@@ -540,9 +541,12 @@ public final class SubmissionLoop {
   }
 
   // A prepared value no request will take (its request timed out, the context closed) is closed
-  // if it can be (a loaded module, a plan), so nothing leaks.
+  // if it can be (a loaded module, a plan), or given back if it is lent host memory (a staged upload,
+  // a large download's landing), so nothing waits for a collection.
   private static void discard(Object prepared) {
-    if (prepared instanceof AutoCloseable) {
+    if (prepared instanceof io.vertx.core.buffer.Buffer) {
+      com.vertxcuda.device.impl.LentBuffers.release((io.vertx.core.buffer.Buffer) prepared);
+    } else if (prepared instanceof AutoCloseable) {
       try {
         ((AutoCloseable) prepared).close();
       } catch (Exception e) {

@@ -8,7 +8,6 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
-import com.vertxcuda.device.cuda.PinnedMemory;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.impl.CallerOrder;
 import com.vertxcuda.impl.DeviceClientImpl;
@@ -329,7 +328,7 @@ public final class Admission {
     public boolean releaseTransferBuffer(Buffer buffer) {
       // Back to whichever pool or region of this JVM lent it, whether or not a context is ready now:
       // the give-backs of a transfer that failed come mostly while the device rebuilds or is lost.
-      return LentBuffers.release(buffer) || PinnedMemory.release(buffer);
+      return LentBuffers.release(buffer);
     }
 
     @Override

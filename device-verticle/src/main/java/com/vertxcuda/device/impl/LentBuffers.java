@@ -60,10 +60,15 @@ public final class LentBuffers {
   }
 
   /**
-   * Returns a lent buffer's memory now to whichever pool or region of this JVM lent it; the buffer must
-   * not be used afterwards. False if none lent it (or it went back already).
+   * Returns a lent buffer's memory now to whichever pool, region or pinned block of this JVM lent it;
+   * the buffer must not be used afterwards. False if none lent it (or it went back already).
    */
   public static boolean release(Buffer buffer) {
+    return releaseLent(buffer) || com.vertxcuda.device.cuda.PinnedMemory.release(buffer);
+  }
+
+  // Lent through this class (a pool's, a region's); pinned memory keeps its own leases.
+  private static boolean releaseLent(Buffer buffer) {
     ByteBuf buf = VertxInternals.byteBuf(buffer);
     if (!buf.hasMemoryAddress()) {
       return false;
