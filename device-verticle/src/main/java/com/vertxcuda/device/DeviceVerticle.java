@@ -317,6 +317,7 @@ public class DeviceVerticle extends VerticleBase {
     if (state != DeviceState.READY || heartbeatOutstanding) {
       return;
     }
+    startSpare(); // a spare that failed to start is tried again, now and then
     heartbeatOutstanding = true;
     long gen = generation;
     ContextTier tier = context;

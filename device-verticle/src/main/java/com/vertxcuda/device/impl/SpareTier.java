@@ -17,6 +17,11 @@ public final class SpareTier {
   private final String device;
   private Future<ContextTier> spare;
   private long generation;
+  /** When the last spare failed to start (ms, 0: none did): another is tried {@link #RETRY_MILLIS} later. */
+  private long failedAt;
+
+  /** How long after a spare failed to start another is tried (a device host that cannot start is not launched in a loop). */
+  static final long RETRY_MILLIS = 30_000;
 
   /** {@code launch} starts a tier for a generation; {@code device} names the device in logs. */
   public SpareTier(LongFunction<Future<ContextTier>> launch, String device) {
@@ -24,14 +29,24 @@ public final class SpareTier {
     this.device = device;
   }
 
-  /** Launches the spare for {@code gen} unless one is there already. */
+  /**
+   * Launches the spare for {@code gen} unless one is there already, or replaces one that failed to
+   * start once {@link #RETRY_MILLIS} have passed (until then, a loss pays a cold start).
+   */
   public void start(long gen) {
-    if (spare != null) {
+    if (spare != null && !spare.failed()) {
+      return;
+    }
+    if (spare != null && System.currentTimeMillis() - failedAt < RETRY_MILLIS) {
       return;
     }
     generation = gen;
-    spare = launch.apply(gen);
-    spare.onFailure(t -> LOG.log(System.Logger.Level.WARNING, device + ": the spare device host did not start: " + t));
+    Future<ContextTier> s = launch.apply(gen);
+    spare = s;
+    s.onFailure(t -> {
+      failedAt = System.currentTimeMillis();
+      LOG.log(System.Logger.Level.WARNING, device + ": the spare device host did not start: " + t);
+    });
   }
 
   /** Whether {@code gen} is the spare's generation (a loss report about it is about the spare). */
