@@ -205,7 +205,7 @@ public interface DeviceClient {
    * Runs {@code work} in a new scope and closes the scope when the future it returns completes,
    * whether it succeeds or fails (or when {@code work} throws): every buffer allocated through the
    * scope and not detached from it is freed. The outcome is {@code work}'s, once the scope is
-   * closed (where {@code work} throws, a {@link CudaException} whose cause is what it threw), on the
+   * closed (where {@code work} throws, what it threw as a {@link CudaException}), on the
    * caller's context and never on its stack. To keep a buffer, {@link DeviceScope#detach detach} it.
    */
   @GenIgnore(GenIgnore.PERMITTED_TYPE)
@@ -215,7 +215,7 @@ public interface DeviceClient {
     try {
       outcome = Objects.requireNonNull(work.apply(scope), "the work returned no future");
     } catch (RuntimeException e) {
-      // Typed (the work's own exception is its cause), and answered once the scope has closed, which
+      // Typed (Failures' mapping; the work's own exception kept as the cause), and answered once the scope has closed, which
       // completes in a task of its own: never on the caller's stack.
       outcome = Future.failedFuture(Failures.toCudaException(e));
     }

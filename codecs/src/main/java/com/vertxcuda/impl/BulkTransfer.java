@@ -88,6 +88,8 @@ final class BulkTransfer implements CallerOrder.Hold {
   private final List<Buffer> segment = new ArrayList<>();
   private long segmentAt;
   private boolean paused;
+  /** When the sender's timeout runs out (nanoTime), from the transfer's turn: the node gets what is left. */
+  private long deadline;
 
   private BulkTransfer(RequestSender sender, BufferHandle handle, HostElements host, boolean upload) {
     this.sender = sender;
@@ -132,6 +134,9 @@ final class BulkTransfer implements CallerOrder.Hold {
   @Override
   public void turn() {
     long deadline = System.nanoTime() + sender.timeoutMillis() * 1_000_000;
+    this.deadline = deadline;
+    // Watched from now: barriers held behind a first use must not stretch the caller's timeout.
+    home.runOnContext(v -> watch(deadline));
     java.util.Set<String> unsettled = order.unsettledAt(nodeId);
     if (unsettled.isEmpty()) {
       home.runOnContext(v -> begin(deadline, null));
@@ -183,6 +188,9 @@ final class BulkTransfer implements CallerOrder.Hold {
   // needed one: {@code described}); it takes a connection.
   private void begin(long deadline, AsyncResult<DeviceInfo> described) {
     watch(deadline);
+    if (failed) {
+      return; // answered already (its deadline, the node's leave) while the barriers were out
+    }
     if (described == null && node.address() != null) {
       acquire();
       return;
@@ -235,7 +243,9 @@ final class BulkTransfer implements CallerOrder.Hold {
           + " was cut before its answer" : "the bulk stream failed: " + t.getMessage()));
       }
     });
-    c.socket.write(BulkWire.header(upload, handle, sender.timeoutMillis()));
+    // The time left, not the whole timeout: the node gives its segments no more, so none lands after
+    // this side answered TIMEOUT and the caller sent on.
+    c.socket.write(BulkWire.header(upload, handle, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
     cutter.field(1, this::frame);
     if (upload) {
       chunks = Math.max(1, (total + CHUNK - 1) / CHUNK);

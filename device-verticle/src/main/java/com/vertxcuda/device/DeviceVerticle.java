@@ -73,8 +73,6 @@ public class DeviceVerticle extends VerticleBase {
   private long heartbeatTimer = -1;
   private long expiryTimer = -1;
   private boolean heartbeatOutstanding;
-  /** Why the tier being made ready for a rebuild was lost before it was (its device host died), or null. */
-  private String lostWhileRebuilding;
   private RequestListener requestListener;
   /** Where this node's bulk side channel listens (clustered only; {@link BulkServer}); null: none. */
   private volatile String bulkAddress;
@@ -262,9 +260,6 @@ public class DeviceVerticle extends VerticleBase {
   private void tierLost(long gen, String reason) {
     if (gen == generation && state == DeviceState.READY) {
       contextLost(reason);
-    } else if (gen == generation && state == DeviceState.REBUILDING) {
-      // The tier a rebuild took (the spare, say) died before it was ready: lost again once it is.
-      lostWhileRebuilding = reason;
     } else if (spare.isFor(gen)) {
       LOG.log(System.Logger.Level.WARNING, address + ": the spare device host was lost: " + reason);
       // Stopped before a new spare starts.
@@ -337,7 +332,6 @@ public class DeviceVerticle extends VerticleBase {
 
   /** Replaces a lost context: fail what was in flight, bump the generation, rebuild, publish, drain. */
   private void contextLost(String reason) {
-    lostWhileRebuilding = null;
     LOG.log(System.Logger.Level.WARNING, address + ": context generation " + generation + " lost: " + reason);
     admission.inFlight().failAll(FailureCode.CONTEXT_LOST, "context generation " + generation + " was lost: " + reason);
     ContextTier old = context;
@@ -375,13 +369,16 @@ public class DeviceVerticle extends VerticleBase {
         lost("rebuilding the context failed: " + ar.cause().getMessage());
         return;
       }
+      String dead = ar.result().lost();
+      if (dead != null) {
+        // The tier the rebuild took (the spare, say) ended before it was ready: never made READY on a
+        // dead device host, nor handed what waits; rebuilt again at once (one more restart).
+        ar.result().stop();
+        contextLost(dead);
+        return;
+      }
       registry.publish(DeviceEvent.Type.GENERATION_CHANGED, oldGeneration, generation, reason);
       ready(ar.result());
-      String lostMeanwhile = lostWhileRebuilding;
-      if (lostMeanwhile != null) {
-        // Not left READY on a dead device host until a heartbeat notices: rebuilt again now.
-        contextLost(lostMeanwhile);
-      }
     });
   }
 

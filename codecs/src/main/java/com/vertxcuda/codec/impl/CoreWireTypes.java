@@ -183,7 +183,7 @@ public final class CoreWireTypes {
     (f, out) -> out.writeEnum(f.getKind()),
     in -> new FaultRequest(in.readEnum(FaultRequest.Kind.class)));
 
-  public static final WireType<PipelineHandle> PIPELINE_HANDLE = WireType.of(PipelineHandle.class, 1,
+  public static final WireType<PipelineHandle> PIPELINE_HANDLE = WireType.of(PipelineHandle.class, 2, // 2: the token
     (p, out) -> writePipeline(p, out),
     in -> {
       PipelineHandle p = readPipeline(in);
@@ -237,11 +237,11 @@ public final class CoreWireTypes {
       return new RecordRequest(steps);
     });
 
-  public static final WireType<ReplayRequest> REPLAY = WireType.of(ReplayRequest.class, 1,
+  public static final WireType<ReplayRequest> REPLAY = WireType.of(ReplayRequest.class, 2, // 2: the pipeline's token
     (r, out) -> writePipeline(r.getPipeline(), out),
     in -> new ReplayRequest(readPipeline(in)));
 
-  public static final WireType<ReleasePipelineRequest> RELEASE_PIPELINE = WireType.of(ReleasePipelineRequest.class, 1,
+  public static final WireType<ReleasePipelineRequest> RELEASE_PIPELINE = WireType.of(ReleasePipelineRequest.class, 2, // 2: the pipeline's token
     (r, out) -> writePipeline(r.getPipeline(), out),
     in -> new ReleasePipelineRequest(readPipeline(in)));
 

@@ -76,6 +76,7 @@ public class ContextVerticle extends VerticleBase {
         PeerCopies.register(runtime);
         loop.device(operations);
         loop.awaiting(runtime::awaiting);
+        loop.hostBuffers(device::releaseHostBuffer);
         loop.refusal(() -> runtime.isPoisoned() ? runtime.lostFailure() : null);
         loop.preparationInit(() -> {
           try {

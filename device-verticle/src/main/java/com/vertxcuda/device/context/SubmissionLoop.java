@@ -40,6 +40,8 @@ import java.util.function.Supplier;
  */
 public final class SubmissionLoop {
 
+  /** Gives back a prepared host buffer no request took (the context's {@code releaseHostBuffer}). */
+  private volatile java.util.function.Predicate<io.vertx.core.buffer.Buffer> hostBuffers = b -> false;
   private static final System.Logger LOG = System.getLogger(SubmissionLoop.class.getName());
   /** The last submission or completion (nanoTime). */
   private volatile long activeAt = System.nanoTime();
@@ -353,6 +355,11 @@ public final class SubmissionLoop {
     closed.complete(null);
   }
 
+  /** How the context gives back host memory it lent (prepared values no request took); any thread. */
+  public void hostBuffers(java.util.function.Predicate<io.vertx.core.buffer.Buffer> release) {
+    this.hostBuffers = release;
+  }
+
   /** Whether work this loop queued is still on the GPU now (the loop spins meanwhile, when spinning is on). */
   public void awaiting(java.util.function.BooleanSupplier awaiting) {
     this.awaiting = awaiting;
@@ -543,9 +550,9 @@ public final class SubmissionLoop {
   // A prepared value no request will take (its request timed out, the context closed) is closed
   // if it can be (a loaded module, a plan), or given back if it is lent host memory (a staged upload,
   // a large download's landing), so nothing waits for a collection.
-  private static void discard(Object prepared) {
+  private void discard(Object prepared) {
     if (prepared instanceof io.vertx.core.buffer.Buffer) {
-      com.vertxcuda.device.impl.LentBuffers.release((io.vertx.core.buffer.Buffer) prepared);
+      hostBuffers.test((io.vertx.core.buffer.Buffer) prepared);
     } else if (prepared instanceof AutoCloseable) {
       try {
         ((AutoCloseable) prepared).close();

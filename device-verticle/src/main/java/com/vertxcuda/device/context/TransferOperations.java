@@ -79,8 +79,16 @@ final class TransferOperations {
   Preparation download(Request r, DownloadRequest d, Object preparedBuffer) throws BackendException {
     Buffer prepared = (Buffer) preparedBuffer;
     BufferHandle h = d.getHandle();
-    runtime.allocations().resolve(h, "handle");
-    Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+    try {
+      runtime.allocations().resolve(h, "handle");
+      Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
+    } catch (RuntimeException e) {
+      // Freed (or replaced) while its landing was made: the landing goes back now.
+      if (prepared != null) {
+        device.releaseHostBuffer(prepared);
+      }
+      throw e;
+    }
     // The device picks the memory copies reach fastest: pinned on cuda, the host buffer pool
     // elsewhere. A pool's idle block is taken here; fresh memory can take milliseconds, so a large
     // one is made off the submission thread while the download keeps its place.

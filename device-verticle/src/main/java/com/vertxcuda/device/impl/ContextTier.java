@@ -39,6 +39,11 @@ public interface ContextTier {
   /** Stops the incarnation (closes the context, or ends its process). */
   Future<Void> stop();
 
+  /** Why the tier ended on its own (its device host exited, was killed, its link closed), or null. */
+  default String lost() {
+    return null;
+  }
+
   /**
    * An empty buffer with room for {@code bytes} that uploads without a host copy (in process
    * isolation it lies in the shared region); fill it with the append methods.

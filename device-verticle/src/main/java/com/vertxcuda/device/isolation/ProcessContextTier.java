@@ -381,6 +381,11 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   @Override
+  public String lost() {
+    return stopping ? null : gone;
+  }
+
+  @Override
   public Future<Void> stop() {
     stopping = true;
     if (gone == null) {

@@ -80,14 +80,21 @@ final class SharedTransfers {
   void download(Request r, BufferHandle h) {
     try {
       Transfers.checkView(h);
+    } catch (CudaException refusal) {
+      // A view outside its own count: the device host's handle checks refuse it before copying anything,
+      // with the words they use in-process.
+      refuse(r, h, refusal);
+      return;
+    }
+    try {
       Transfers.checkDownload(h, Math.min(h.byteLength(), Transfers.MAX_DOWNLOAD));
       if (h.byteLength() > region.largestSlot()) {
         throw new CudaException(FailureCode.BAD_REQUEST, "a download of " + h.byteLength() + " bytes is larger than "
           + "the shared region lends at once (" + region.largestSlot() + "); it must come through the chunk pump");
       }
     } catch (CudaException refusal) {
-      // The device host answers it as it answers in-process: its handle checks (on an empty view, so
-      // nothing is copied), then the same transfer rules.
+      // The device host answers it as it answers in-process: its handle checks (on an empty view: the
+      // whole one would be copied), then the same transfer rules.
       refuse(r, new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
         h.tokenHigh(), h.tokenLow(), 0, 0), refusal);
       return;

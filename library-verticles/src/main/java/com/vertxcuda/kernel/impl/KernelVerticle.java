@@ -131,16 +131,12 @@ public final class KernelVerticle extends LibraryVerticle {
     engine = KernelEngine.open(runtime, stream);
     // A departed node's modules go once the launches already queued on this stream are done.
     runtime.onOwnerGone(owner -> {
-      List<Loaded> owned = modules.removeOwnedBy(owner);
-      if (!owned.isEmpty()) {
+      // Each once its own uses are done (the wait takes and releases the events it is given).
+      for (Loaded l : modules.removeOwnedBy(owner)) {
         try {
-          List<GpuEvent> uses = new java.util.ArrayList<>();
-          for (Loaded l : owned) {
-            uses.addAll(l.uses(stream));
-          }
-          runtime.afterUses(uses, () -> owned.forEach(Loaded::close));
+          runtime.afterUses(l.uses(stream), l::close);
         } catch (BackendException e) {
-          owned.forEach(Loaded::close);
+          l.close();
         }
       }
     });
