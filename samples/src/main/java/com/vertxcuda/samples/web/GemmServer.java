@@ -38,9 +38,12 @@ import java.util.List;
  * decoded or encoded on the event loop (only the JSON convenience form does). Deploy one instance
  * per event loop ({@link #deploy}); each takes on at most {@code maxInFlight} requests and answers
  * the next 503 with Retry-After at once. A device that refuses (QUEUE_FULL) is a 429, one that lost
- * its context (CONTEXT_LOST) a 503, both with Retry-After; other device failures their code's
+ * its context (CONTEXT_LOST) a 503, both with Retry-After, and so is a request that met a buffer the
+ * instance kept from a context since rebuilt (STALE_HANDLE: kept buffers are dropped on the device's
+ * GENERATION_CHANGED); other device failures their code's
  * status; a body that is not two n x n matrices a 400 that says why. Every request is answered
- * once, and the instance's device buffers are freed when it stops. With
+ * once — those in flight when the instance stops too (a graceful shutdown) — and the instance's device
+ * buffers are freed when it stops. With
  * {@link GemmServerOptions#setEcho echo}, {@code POST /echo} takes the same requests the same way and
  * answers A's bytes with no GPU work: the HTTP ceiling to measure the endpoint against ({@link WebLoad}).
  *
@@ -122,8 +125,12 @@ public final class GemmServer extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server.close().eventually(() -> slots.close());
+    // Gracefully: requests in flight are answered before their connections close (close() cut them off).
+    return server.shutdown(SHUTDOWN_SECONDS, java.util.concurrent.TimeUnit.SECONDS).eventually(() -> slots.close());
   }
+
+  /** How long a stopping server waits for the requests in flight. */
+  static final long SHUTDOWN_SECONDS = 30;
 
   public int actualPort() {
     return server.actualPort();
@@ -148,7 +155,13 @@ public final class GemmServer extends VerticleBase {
     if (!echo && !admit(rc)) {
       return;
     }
-    BodyReader.read(request, 8 * n * n, local, received -> Operands.wrongLength(n, Long.toString(received))).onComplete(body -> {
+    Future<Buffer> read;
+    try {
+      read = BodyReader.read(request, 8 * n * n, local, received -> Operands.wrongLength(n, Long.toString(received)));
+    } catch (RuntimeException | OutOfMemoryError e) {
+      read = Future.failedFuture(e); // no memory for the body: counted out below, and answered
+    }
+    read.onComplete(body -> {
       if (body.failed()) {
         if (!echo) {
           inFlight--;
@@ -248,9 +261,12 @@ public final class GemmServer extends VerticleBase {
 
   private void fail(RoutingContext rc, Throwable cause) {
     CudaException failure = Failures.toCudaException(cause);
-    HttpServerResponse response = rc.response().setStatusCode(failure.code().code());
-    String message = failure.code() + ": " + failure.getMessage();
-    if (failure.code() == FailureCode.QUEUE_FULL || failure.code() == FailureCode.CONTEXT_LOST) {
+    // A stale handle here is one of the server's own kept buffers from before a rebuild, not the
+    // client's: the request was fine, and the next one gets a fresh buffer (503, not 410 Gone).
+    boolean stale = failure.code() == FailureCode.STALE_HANDLE;
+    HttpServerResponse response = rc.response().setStatusCode(stale ? 503 : failure.code().code());
+    String message = failure.code() + ": " + Failures.text(failure);
+    if (stale || failure.code() == FailureCode.QUEUE_FULL || failure.code() == FailureCode.CONTEXT_LOST) {
       refuse(response, message);
     } else {
       text(response, message);

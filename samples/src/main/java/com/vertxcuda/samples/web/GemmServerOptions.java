@@ -40,8 +40,9 @@ public final class GemmServerOptions {
   /** The largest n accepted; a larger one is a 400. Device memory per held request is 3 n² floats. */
   public int getMaxN() { return maxN; }
   public GemmServerOptions setMaxN(int maxN) {
-    if (maxN < 1 || maxN > 16_384) {
-      throw new IllegalArgumentException("maxN must be between 1 and 16384, not " + maxN);
+    // A body holds A and B, 8 n² bytes, in one Buffer: n = 16384 would not fit an int.
+    if (maxN < 1 || maxN > 16_383) {
+      throw new IllegalArgumentException("maxN must be between 1 and 16383, not " + maxN);
     }
     this.maxN = maxN;
     return this;

@@ -35,11 +35,26 @@ final class OperandSlots {
   private int busy;
   private boolean closed;
 
+  /** The device's events, while slots are kept: a rebuilt or lost context took every kept buffer with it. */
+  private final io.vertx.core.eventbus.MessageConsumer<com.vertxcuda.message.DeviceEvent> events;
+
   OperandSlots(Vertx vertx, DeviceClient device, int limit, boolean keep) {
     this.vertx = vertx;
     this.device = device;
     this.limit = limit;
     this.keep = keep;
+    this.events = device.events(e -> {
+      if (e.getType() == com.vertxcuda.message.DeviceEvent.Type.GENERATION_CHANGED
+        || e.getType() == com.vertxcuda.message.DeviceEvent.Type.LOST) {
+        forgetIdle();
+      }
+    });
+  }
+
+  // Kept buffers of a context that is gone: nothing to free, and handed out they would only fail (410).
+  private void forgetIdle() {
+    idle.clear();
+    idleCount = 0;
   }
 
   /** A buffer of 3 n² floats for one request: an idle one, or a new one. */
@@ -75,6 +90,7 @@ final class OperandSlots {
   /** Frees every idle buffer; those still in use are freed when given back. */
   Future<Void> close() {
     closed = true;
+    events.unregister();
     List<Future<Void>> frees = new ArrayList<>();
     idle.values().forEach(q -> q.forEach(h -> frees.add(free(h, FREE_ATTEMPTS))));
     idle.clear();
