@@ -35,6 +35,8 @@ public final class DeviceMetricsImpl implements DeviceMetrics {
   private final MeterRegistry registry;
   private final Map<String, Watched> devices = new HashMap<>();
   private final long timer;
+  /** Closed: a listing that comes back afterwards registers nothing (its meters would stay for good). */
+  private boolean closed;
 
   public DeviceMetricsImpl(Vertx vertx, MeterRegistry registry, DeviceMetricsOptions options) {
     this.vertx = vertx;
@@ -47,6 +49,9 @@ public final class DeviceMetricsImpl implements DeviceMetrics {
     return DeviceRegistry.list(vertx).compose(listed -> {
       List<Future<?>> polls = new ArrayList<>();
       synchronized (this) {
+        if (closed) {
+          return Future.<Void>succeededFuture();
+        }
         Set<String> seen = new HashSet<>();
         for (DeviceInfo d : listed) {
           seen.add(d.getAddress());
@@ -66,6 +71,7 @@ public final class DeviceMetricsImpl implements DeviceMetrics {
 
   @Override
   public synchronized Future<Void> close() {
+    closed = true;
     vertx.cancelTimer(timer);
     devices.values().forEach(Watched::close);
     devices.clear();
