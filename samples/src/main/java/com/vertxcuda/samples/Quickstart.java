@@ -41,6 +41,9 @@ import java.util.concurrent.Callable;
   description = "Run a GEMM, FFT, RAND and kernel pipeline on device 0 and check every result.")
 public final class Quickstart implements Callable<Integer> {
 
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
   @Parameters(index = "0", arity = "0..1", description = "isolation: auto, in_process or process (default ${DEFAULT-VALUE})")
   Isolation isolation = Isolation.AUTO;
 
@@ -61,7 +64,8 @@ public final class Quickstart implements Callable<Integer> {
   @Override
   public Integer call() {
     if (n < 2 || n > 2048) {
-      throw new CommandLine.ParameterException(new CommandLine(this), "--n must be in 2..2048, not " + n);
+      // The running command line's (its writers, its name under vertx-cuda), not a new one.
+      throw new CommandLine.ParameterException(spec.commandLine(), "--n must be in 2..2048, not " + n);
     }
     DeviceOptions options = new DeviceOptions().setIsolation(isolation);
     if (!verbose) {

@@ -45,12 +45,28 @@ public final class ClusterClient implements Callable<Integer> {
   @Option(names = "--hold", description = "allocate this many bytes, print HELD and wait")
   long hold;
 
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  /** The largest {@code --n}: n² floats in one array. */
+  static final int MAX_N = 16_383;
+
   public static void main(String[] args) {
     System.exit(new CommandLine(new ClusterClient()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
   }
 
   @Override
   public Integer call() throws Exception {
+    // Checked before joining the cluster: a wrong number is the command line's, said at once.
+    if (n < 1 || n > MAX_N) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--n must be between 1 and " + MAX_N + ", not " + n);
+    }
+    if (waitSeconds < 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--wait must not be negative, not " + waitSeconds);
+    }
+    if (hold < 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--hold must not be negative, not " + hold);
+    }
     Vertx vertx = cluster.start().toCompletionStage().toCompletableFuture().get();
     try {
       DeviceInfo device = waitForDevice(vertx).toCompletionStage().toCompletableFuture().get(waitSeconds + 5L, TimeUnit.SECONDS);

@@ -66,6 +66,9 @@ public final class GpuNode implements Callable<Integer> {
   @Option(names = "--prometheus-port", description = "serve GET /metrics (Prometheus) and GET /health on this HTTP port (0: any free port; default: none)")
   Integer prometheusPort;
 
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
   /** The echo address of {@code --echo}. */
   public static final String ECHO = "vertx-cuda-bench.echo";
 
@@ -77,6 +80,7 @@ public final class GpuNode implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    checkDeviceOptions();
     // One registry for the devices' meters and Vert.x's own (event bus, HTTP server, pools).
     PrometheusMeterRegistry registry = prometheusPort != null ? new PrometheusMeterRegistry(PrometheusConfig.DEFAULT) : null;
     vertx = cluster.start(registry).toCompletionStage().toCompletableFuture().get();
@@ -176,6 +180,20 @@ public final class GpuNode implements Callable<Integer> {
     }
     deviceOptions.forEach((k, v) -> json.put(k, value(v)));
     return new DeviceOptions(json).setDevice(device);
+  }
+
+  // Every --device-option names a DeviceOptions field and gives it a value of its type: the JSON
+  // converter passes over an unknown key or a value of another type, which would leave the default
+  // in place without a word.
+  void checkDeviceOptions() {
+    JsonObject made = options(0).toJson();
+    for (Map.Entry<String, String> e : deviceOptions.entrySet()) {
+      Object took = made.getValue(e.getKey());
+      if (took == null || !String.valueOf(took).equalsIgnoreCase(e.getValue())) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--device-option " + e.getKey() + "=" + e.getValue()
+          + ": DeviceOptions has no field '" + e.getKey() + "' that takes this value");
+      }
+    }
   }
 
   private static Object value(String v) {
