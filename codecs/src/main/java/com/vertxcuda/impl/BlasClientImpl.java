@@ -95,7 +95,8 @@ public final class BlasClientImpl implements BlasClient {
         if (closed) {
           return null;
         }
-        promise = Promise.promise();
+        // The caller's: a member's handler that throws cannot stop the others' answers.
+        promise = VertxInternals.promise(context);
         requests.add(request);
         promises.add(promise);
         full = requests.size() >= maxCoalesced;
@@ -136,7 +137,15 @@ public final class BlasClientImpl implements BlasClient {
     private void sendIfDue() {
       if (closed && turn && !sent) {
         sent = true;
-        send(requests, promises, context, order);
+        try {
+          send(requests, promises, context, order);
+        } catch (RuntimeException | Error e) {
+          // Never sent: every member hears why (in a task of its own, not under this lock), and the
+          // group still frees its place.
+          CudaException failure = com.vertxcuda.Failures.toCudaException(e);
+          List<Promise<BlasReply>> members = new ArrayList<>(promises);
+          context.runOnContext(v -> members.forEach(p -> p.tryFail(failure)));
+        }
       }
     }
 

@@ -230,11 +230,15 @@ final class ChunkedTransfer implements CallerOrder.Hold {
           filled(k, b);
         });
       } else {
-        Buffer b = staging(k);
+        Buffer b = null;
         try {
+          b = staging(k);
           fill(k, b);
-        } catch (RuntimeException e) {
-          giveBack(b);
+        } catch (RuntimeException | Error e) {
+          // No memory for the chunk, or its copy failed: the transfer fails, once.
+          if (b != null) {
+            giveBack(b);
+          }
           active--;
           failed(Failures.toCudaException(e));
           return;

@@ -88,9 +88,10 @@ final class CrossDeviceCopy implements CallerOrder.Hold {
       }
     });
     from.<BufferHandle>dispatch(new CopyOutRequest(source, target, transfer), caller, order).onFailure(t -> {
-      done.tryFail(t);
-      // The target still holds its place for a copy that will not come: give it up now.
+      // The target still holds its place for a copy that will not come: given up first, so that a
+      // handler of the copy's failure that throws cannot keep it held.
       to.dispatch(new CopyInChunk(target, transfer, null), caller, order);
+      done.tryFail(t);
     });
     order.release(this);
   }

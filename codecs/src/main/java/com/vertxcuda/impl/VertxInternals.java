@@ -74,6 +74,15 @@ public final class VertxInternals {
     return ((ContextInternal) vertx.getOrCreateContext()).promise();
   }
 
+  /**
+   * A promise of {@code context}: its listeners run there, and one that throws is reported to the
+   * context rather than thrown at whoever completes it (several completed in one loop — a coalesced
+   * group's answers — each get theirs).
+   */
+  public static <T> Promise<T> promise(io.vertx.core.Context context) {
+    return ((ContextInternal) context).promise();
+  }
+
   /** {@code stage} as a Future completing on the caller's context, for the reason {@link #promise} gives. */
   public static <T> Future<T> fromCompletionStage(Vertx vertx, CompletionStage<T> stage) {
     return Future.fromCompletionStage(stage, vertx.getOrCreateContext());
