@@ -171,7 +171,6 @@ final class BulkTransfer implements CallerOrder.Hold {
     }));
   }
 
-
   // On home, once: the transfer's deadline and its node's leaving answer it from now on.
   private void watch(long deadline) {
     if (timer >= 0) {
