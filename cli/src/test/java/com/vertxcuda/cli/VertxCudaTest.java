@@ -21,10 +21,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Each subcommand as a user runs it, on the host backend, with its exit code and what it prints. */
 class VertxCudaTest {
 
-  private record Run(int code, String out, String err) {
+  /** A command's exit code and what it printed. */
+  record Run(int code, String out, String err) {
   }
 
-  private static synchronized Run run(String... args) {
+  /** Runs the command line as a user does (one at a time: standard output is the JVM's). */
+  static synchronized Run run(String... args) {
     PrintStream stdout = System.out;
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     StringWriter err = new StringWriter();

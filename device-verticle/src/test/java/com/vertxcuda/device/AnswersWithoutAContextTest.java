@@ -5,8 +5,8 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.Library;
 import com.vertxcuda.device.context.SubmissionLoop;
+import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.impl.CopyInChunk;
 import com.vertxcuda.impl.LocalRoutes;
@@ -133,34 +133,18 @@ class AnswersWithoutAContextTest {
     }
   }
 
+  // An entry of a table of its own, answering into {@code answer}: the one Request the toolkit serves.
   private static Request request(Object body, CompletableFuture<Object> answer) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    return new Request() {
-      @Override
-      public Library library() {
-        return null;
+    Promise<Object> p = Promise.promise();
+    p.future().onComplete(ar -> {
+      if (ar.succeeded()) {
+        answer.complete(ar.result());
+      } else {
+        answer.completeExceptionally(ar.cause());
       }
-
-      @Override
-      public Object body() {
-        return body;
-      }
-
-      @Override
-      public long deadline() {
-        return deadline;
-      }
-
-      @Override
-      public void reply(Object b) {
-        answer.complete(b);
-      }
-
-      @Override
-      public void fail(CudaException f) {
-        answer.completeExceptionally(f);
-      }
-    };
+    });
+    return new InFlight().entry(body, InFlight.Answer.of(p), null, System.nanoTime() + TimeUnit.SECONDS.toNanos(30),
+      "test").track();
   }
 
   private static Future<Void> untilState(Vertx vertx, DeviceClient c, DeviceState want) {
