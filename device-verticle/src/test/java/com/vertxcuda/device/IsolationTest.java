@@ -312,6 +312,80 @@ class IsolationTest {
       })));
   }
 
+  /**
+   * Starting a device host (a rebuild's next spare) never stops the device's event loop: making the
+   * shared region, the socket and the process happens on a thread of its own. Vert.x with one event
+   * loop, so a 1 ms periodic timer shares the loop with the device verticle.
+   */
+  @Test
+  void startingDeviceHostsLeavesTheEventLoopFree(VertxTestContext ctx) {
+    Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
+    DeviceClient c = DeviceClient.create(own);
+    java.util.concurrent.atomic.AtomicLong last = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
+    java.util.concurrent.atomic.AtomicLong widest = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong controlWidest = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    // A plain thread ticking beside the loop: what stops every thread (a collector, a starved CPU) is not the toolkit's.
+    Thread control = new Thread(() -> {
+      long prev = System.nanoTime();
+      while (!done.get()) {
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          return;
+        }
+        long now = System.nanoTime();
+        controlWidest.accumulateAndGet(now - prev, Math::max);
+        prev = now;
+      }
+    }, "loop-control");
+    control.setDaemon(true);
+    own.runOnContext(v -> {
+      control.start();
+      last.set(System.nanoTime());
+      own.setPeriodic(1, id -> {
+        long now = System.nanoTime();
+        widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
+      });
+      // Two rebuilds; the second is measured (the first loads the classes of the loss and the rebuild
+      // on the loop, which is the JVM's warming up).
+      TestDevices.deploy(own, processOptions().setSpareDeviceHost(true))
+        .compose(id -> rebuilt(own, c))
+        .compose(first -> {
+          widest.set(0);
+          controlWidest.set(0);
+          return rebuilt(own, c);
+        })
+        .onComplete(ar -> {
+          done.set(true);
+          double widestMs = widest.get() / 1e6;
+          double controlMs = controlWidest.get() / 1e6;
+          own.close().onComplete(x -> ctx.verify(() -> {
+            assertTrue(ar.succeeded(), String.valueOf(ar.cause()));
+            System.out.printf("[figure] device hosts started: the event loop's widest gap %.1f ms (a plain thread: %.1f ms)%n",
+              widestMs, controlMs);
+            assertTrue(widestMs <= controlMs + 20, "the event loop stopped for " + widestMs
+              + " ms while device hosts started (a plain thread beside it: " + controlMs + " ms)");
+            ctx.completeNow();
+          }));
+        });
+    });
+  }
+
+  // Kills the device host (from a thread of its own: a kill takes tens of ms), waits for the generation
+  // change, a request served, and the rebuild's next spare to have started meanwhile.
+  private static Future<Void> rebuilt(Vertx vertx, DeviceClient c) {
+    return c.describe().compose(info -> {
+      Promise<DeviceEvent> changed = next(c, DeviceEvent.Type.GENERATION_CHANGED);
+      new Thread(() -> ProcessHandle.of(info.getPid()).ifPresent(ProcessHandle::destroyForcibly)).start();
+      return changed.future();
+    }).compose(e -> c.describe()).compose(info -> {
+      Promise<Void> p = Promise.promise();
+      vertx.setTimer(1500, id -> p.complete());
+      return p.future();
+    });
+  }
+
   /** Vert.x closed while a device host starts for the next generation: no process or file stays. */
   @Test
   void closingVertxWhileRebuildingLeavesNothingBehind(VertxTestContext ctx) {

@@ -75,7 +75,9 @@ public final class ProcessContextTier implements ContextTier {
   private final Promise<Void> hello = Promise.promise();
   // The device host connected and proved the secret; failed at once if it exits before that.
   private final Promise<Void> connected = Promise.promise();
-  private DeviceHostProcess process;
+  private volatile DeviceHostProcess process;
+  /** The process the start made, or null where it made none (failed, or stopped first). */
+  private final java.util.concurrent.CompletableFuture<DeviceHostProcess> spawned = new java.util.concurrent.CompletableFuture<>();
   private SharedTransfers transfers;
   private Link link;
   private DeviceInfo info;
@@ -104,26 +106,40 @@ public final class ProcessContextTier implements ContextTier {
 
   private Future<Void> start(String node, long generation) {
     long spin = IdleWait.spinNanos(options);
-    try {
-      process = DeviceHostProcess.start(options, node, generation, this::exited);
-    } catch (IOException | RuntimeException e) {
-      return Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "cannot start the device host: " + e));
-    }
-    transfers = new SharedTransfers(process.region(), this);
     long timeout = options.getDeviceHostStartTimeout();
-    // Accepting blocks: on a thread of its own, never the event loop.
-    Thread accept = new Thread(() -> {
+    // Starting the process (its region, its socket, the fork) and accepting its connection block: on a
+    // thread of its own, never the event loop. A stop meanwhile waits for the start's outcome and
+    // stops what it made (spawned completes once, with the process or null).
+    Thread starter = new Thread(() -> {
+      DeviceHostProcess p = null;
       try {
-        link = process.accept(timeout, frame -> onFrame(LinkFrame.decode(frame)), this::linkClosed, spin);
+        synchronized (this) {
+          if (!stopping) {
+            p = DeviceHostProcess.start(options, node, generation, this::exited);
+            process = p;
+            transfers = new SharedTransfers(p.region(), this);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "cannot start the device host: " + e));
+      } finally {
+        spawned.complete(p);
+      }
+      if (p == null) {
+        connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "the device host is stopping"));
+        return;
+      }
+      try {
+        link = p.accept(timeout, frame -> onFrame(LinkFrame.decode(frame)), this::linkClosed, spin);
         // Requests on the link await their answers: its reader spins for them rather than sleep.
         link.awaiting(() -> onLink.get() > 0);
         connected.tryComplete();
       } catch (IOException | RuntimeException e) {
         connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "the device host did not connect: " + e.getMessage()));
       }
-    }, "vertx-cuda-device-host-accept");
-    accept.setDaemon(true);
-    accept.start();
+    }, "vertx-cuda-device-host-start");
+    starter.setDaemon(true);
+    starter.start();
     // One deadline for the whole start — connecting, HELLO, the first describe — whatever stalls it (a
     // device host that never connects: stopping the tier closes the socket the accept waits on).
     Promise<Void> started = Promise.promise();
@@ -387,7 +403,10 @@ public final class ProcessContextTier implements ContextTier {
 
   @Override
   public Future<Void> stop() {
-    stopping = true;
+    synchronized (this) {
+      // Taken with the start's lock: a start either sees this and spawns nothing, or has spawned.
+      stopping = true;
+    }
     if (gone == null) {
       gone = "the device host is stopping";
     }
@@ -395,6 +414,7 @@ public final class ProcessContextTier implements ContextTier {
     if (link != null) {
       link.close();
     }
-    return process == null ? Future.succeededFuture() : VertxInternals.fromCompletionStage(vertx, process.stop());
+    return VertxInternals.fromCompletionStage(vertx, spawned.thenCompose(p -> p == null
+      ? java.util.concurrent.CompletableFuture.completedFuture(null) : p.stop()));
   }
 }
