@@ -126,7 +126,34 @@ public final class RequestSender {
   public <R> Future<R> request(Object body) {
     Context context = callerContext();
     CallerOrder in = order();
+    if (watch != null && !watch.policyRead().isComplete() && localRoute() == null) {
+      return afterPolicyRead(body, context, in);
+    }
     return in.send(context, localRoute() != null, () -> dispatch(body, context, in));
+  }
+
+  // A new node's first requests wait for the cluster's policy holding their place in the caller's
+  // order, and go out from the caller's context once it is read: a request made just after the read
+  // completed would otherwise go out at once, from the caller's context, ahead of those still waiting
+  // (whose sends ran on the context that completed the read: Vert.x keeps order per sending context).
+  private <R> Future<R> afterPolicyRead(Object body, Context context, CallerOrder in) {
+    Promise<R> answer = Promise.promise();
+    in.hold(context, false, new CallerOrder.Hold() {
+      @Override
+      public void turn() {
+        CallerOrder.Hold self = this;
+        watch.policyRead().onComplete(read -> context.runOnContext(v -> {
+          try {
+            RequestSender.this.<R>dispatch(body, context, in).onComplete(answer);
+          } catch (RuntimeException | Error e) {
+            answer.tryFail(Failures.toCudaException(e));
+          } finally {
+            in.release(self);
+          }
+        }));
+      }
+    });
+    return answer.future();
   }
 
   /**
@@ -144,8 +171,17 @@ public final class RequestSender {
       return send(body, null);
     }
     if (!watch.policyRead().isComplete()) {
-      // Only a new node's first requests wait here, for the cluster's policy.
-      return watch.policyRead().compose(v -> this.<R>dispatch(body, context, order));
+      // Only a hold's sends can come here before the policy is read (requests wait in request()):
+      // the hold keeps its place meanwhile; sent from its context once read.
+      Promise<R> later = Promise.promise();
+      watch.policyRead().onComplete(read -> context.runOnContext(v -> {
+        try {
+          this.<R>dispatch(body, context, order).onComplete(later);
+        } catch (RuntimeException | Error e) {
+          later.tryFail(Failures.toCudaException(e));
+        }
+      }));
+      return later.future();
     }
     if (watch.refusal() != null) {
       return failLater(context, watch.refused());

@@ -160,6 +160,84 @@ class RemoteOrderTest {
     });
   }
 
+  /**
+   * A new node's first requests wait for the cluster's policy to be read (on the context that first
+   * used the cluster); those a caller makes once it is read must not overtake its own still waiting.
+   * Fills of 1, 2, 3... to one buffer, one per task of the caller's context, from before the read
+   * until a few after it: the buffer ends holding the last. Where the read completes at once (its
+   * map entry is on the client's own member: nothing waits) another client node tries, up to 4.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aNewNodesFirstRequestsAreNotOvertakenByLaterOnes(VertxTestContext ctx) {
+    DeviceClient local = DeviceClient.create(gpu, on(gpu, 0, 10_000));
+    local.alloc(DType.F32, 16)
+      .compose(h -> firstRequests(h, local, 4))
+      .onComplete(ctx.succeeding(waited -> ctx.verify(() -> {
+        org.junit.jupiter.api.Assumptions.assumeTrue(waited, "the policy was read at once on 4 client nodes");
+        ctx.completeNow();
+      })));
+  }
+
+  // Whether any fill waited for the policy; fails where the buffer holds an earlier fill's value.
+  private Future<Boolean> firstRequests(BufferHandle h, DeviceClient local, int tries) {
+    Promise<Integer> last = Promise.promise();
+    List<Future<?>> fills = new ArrayList<>();
+    int[] sentBeforeRead = new int[1];
+    Context first = ((io.vertx.core.internal.VertxInternal) client).createEventLoopContext();
+    Context caller = ((io.vertx.core.internal.VertxInternal) client).createEventLoopContext();
+    caller.runOnContext(v -> {
+      // The caller starts the moment the read has started (a test may stop its loop that long).
+      java.util.concurrent.CountDownLatch reading = new java.util.concurrent.CountDownLatch(1);
+      first.runOnContext(x -> {
+        DeviceClient.create(client, on(gpu, 0, 30_000)).describe();
+        reading.countDown();
+      });
+      try {
+        reading.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+      DeviceClient dev = DeviceClient.create(client, on(gpu, 0, 30_000));
+      com.vertxcuda.impl.ClusterWatch watch = com.vertxcuda.impl.ClusterWatch.of(client);
+      int[] sentAfterRead = new int[1];
+      // One fill per task, so that the read completes (on another thread) between two of them.
+      Runnable[] next = new Runnable[1];
+      next[0] = () -> {
+        int value = fills.size() + 1;
+        if (watch.policyRead().isComplete()) {
+          sentAfterRead[0]++;
+        } else {
+          sentBeforeRead[0]++;
+        }
+        fills.add(dev.fill(h, value));
+        if (sentAfterRead[0] < 5 && value < 20_000) {
+          caller.runOnContext(x -> next[0].run());
+        } else {
+          last.complete(value);
+        }
+      };
+      next[0].run();
+    });
+    return last.future()
+      .compose(n -> Future.all(fills).map(n))
+      .compose(n -> local.downloadFloats(h).compose(values -> {
+        System.out.println("[figure] " + n + " fills, " + sentBeforeRead[0] + " made before the policy was read, the "
+          + "buffer holds " + values[0]);
+        if (values[0] != n) {
+          return Future.failedFuture(new AssertionError(n + " fills (" + sentBeforeRead[0] + " made before the cluster's "
+            + "policy was read): the buffer holds " + values[0] + ", an earlier one's value"));
+        }
+        if (sentBeforeRead[0] > 0 || tries <= 1) {
+          return Future.succeededFuture(sentBeforeRead[0] > 0);
+        }
+        return client.close().compose(x -> settings().start()).compose(c -> {
+          client = c;
+          return firstRequests(h, local, tries - 1);
+        });
+      }));
+  }
+
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void theClusterWatchOutlivesTheFirstVerticleThatUsedIt(VertxTestContext ctx) {
