@@ -123,6 +123,7 @@ final class BulkConnection {
       "the bulk transfer did not finish within " + timeout + " ms")));
     transfer = new Transfer(handle, route, address, System.nanoTime() + timeout * 1_000_000);
     if (upload) {
+      transfer.checkRange();
       transfer.receive();
     } else {
       transfer.ask();
@@ -185,6 +186,19 @@ final class BulkConnection {
       this.segments = Math.max(1, (handle.byteLength() + segmentBytes - 1) / segmentBytes);
     }
 
+    // An upload of several segments: they go to the device once its whole range is known good
+    // (ChunkedTransfer.rangeProbe), so a refused upload writes none of them; received meanwhile.
+    private Future<Void> checked = Future.succeededFuture();
+
+    private void checkRange() {
+      if (segments > 1) {
+        checked = device().<DownloadReply>request(ChunkedTransfer.rangeProbe(handle)).map(probe -> {
+          route.releaseTransferBuffer(probe.getData());
+          return null;
+        });
+      }
+    }
+
     // An upload's next segment: its pieces as they arrive, then to the device, in order.
     private void receive() {
       long from = next * segmentBytes;
@@ -210,12 +224,14 @@ final class BulkConnection {
       if (onTheirWay >= BulkServer.WINDOW) {
         socket.pause();
       }
-      Future<Void> sent;
-      try {
-        sent = ChunkedTransfer.upload(device(), view(k), HostElements.received(bytes), Integer.MAX_VALUE);
-      } catch (RuntimeException e) {
-        sent = Future.failedFuture(e);
-      }
+      // In segment order: callbacks of one future run in the order they were added.
+      Future<Void> sent = checked.compose(v -> {
+        try {
+          return ChunkedTransfer.upload(device(), view(k), HostElements.received(bytes), Integer.MAX_VALUE);
+        } catch (RuntimeException e) {
+          return Future.failedFuture(e);
+        }
+      });
       sent.onComplete(ar -> {
         onTheirWay--;
         if (ar.failed()) {

@@ -106,6 +106,8 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   private volatile boolean failed;
   private Throwable cause;
   private boolean reported;
+  /** Whether an upload's range probe is out: no chunk is sent until it has come back good. */
+  private boolean probing;
   /** Whether the transfer still keeps its place in the caller's order (until its last chunk has left). */
   private boolean holding = true;
 
@@ -196,10 +198,55 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   /** Everything made before this transfer on its caller has been sent: its chunks go now. */
   @Override
   public void turn() {
+    boolean probe;
     synchronized (this) {
+      // An upload of several chunks writes none before its whole range is known good (below).
+      probe = upload && chunks > 1;
+      if (probe) {
+        probing = true;
+        active++;
+      }
       pump();
     }
+    if (probe) {
+      probeRange();
+    }
     settle();
+  }
+
+  /**
+   * What checks a range before the first of its pieces is written: one element at its end, read in
+   * the transfer's place. A handle that claims more than its buffer holds (or has no right to it, or
+   * names a freed one) is refused there, so a refused upload writes nothing; its pieces alone would
+   * each be checked on their own, and those inside the buffer written before one past its end is refused.
+   */
+  static DownloadRequest rangeProbe(BufferHandle range) {
+    return new DownloadRequest(range.view(range.length() - 1, 1));
+  }
+
+  // Sent before any chunk, filled meanwhile; the chunks go once it has come back.
+  private void probeRange() {
+    Future<DownloadReply> probe;
+    try {
+      probe = sender.dispatch(rangeProbe(handle), caller, order);
+    } catch (RuntimeException | Error e) {
+      probe = Future.failedFuture(Failures.toCudaException(e));
+    }
+    probe.onComplete(ar -> {
+      if (ar.succeeded() && route != null) {
+        route.releaseTransferBuffer(ar.result().getData());
+      }
+      synchronized (this) {
+        active--;
+        probing = false;
+        if (ar.failed()) {
+          failed(ar.cause());
+        } else {
+          drain();
+        }
+      }
+      settle();
+    });
   }
 
   // Under the lock: starts chunks while the ring has room.
@@ -289,7 +336,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
 
   // Under the lock: sends an upload's ready chunks in order.
   private void drain() {
-    while (!failed && ready.containsKey(nextSend)) {
+    while (!failed && !probing && ready.containsKey(nextSend)) {
       long k = nextSend++;
       sendUpload(k, ready.remove(k));
     }

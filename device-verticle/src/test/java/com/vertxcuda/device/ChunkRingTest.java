@@ -57,6 +57,50 @@ class ChunkRingTest {
     return new int[] {1, c - 1, c, c + 1, 2 * c + 3};
   }
 
+  /**
+   * An upload whose handle claims more elements than its buffer has (a handle rebuilt from JSON with
+   * the wrong length, by a holder of its token) is refused BAD_REQUEST and writes nothing: the pump
+   * checks the whole range before its first chunk goes, not chunk by chunk (its first chunks, inside
+   * the buffer, were written before the one past the end was refused). Every kind the pump takes.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void anUploadPastTheBuffersEndWritesNothing(Vertx vertx, VertxTestContext ctx) {
+    int n = 3 * CHUNK / 4; // three chunks of the buffer: the claim adds three more
+    deploy(vertx, TestDevices.options()).compose(client -> client.alloc(DType.F32, n).compose(h -> {
+      BufferHandle claim = new BufferHandle(h.toJson().put("length", 2L * n));
+      float[] sevens = new float[2 * n];
+      Arrays.fill(sevens, 7f);
+      Buffer bytes = Buffer.buffer(8 * n);
+      for (int i = 0; i < 2 * n; i++) {
+        bytes.appendFloatLE(7f);
+      }
+      FloatBuffer nio = ByteBuffer.allocateDirect(8 * n).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(sevens);
+      nio.flip();
+      List<Function<BufferHandle, Future<?>>> uploads = List.of(
+        c -> client.upload(c, bytes), c -> client.upload(c, sevens), c -> client.upload(c, (java.nio.Buffer) nio));
+      Future<Void> all = client.fill(h, 0).mapEmpty();
+      for (Function<BufferHandle, Future<?>> upload : uploads) {
+        all = all.compose(x -> upload.apply(claim).transform(ar -> {
+          ctx.verify(() -> {
+            assertTrue(ar.failed(), "an upload past the buffer's end succeeded");
+            assertEquals(FailureCode.BAD_REQUEST, ((CudaException) ar.cause()).code(), String.valueOf(ar.cause()));
+          });
+          return client.downloadFloats(h);
+        })).map(back -> {
+          long written = 0;
+          for (float f : back) {
+            written += f == 7f ? 1 : 0;
+          }
+          long w = written;
+          ctx.verify(() -> assertEquals(0, w, "elements the refused upload wrote"));
+          return null;
+        });
+      }
+      return all;
+    })).onComplete(ctx.succeedingThenComplete());
+  }
+
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void floatsRoundTripAtChunkBoundaries(Vertx vertx, VertxTestContext ctx) {

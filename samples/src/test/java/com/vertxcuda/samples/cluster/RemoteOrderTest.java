@@ -161,6 +161,44 @@ class RemoteOrderTest {
   }
 
   /**
+   * A remote upload over the side channel whose handle claims more than its buffer holds is refused
+   * BAD_REQUEST and writes nothing: the node checks the whole range before it writes the first
+   * segment (it wrote the segments inside the buffer, then refused the one past its end).
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aRemoteUploadPastTheBuffersEndWritesNothing(VertxTestContext ctx) {
+    int n = 6 << 20; // 24 MiB of floats: three of the node's 8 MiB segments, and three more claimed
+    Context caller = client.getOrCreateContext();
+    caller.runOnContext(v -> {
+      DeviceClient dev = DeviceClient.create(client, on(gpu, 0, 30_000));
+      dev.alloc(DType.F32, n).compose(h -> dev.fill(h, 0).compose(x -> {
+        BufferHandle claim = new BufferHandle(h.toJson().put("length", 2L * n));
+        Buffer sevens = Buffer.buffer(8 * n);
+        for (int i = 0; i < 2 * n; i++) {
+          sevens.appendFloatLE(7f);
+        }
+        return dev.upload(claim, sevens).transform(ar -> {
+          ctx.verify(() -> {
+            org.junit.jupiter.api.Assertions.assertTrue(ar.failed(), "an upload past the buffer's end succeeded");
+            assertEquals(com.vertxcuda.FailureCode.BAD_REQUEST, ((com.vertxcuda.CudaException) ar.cause()).code(),
+              String.valueOf(ar.cause()));
+          });
+          return dev.downloadFloats(h);
+        });
+      })).onComplete(ctx.succeeding(back -> {
+        long written = 0;
+        for (float f : back) {
+          written += f == 7f ? 1 : 0;
+        }
+        long w = written;
+        ctx.verify(() -> assertEquals(0, w, "elements the refused upload wrote"));
+        ctx.completeNow();
+      }));
+    });
+  }
+
+  /**
    * A new node's first requests wait for the cluster's policy to be read (on the context that first
    * used the cluster); those a caller makes once it is read must not overtake its own still waiting.
    * Fills of 1, 2, 3... to one buffer, one per task of the caller's context, from before the read
