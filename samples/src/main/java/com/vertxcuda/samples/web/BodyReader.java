@@ -3,65 +3,127 @@ package com.vertxcuda.samples.web;
 import com.vertxcuda.device.DeviceVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 
 /**
- * Reads an octet-stream body of a known length straight into the memory it will be uploaded from:
- * a transfer buffer the local device lends (pinned memory on cuda, its shared region in process
- * isolation), so the upload copies nothing more on the host; a heap buffer of that length when the
- * device is elsewhere or lends no more now. Runs on the request's event loop.
+ * Reads request bodies, each with an idle timeout: a body that sends nothing for {@code idleMs}
+ * fails with a {@link Failure} of 408, what it was read into given back. An octet-stream body of a
+ * known length is read straight into the memory it will be uploaded from: a transfer buffer the
+ * local device lends (pinned memory on cuda, its shared region in process isolation), so the upload
+ * copies nothing more on the host; a heap buffer of that length when the device is elsewhere or
+ * lends no more now. Runs on the request's event loop.
  */
 final class BodyReader {
+
+  /** The most a heap body is sized for up front from its Content-Length, which the client chose. */
+  private static final int PRESIZE_LIMIT = 64 << 20;
 
   private BodyReader() {
   }
 
-  /**
-   * The body, exactly {@code expected} bytes; a body of another length fails, once it is read (the
-   * memory given back), with an IllegalArgumentException whose message {@code wrongLength} makes of
-   * the length received. The caller gives back the buffer of a success
-   * ({@link DeviceVerticle#releaseTransferBuffer}).
-   */
-  static Future<Buffer> read(HttpServerRequest request, int expected, DeviceVerticle local,
-                             LongFunction<String> wrongLength) {
-    Buffer into = lend(expected, local);
-    Promise<Buffer> body = Promise.promise();
-    long[] received = new long[1];
-    request.handler(chunk -> {
-      received[0] += chunk.length();
-      if (received[0] <= expected) {
-        into.appendBuffer(chunk);
-      }
-    });
-    request.exceptionHandler(t -> {
-      release(into, local);
-      body.tryFail(t);
-    });
-    request.endHandler(v -> {
-      if (received[0] == expected) {
-        body.tryComplete(into);
-      } else {
-        release(into, local);
-        body.tryFail(new IllegalArgumentException(wrongLength.apply(received[0])));
-      }
-    });
-    request.resume();
-    return body.future();
+  /** Why a body was not read whole: the HTTP status that answers it, and a message that says why. */
+  static final class Failure extends RuntimeException {
+    final int status;
+
+    Failure(int status, String message) {
+      super(message, null, false, false);
+      this.status = status;
+    }
   }
 
-  /** Reads and drops the rest of a body that will not be used, then runs {@code then}. */
-  static void drain(HttpServerRequest request, Runnable then) {
-    if (request.isEnded()) {
-      then.run();
-      return;
+  /**
+   * The body, exactly {@code expected} bytes; a body of another length fails, once it is read (the
+   * memory given back), with a 400 {@link Failure} whose message {@code wrongLength} makes of the
+   * length received. The caller gives back the buffer of a success
+   * ({@link DeviceVerticle#releaseTransferBuffer}).
+   */
+  static Future<Buffer> read(Vertx vertx, HttpServerRequest request, int expected, DeviceVerticle local, long idleMs,
+                             LongFunction<String> wrongLength) {
+    Buffer into = lend(expected, local);
+    return new Read(vertx, request, into, expected, idleMs).done.future().transform(read -> {
+      if (read.succeeded() && read.result() == expected) {
+        return Future.succeededFuture(into);
+      }
+      release(into, local);
+      return Future.failedFuture(read.failed() ? read.cause() : new Failure(400, wrongLength.apply(read.result())));
+    });
+  }
+
+  /** The body, in the heap; one over {@code limit} bytes fails, once it is read, with a 413 {@link Failure}. */
+  static Future<Buffer> readUpTo(Vertx vertx, HttpServerRequest request, int limit, long idleMs) {
+    long declared;
+    try {
+      declared = Long.parseLong(request.getHeader("content-length"));
+    } catch (NumberFormatException e) {
+      declared = 0;
     }
-    request.handler(chunk -> { });
-    request.exceptionHandler(t -> { });
-    request.endHandler(v -> then.run());
-    request.resume();
+    Buffer into = Buffer.buffer((int) Math.max(0, Math.min(declared, Math.min(limit, PRESIZE_LIMIT))));
+    return new Read(vertx, request, into, limit, idleMs).done.future().compose(received -> received <= limit
+      ? Future.succeededFuture(into)
+      : Future.failedFuture(new Failure(413, "the body is over " + limit + " bytes")));
+  }
+
+  /** Reads and drops the rest of a body that will not be used. */
+  static Future<Void> drain(Vertx vertx, HttpServerRequest request, long idleMs) {
+    if (request.isEnded()) {
+      return Future.succeededFuture();
+    }
+    return new Read(vertx, request, null, 0, idleMs).done.future().mapEmpty();
+  }
+
+  /**
+   * One body being read: its first {@code keep} bytes appended to {@code into} (none when null), all
+   * counted; done with the count at the end, or failed at the request's failure or when nothing came
+   * for {@code idleMs}. Once done, it touches {@code into} no more (it may have been given back).
+   */
+  private static final class Read {
+
+    final Promise<Long> done = Promise.promise();
+    private final Vertx vertx;
+    private final long idleNanos;
+    private long received;
+    private long lastByte = System.nanoTime();
+    private long timer;
+
+    Read(Vertx vertx, HttpServerRequest request, Buffer into, long keep, long idleMs) {
+      this.vertx = vertx;
+      this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMs);
+      request.handler(chunk -> {
+        if (done.future().isComplete()) {
+          return;
+        }
+        lastByte = System.nanoTime();
+        long before = received;
+        received += chunk.length();
+        if (into != null && before < keep) {
+          into.appendBuffer(received <= keep ? chunk : chunk.slice(0, (int) (keep - before)));
+        }
+      });
+      request.exceptionHandler(done::tryFail);
+      request.endHandler(v -> done.tryComplete(received));
+      // One timer a body, moved on only when it fires, not at every chunk.
+      timer = vertx.setTimer(idleMs, this::check);
+      done.future().onComplete(x -> vertx.cancelTimer(timer));
+      request.resume();
+    }
+
+    private void check(long id) {
+      if (done.future().isComplete()) {
+        return;
+      }
+      long quiet = System.nanoTime() - lastByte;
+      if (quiet >= idleNanos) {
+        done.tryFail(new Failure(408, "the request body sent nothing for " + TimeUnit.NANOSECONDS.toMillis(idleNanos)
+          + " ms"));
+      } else {
+        timer = vertx.setTimer(Math.max(1, TimeUnit.NANOSECONDS.toMillis(idleNanos - quiet)), this::check);
+      }
+    }
   }
 
   private static Buffer lend(int bytes, DeviceVerticle local) {

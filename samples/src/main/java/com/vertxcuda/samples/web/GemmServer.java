@@ -22,7 +22,6 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.DecodeException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -35,13 +34,14 @@ import java.util.List;
  *
  * <p>The request's bytes go to the device as they came (one upload of the body into a device
  * buffer the instance keeps for that n), and the downloaded bytes are the response: no float is
- * decoded or encoded on the event loop (only the JSON convenience form does). Deploy one instance
+ * decoded or encoded at all (the JSON convenience form's are, on a worker). Deploy one instance
  * per event loop ({@link #deploy}); each takes on at most {@code maxInFlight} requests and answers
  * the next 503 with Retry-After at once. A device that refuses (QUEUE_FULL) is a 429, one that lost
  * its context (CONTEXT_LOST) a 503, both with Retry-After, and so is a request that met a buffer the
  * instance kept from a context since rebuilt (STALE_HANDLE: kept buffers are dropped on the device's
  * GENERATION_CHANGED); other device failures their code's
- * status; a body that is not two n x n matrices a 400 that says why. Every request is answered
+ * status; a body that is not two n x n matrices a 400 that says why, one that sends nothing for
+ * {@link GemmServerOptions#setBodyIdleTimeout bodyIdleTimeout} a 408 (its connection closed). Every request is answered
  * once — those in flight when the instance stops too (a graceful shutdown) — and the instance's device
  * buffers are freed when it stops. With
  * {@link GemmServerOptions#setEcho echo}, {@code POST /echo} takes the same requests the same way and
@@ -110,15 +110,17 @@ public final class GemmServer extends VerticleBase {
     blas = BlasClient.create(vertx);
     slots = new OperandSlots(vertx, device, options.getMaxInFlight(), options.isKeepBuffers());
     Router router = Router.router(vertx);
-    // JSON spells a float in up to about 16 characters.
-    BodyHandler json = BodyHandler.create(false).setBodyLimit(2L * options.getMaxN() * options.getMaxN() * 16 + 1024);
     router.post("/gemm").consumes(Operands.OCTETS).handler(rc -> octets(rc, false));
-    router.post("/gemm").handler(json).handler(rc -> json(rc, false));
+    router.post("/gemm").handler(rc -> json(rc, false));
     if (options.isEcho()) {
       router.post("/echo").consumes(Operands.OCTETS).handler(rc -> octets(rc, true));
-      router.post("/echo").handler(json).handler(rc -> json(rc, true));
+      router.post("/echo").handler(rc -> json(rc, true));
     }
-    // curl sends a body over 1 MiB only after "100 Continue" (or a second's wait).
+    // curl sends a body over 1 MiB only after "100 Continue" (or a second's wait). A body that stops
+    // coming is timed out by BodyReader, not HttpServerOptions.setIdleTimeout: that closes any
+    // connection with no bytes either way, so it would also cut off a request waiting on the GPU
+    // (nothing moves while it does) without an answer, and a keep-alive connection between requests,
+    // which holds no place or memory of ours.
     return vertx.createHttpServer(new HttpServerOptions().setHandle100ContinueAutomatically(true)).requestHandler(router)
       .listen(options.getPort()).onSuccess(s -> server = s);
   }
@@ -144,12 +146,12 @@ public final class GemmServer extends VerticleBase {
     try {
       n = Operands.size(request.getParam("n"), options.getMaxN());
     } catch (IllegalArgumentException e) {
-      BodyReader.drain(request, () -> text(rc.response().setStatusCode(400), e.getMessage()));
+      drainThen(rc, () -> text(rc.response().setStatusCode(400), e.getMessage()));
       return;
     }
     String length = request.getHeader("content-length");
     if (length != null && !length.equals(Long.toString(8L * n * n))) {
-      BodyReader.drain(request, () -> text(rc.response().setStatusCode(400), Operands.wrongLength(n, length)));
+      drainThen(rc, () -> text(rc.response().setStatusCode(400), Operands.wrongLength(n, length)));
       return;
     }
     if (!echo && !admit(rc)) {
@@ -157,7 +159,8 @@ public final class GemmServer extends VerticleBase {
     }
     Future<Buffer> read;
     try {
-      read = BodyReader.read(request, 8 * n * n, local, received -> Operands.wrongLength(n, Long.toString(received)));
+      read = BodyReader.read(vertx, request, 8 * n * n, local, options.getBodyIdleTimeout(),
+        received -> Operands.wrongLength(n, Long.toString(received)));
     } catch (RuntimeException | OutOfMemoryError e) {
       read = Future.failedFuture(e); // no memory for the body: counted out below, and answered
     }
@@ -166,24 +169,38 @@ public final class GemmServer extends VerticleBase {
         if (!echo) {
           inFlight--;
         }
-        text(rc.response().setStatusCode(400), body.cause().getMessage());
+        unread(rc, body.cause());
       } else {
         work(rc, new Operands(n, body.result()), echo);
       }
     });
   }
 
+  // A JSON body can be hundreds of MB: it is decoded on a worker, as its answer is encoded (respond),
+  // one at a time per instance, so the convenience form takes at most a worker and one document's
+  // numbers per event loop.
   private void json(RoutingContext rc, boolean echo) {
-    Operands in;
-    try {
-      in = Operands.json(rc.body().buffer(), options.getMaxN());
-    } catch (IllegalArgumentException | DecodeException | ClassCastException e) {
-      text(rc.response().setStatusCode(400), e.getMessage());
-      return;
-    }
-    if (echo || admit(rc)) {
-      work(rc, in, echo);
-    }
+    BodyReader.readUpTo(vertx, rc.request(), jsonLimit(), options.getBodyIdleTimeout()).onComplete(body -> {
+      if (body.failed()) {
+        unread(rc, body.cause());
+        return;
+      }
+      vertx.executeBlocking(() -> Operands.json(body.result(), options.getMaxN())).onComplete(decoded -> {
+        Throwable t = decoded.cause();
+        if (t instanceof IllegalArgumentException || t instanceof DecodeException || t instanceof ClassCastException) {
+          text(rc.response().setStatusCode(400), t.getMessage());
+        } else if (t != null) {
+          rc.fail(t);
+        } else if (echo || admit(rc)) {
+          work(rc, decoded.result(), echo);
+        }
+      });
+    });
+  }
+
+  // JSON spells a float in up to about 16 characters; a Buffer holds at most what an array does.
+  private int jsonLimit() {
+    return (int) Math.min(2L * options.getMaxN() * options.getMaxN() * 16 + 1024, Integer.MAX_VALUE - 8);
   }
 
   /** Counts the request in, or answers 503 with Retry-After (its body read and dropped) when the instance is at its bound. */
@@ -193,8 +210,32 @@ public final class GemmServer extends VerticleBase {
       return true;
     }
     String message = "this server instance works on " + inFlight + " requests (maxInFlight); try again later";
-    BodyReader.drain(rc.request(), () -> refuse(rc.response().setStatusCode(503), message));
+    drainThen(rc, () -> refuse(rc.response().setStatusCode(503), message));
     return false;
+  }
+
+  /** Reads and drops the body of a request that will not be worked on, then runs {@code answer}. */
+  private void drainThen(RoutingContext rc, Runnable answer) {
+    BodyReader.drain(vertx, rc.request(), options.getBodyIdleTimeout()).onComplete(body -> {
+      if (body.succeeded()) {
+        answer.run();
+      } else {
+        unread(rc, body.cause());
+      }
+    });
+  }
+
+  // A body that stopped coming is answered 408 and its connection closed: the rest of it may still
+  // arrive, and would read as the next request.
+  private void unread(RoutingContext rc, Throwable cause) {
+    int status = cause instanceof BodyReader.Failure ? ((BodyReader.Failure) cause).status : 400;
+    HttpServerResponse response = rc.response();
+    if (status != 408) {
+      text(response.setStatusCode(status), cause.getMessage());
+    } else if (!response.closed()) {
+      response.setStatusCode(408).putHeader("connection", "close").putHeader("content-type", "text/plain")
+        .end(cause.getMessage() + "\n").onComplete(x -> rc.request().connection().close());
+    }
   }
 
   private void work(RoutingContext rc, Operands in, boolean echo) {
@@ -251,9 +292,14 @@ public final class GemmServer extends VerticleBase {
     if (response.closed()) {
       release(lent);
     } else if (in.json) {
-      String json = Operands.json(in.n, product);
-      release(lent);
-      response.putHeader("content-type", "application/json").end(json);
+      vertx.executeBlocking(() -> Operands.json(in.n, product)).onComplete(json -> {
+        release(lent);
+        if (json.failed()) {
+          rc.fail(json.cause());
+        } else if (!response.closed()) {
+          response.putHeader("content-type", "application/json").end(json.result());
+        }
+      });
     } else {
       response.putHeader("content-type", Operands.OCTETS).end(product).onComplete(x -> release(lent));
     }

@@ -1,7 +1,13 @@
 package com.vertxcuda.samples.web;
 
+import io.vertx.codegen.annotations.DataObject;
+import io.vertx.codegen.json.annotations.JsonGen;
+import io.vertx.core.json.JsonObject;
+
 /** What {@link GemmServer} serves and how much it takes on; one set for all its instances. */
-public final class GemmServerOptions {
+@DataObject
+@JsonGen(publicConverter = false)
+public class GemmServerOptions {
 
   /** Default port: 8080. */
   public static final int DEFAULT_PORT = 8080;
@@ -13,6 +19,8 @@ public final class GemmServerOptions {
   public static final boolean DEFAULT_KEEP_BUFFERS = true;
   /** Default Retry-After of a refusal: 1 s. */
   public static final int DEFAULT_RETRY_AFTER = 1;
+  /** Default longest wait for the next byte of a request body: 30 s. */
+  public static final long DEFAULT_BODY_IDLE_TIMEOUT = 30_000;
 
   private int port = DEFAULT_PORT;
   private int maxN = DEFAULT_MAX_N;
@@ -20,17 +28,24 @@ public final class GemmServerOptions {
   private int retryAfter = DEFAULT_RETRY_AFTER;
   private boolean echo;
   private boolean keepBuffers = DEFAULT_KEEP_BUFFERS;
+  private long bodyIdleTimeout = DEFAULT_BODY_IDLE_TIMEOUT;
 
   public GemmServerOptions() {
   }
 
   public GemmServerOptions(GemmServerOptions other) {
-    port = other.port;
-    maxN = other.maxN;
-    maxInFlight = other.maxInFlight;
-    retryAfter = other.retryAfter;
-    echo = other.echo;
-    keepBuffers = other.keepBuffers;
+    this(other.toJson());
+  }
+
+  public GemmServerOptions(JsonObject json) {
+    this();
+    GemmServerOptionsConverter.fromJson(json, this);
+  }
+
+  public JsonObject toJson() {
+    JsonObject json = new JsonObject();
+    GemmServerOptionsConverter.toJson(this, json);
+    return json;
   }
 
   /** The port every instance listens on (0: a free one per server; negative: a free one the instances share). */
@@ -79,4 +94,18 @@ public final class GemmServerOptions {
    */
   public boolean isKeepBuffers() { return keepBuffers; }
   public GemmServerOptions setKeepBuffers(boolean keepBuffers) { this.keepBuffers = keepBuffers; return this; }
+
+  /**
+   * How long, in milliseconds, a request body may send nothing before it is answered 408 and its
+   * connection closed, giving back what it held (its place among {@code maxInFlight}, the memory it
+   * was read into).
+   */
+  public long getBodyIdleTimeout() { return bodyIdleTimeout; }
+  public GemmServerOptions setBodyIdleTimeout(long bodyIdleTimeout) {
+    if (bodyIdleTimeout < 1) {
+      throw new IllegalArgumentException("bodyIdleTimeout must be at least 1 ms, not " + bodyIdleTimeout);
+    }
+    this.bodyIdleTimeout = bodyIdleTimeout;
+    return this;
+  }
 }

@@ -51,6 +51,7 @@ final class Operands {
       + " bytes (A then B, row-major little-endian float32), not " + received;
   }
 
+  /** The operands of a JSON body, checked; on a worker, as a body can be hundreds of MB. */
   static Operands json(Buffer body, int maxN) {
     if (body == null || body.length() == 0) {
       throw new IllegalArgumentException("the body is empty: send {\"n\": N, \"a\": [N*N numbers], \"b\": [N*N numbers]}"
@@ -68,13 +69,13 @@ final class Operands {
     return new Operands(size, bytes, true);
   }
 
-  /** The JSON answer for a product's bytes. */
-  static String json(int n, Buffer product) {
+  /** The JSON answer for a product's bytes, as UTF-8; on a worker, as {@link #json(Buffer, int)}. */
+  static Buffer json(int n, Buffer product) {
     JsonArray c = new JsonArray();
     for (int i = 0; i < product.length(); i += 4) {
       c.add(product.getFloatLE(i));
     }
-    return new JsonObject().put("n", n).put("c", c).encode();
+    return new JsonObject().put("n", n).put("c", c).toBuffer();
   }
 
   private static int size(int n, int maxN) {

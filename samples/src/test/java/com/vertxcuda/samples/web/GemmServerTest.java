@@ -152,6 +152,22 @@ class GemmServerTest {
     })));
   }
 
+  /** A JSON body longer than any of n <= maxN could be (2 n² numbers of 16 characters) is a 413, and the next is served. */
+  @Test
+  void anOversizedJsonBodyIs413(VertxTestContext test) {
+    JsonObject small = new JsonObject().put("n", 1).put("a", new JsonArray("[2]")).put("b", new JsonArray("[3]"));
+    web.post(port, "localhost", "/gemm").putHeader("content-type", "application/json")
+      .sendBuffer(Buffer.buffer(new byte[2 * 256 * 256 * 16 + 1025]))
+      .compose(tooLarge -> {
+        test.verify(() -> assertEquals(413, tooLarge.statusCode(), tooLarge.bodyAsString()));
+        return web.post(port, "localhost", "/gemm").sendJsonObject(small);
+      })
+      .onComplete(test.succeeding(ok -> test.verify(() -> {
+        assertEquals(new JsonArray("[6.0]"), ok.bodyAsJsonObject().getJsonArray("c"));
+        test.completeNow();
+      })));
+  }
+
   /** Without a Content-Length the length is checked once the body is in: too short or too long is a 400. */
   @Test
   void chunkedBodiesAreCheckedWhenRead(Vertx vertx, VertxTestContext test) {

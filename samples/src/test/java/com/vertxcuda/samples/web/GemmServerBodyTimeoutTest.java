@@ -1,0 +1,134 @@
+package com.vertxcuda.samples.web;
+
+import com.vertxcuda.device.BackendKind;
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.DeviceVerticle;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetSocket;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A client that stops sending its body part-way is answered 408 and its connection closed once the
+ * body idle timeout passes, and gives back what it held: with one request in flight allowed, the next
+ * request is served, and the transfer memory its body was read into is back with the device.
+ */
+@ExtendWith(VertxExtension.class)
+class GemmServerBodyTimeoutTest {
+
+  private static final LoadBodies BODIES = new LoadBodies(4, 1, 7);
+  private static final long IDLE_MS = 300;
+  /** How long after the last byte the answer may take: the timeout, and room for a loaded CI host. */
+  private static final long BOUND_MS = IDLE_MS + 2_000;
+
+  private DeviceVerticle device;
+  private int port;
+  private long heldBefore;
+  // Held for the test: a client no longer referenced is closed when collected, its connections too.
+  private NetClient raw;
+  private WebClient web;
+
+  @BeforeEach
+  void deploy(Vertx vertx, VertxTestContext test) {
+    raw = vertx.createNetClient();
+    web = WebClient.create(vertx);
+    device = new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.HOST));
+    vertx.deployVerticle(device)
+      .compose(id -> GemmServer.deploy(vertx, new GemmServerOptions().setPort(-1).setMaxInFlight(1)
+        .setBodyIdleTimeout(IDLE_MS), device, 1))
+      .onComplete(test.succeeding(servers -> {
+        port = servers.get(0).actualPort();
+        heldBefore = device.heldTransferBytes();
+        test.completeNow();
+      }));
+  }
+
+  @Test
+  void aStalledOctetBodyIs408AndGivesBackItsPlace(Vertx vertx, VertxTestContext test) {
+    // n=4 is 128 bytes; 40 come, then nothing.
+    String head = "POST /gemm?n=4 HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/octet-stream\r\n"
+      + "content-length: 128\r\n\r\n";
+    stall(vertx, Buffer.buffer(head).appendBuffer(BODIES.bodies.get(0).slice(0, 40)))
+      .compose(answer -> {
+        test.verify(() -> {
+          assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
+          assertEquals(heldBefore, device.heldTransferBytes(), "the body's transfer memory is given back");
+        });
+        return post();
+      })
+      .onComplete(test.succeeding(r -> test.verify(() -> {
+        assertEquals(200, r.statusCode(), r.bodyAsString());
+        assertEquals(BODIES.products.get(0), r.bodyAsBuffer());
+        test.completeNow();
+      })));
+  }
+
+  @Test
+  void aStalledJsonBodyIs408(Vertx vertx, VertxTestContext test) {
+    String head = "POST /gemm HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 60\r\n\r\n";
+    stall(vertx, Buffer.buffer(head + "{\"n\": 1, \"a\": [2]"))
+      .compose(answer -> {
+        test.verify(() -> assertTrue(answer.startsWith("HTTP/1.1 408"), answer));
+        return post();
+      })
+      .onComplete(test.succeeding(r -> test.verify(() -> {
+        assertEquals(200, r.statusCode(), r.bodyAsString());
+        assertEquals(BODIES.products.get(0), r.bodyAsBuffer());
+        test.completeNow();
+      })));
+  }
+
+  /** A body refused before it is read (n too large) is read and dropped; stalled, it too is a 408. */
+  @Test
+  void aStalledRefusedBodyIs408(Vertx vertx, VertxTestContext test) {
+    String head = "POST /gemm?n=100000 HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/octet-stream\r\n"
+      + "content-length: 64\r\n\r\n";
+    stall(vertx, Buffer.buffer(head + "0123456789"))
+      .onComplete(test.succeeding(answer -> test.verify(() -> {
+        assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
+        test.completeNow();
+      })));
+  }
+
+  /** Sends {@code sent}, then nothing: what the server wrote before it closed the connection, within the bound. */
+  private Future<String> stall(Vertx vertx, Buffer sent) {
+    Promise<String> closed = Promise.promise();
+    Buffer received = Buffer.buffer();
+    long[] sentAt = new long[1];
+    raw.connect(port, "localhost").onSuccess((NetSocket socket) -> {
+      socket.handler(received::appendBuffer);
+      socket.closeHandler(v -> {
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt[0]);
+        if (ms > BOUND_MS) {
+          closed.tryFail(new AssertionError("closed " + ms + " ms after the last byte, past " + BOUND_MS + " ms"));
+        } else {
+          closed.tryComplete(received.toString());
+        }
+      });
+      sentAt[0] = System.nanoTime();
+      socket.write(sent);
+      vertx.setTimer(BOUND_MS, id -> closed.tryFail(new AssertionError("no close " + BOUND_MS
+        + " ms after the body stalled (body idle timeout " + IDLE_MS + " ms); the server wrote: \"" + received + "\"")));
+    }).onFailure(closed::tryFail);
+    return closed.future();
+  }
+
+  private Future<HttpResponse<Buffer>> post() {
+    return web.post(port, "localhost", "/gemm").addQueryParam("n", "4")
+      .putHeader("content-type", "application/octet-stream").sendBuffer(BODIES.bodies.get(0));
+  }
+}
