@@ -226,6 +226,10 @@ final class BulkConnection {
       }
       // In segment order: callbacks of one future run in the order they were added.
       Future<Void> sent = checked.compose(v -> {
+        if (answered) {
+          // Failed while the probe was out (its deadline, say): what waited behind it is not written.
+          return Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "the bulk transfer was answered"));
+        }
         try {
           return ChunkedTransfer.upload(device(), view(k), HostElements.received(bytes), Integer.MAX_VALUE);
         } catch (RuntimeException e) {

@@ -191,7 +191,8 @@ final class ChunkedTransfer implements CallerOrder.Hold {
     // A local transfer's chunks may be sent from any thread (the copy threads); a remote one's — and
     // a copy's, whose writes may cross the event bus — leave from the caller's context, where the
     // event bus keeps their order.
-    order.hold(caller, route != null && copyTo == null, this);
+    // Behind a new node's policy read where either end is another node's.
+    (copyTo != null && copyTo.remote() ? copyTo : sender).hold(order, caller, route != null && copyTo == null, this);
     return done.future();
   }
 
@@ -242,7 +243,8 @@ final class ChunkedTransfer implements CallerOrder.Hold {
         if (ar.failed()) {
           failed(ar.cause());
         } else {
-          drain();
+          // The probe's place in the window is free now (a window of one chunk started none meanwhile).
+          pump();
         }
       }
       settle();

@@ -314,6 +314,29 @@ class ChunkRingTest {
   }
 
   /**
+   * A region so small that the pump moves one chunk at a time (a 512 KiB region lends 384 KiB: 64 KiB
+   * chunks, a window of one): an upload of several chunks still goes, after its range probe, and
+   * comes back byte-equal (the probe held the window's one place, and no chunk started after it came
+   * back: the upload waited for good, and so did every later request of its caller).
+   */
+  @Test
+  @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
+  void anUploadThroughAOneChunkWindowCompletes(Vertx vertx, VertxTestContext ctx) {
+    int n = 40 << 10; // 160 KiB of floats: three 64 KiB chunks
+    float[] a = new float[n];
+    for (int k = 0; k < n; k++) {
+      a[k] = k + 0.25f;
+    }
+    DeviceOptions options = TestDevices.options().setIsolation(Isolation.PROCESS).setSharedMemorySize(512 << 10);
+    deploy(vertx, options).compose(client -> client.alloc(DType.F32, n)
+        .compose(h -> client.upload(h, a).compose(x -> client.downloadFloats(h))))
+      .onComplete(ctx.succeeding(back -> ctx.verify(() -> {
+        assertArrayEquals(bits(a), bits(back), "160 KiB through a one-chunk window");
+        ctx.completeNow();
+      })));
+  }
+
+  /**
    * A heap {@code Buffer} (and a direct one the device did not lend) larger than the region goes
    * through the same pump as arrays: uploaded byte-equal through a 16 MiB region, downloaded back as
    * one Buffer, and a fill made right after the upload, without awaiting it, lands after all of it.
