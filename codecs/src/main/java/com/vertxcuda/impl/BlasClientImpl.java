@@ -58,7 +58,7 @@ public final class BlasClientImpl implements BlasClient {
     }
     Group fresh = new Group(order, sender.callerContext());
     Future<BlasReply> first = fresh.add(request);
-    order.hold(fresh.context, sender.localRoute() != null, fresh);
+    sender.hold(order, fresh.context, sender.localRoute() != null, fresh);
     // Sent at the end of the task that made it, or earlier if a later request waits behind it.
     fresh.context.runOnContext(v -> fresh.close());
     return first;

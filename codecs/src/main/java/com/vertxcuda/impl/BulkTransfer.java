@@ -126,7 +126,7 @@ final class BulkTransfer implements CallerOrder.Hold {
   }
 
   private Future<Void> start() {
-    order.hold(caller, false, this);
+    sender.hold(order, caller, false, this);
     return done.future();
   }
 

@@ -126,34 +126,34 @@ public final class RequestSender {
   public <R> Future<R> request(Object body) {
     Context context = callerContext();
     CallerOrder in = order();
-    if (watch != null && !watch.policyRead().isComplete() && localRoute() == null) {
-      return afterPolicyRead(body, context, in);
-    }
+    behindPolicyRead(in, context);
     return in.send(context, localRoute() != null, () -> dispatch(body, context, in));
   }
 
-  // A new node's first requests wait for the cluster's policy holding their place in the caller's
-  // order, and go out from the caller's context once it is read: a request made just after the read
-  // completed would otherwise go out at once, from the caller's context, ahead of those still waiting
-  // (whose sends ran on the context that completed the read: Vert.x keeps order per sending context).
-  private <R> Future<R> afterPolicyRead(Object body, Context context, CallerOrder in) {
-    Promise<R> answer = Promise.promise();
-    in.hold(context, false, new CallerOrder.Hold() {
+  /**
+   * Takes a place in {@code order} for {@code hold} (a transfer, a coalesced group) as
+   * {@link CallerOrder#hold} does, behind the cluster's policy read while a new node's is under way.
+   */
+  public void hold(CallerOrder order, Context context, boolean anyThread, CallerOrder.Hold hold) {
+    behindPolicyRead(order, context);
+    order.hold(context, anyThread, hold);
+  }
+
+  // A new node's first requests and transfers to another node wait for the cluster's policy in their
+  // caller's order: a place of their own given up on the caller's context once the read is done, so
+  // what follows it goes out from that context, in order. (Sent from whichever context completed the
+  // read, they were overtaken by a request made just after it: Vert.x keeps order per sending context.)
+  private void behindPolicyRead(CallerOrder order, Context context) {
+    if (watch == null || watch.policyRead().isComplete()) {
+      return;
+    }
+    order.hold(context, false, new CallerOrder.Hold() {
       @Override
       public void turn() {
         CallerOrder.Hold self = this;
-        watch.policyRead().onComplete(read -> context.runOnContext(v -> {
-          try {
-            RequestSender.this.<R>dispatch(body, context, in).onComplete(answer);
-          } catch (RuntimeException | Error e) {
-            answer.tryFail(Failures.toCudaException(e));
-          } finally {
-            in.release(self);
-          }
-        }));
+        watch.policyRead().onComplete(read -> context.runOnContext(v -> order.release(self)));
       }
     });
-    return answer.future();
   }
 
   /**
@@ -171,8 +171,8 @@ public final class RequestSender {
       return send(body, null);
     }
     if (!watch.policyRead().isComplete()) {
-      // Only a hold's sends can come here before the policy is read (requests wait in request()):
-      // the hold keeps its place meanwhile; sent from its context once read.
+      // Requests and holds wait for the read in their caller's order (behindPolicyRead); a send made
+      // outside them waits here, sent from its context once the read is done.
       Promise<R> later = Promise.promise();
       watch.policyRead().onComplete(read -> context.runOnContext(v -> {
         try {

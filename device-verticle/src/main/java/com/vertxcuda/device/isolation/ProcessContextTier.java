@@ -108,17 +108,16 @@ public final class ProcessContextTier implements ContextTier {
     long spin = IdleWait.spinNanos(options);
     long timeout = options.getDeviceHostStartTimeout();
     // Starting the process (its region, its socket, the fork) and accepting its connection block: on a
-    // thread of its own, never the event loop. A stop meanwhile waits for the start's outcome and
-    // stops what it made (spawned completes once, with the process or null).
+    // thread of its own, never the event loop. A stop at any point waits for the start's outcome and
+    // stops what it made (spawned completes once, with the process or null); its socket closed, the
+    // accept fails at once.
     Thread starter = new Thread(() -> {
       DeviceHostProcess p = null;
       try {
-        synchronized (this) {
-          if (!stopping) {
-            p = DeviceHostProcess.start(options, node, generation, this::exited);
-            process = p;
-            transfers = new SharedTransfers(p.region(), this);
-          }
+        if (!stopping) {
+          p = DeviceHostProcess.start(options, node, generation, this::exited);
+          process = p;
+          transfers = new SharedTransfers(p.region(), this);
         }
       } catch (IOException | RuntimeException e) {
         connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "cannot start the device host: " + e));
@@ -403,10 +402,8 @@ public final class ProcessContextTier implements ContextTier {
 
   @Override
   public Future<Void> stop() {
-    synchronized (this) {
-      // Taken with the start's lock: a start either sees this and spawns nothing, or has spawned.
-      stopping = true;
-    }
+    // A start still under way spawns nothing after this, or stops below what it spawned.
+    stopping = true;
     if (gone == null) {
       gone = "the device host is stopping";
     }

@@ -201,8 +201,9 @@ class RemoteOrderTest {
   /**
    * A new node's first requests wait for the cluster's policy to be read (on the context that first
    * used the cluster); those a caller makes once it is read must not overtake its own still waiting.
-   * Fills of 1, 2, 3... to one buffer, one per task of the caller's context, from before the read
-   * until a few after it: the buffer ends holding the last. Where the read completes at once (its
+   * Writes of 1, 2, 3... to one buffer (fills and array uploads, which keep their place as holds),
+   * one per task of the caller's context, from before the read until the first after it: the buffer ends
+   * holding the last. Where the read completes at once (its
    * map entry is on the client's own member: nothing waits) another client node tries, up to 4.
    */
   @Test
@@ -248,8 +249,16 @@ class RemoteOrderTest {
         } else {
           sentBeforeRead[0]++;
         }
-        fills.add(dev.fill(h, value));
-        if (sentAfterRead[0] < 5 && value < 20_000) {
+        // Fills alternate with array uploads: an array takes the pump, which keeps a place of its own
+        // in the order (a hold) rather than sending one request.
+        if (value % 2 == 0) {
+          fills.add(dev.fill(h, value));
+        } else {
+          float[] values = new float[16];
+          Arrays.fill(values, value);
+          fills.add(dev.upload(h, values));
+        }
+        if (sentAfterRead[0] < 1 && value < 20_000) {
           caller.runOnContext(x -> next[0].run());
         } else {
           last.complete(value);
