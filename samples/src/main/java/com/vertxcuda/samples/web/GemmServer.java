@@ -225,16 +225,27 @@ public final class GemmServer extends VerticleBase {
     });
   }
 
-  // A body that stopped coming is answered 408 and its connection closed: the rest of it may still
-  // arrive, and would read as the next request.
+  // A body that stopped coming is answered 408. Over HTTP/1.x its connection is closed: the rest of
+  // the body may still arrive, and would read as the next request. Over HTTP/2 only its stream ends
+  // (the connection's other requests go on), reset if the client still has body to send.
   private void unread(RoutingContext rc, Throwable cause) {
     int status = cause instanceof BodyReader.Failure ? ((BodyReader.Failure) cause).status : 400;
     HttpServerResponse response = rc.response();
     if (status != 408) {
       text(response.setStatusCode(status), cause.getMessage());
     } else if (!response.closed()) {
-      response.setStatusCode(408).putHeader("connection", "close").putHeader("content-type", "text/plain")
-        .end(cause.getMessage() + "\n").onComplete(x -> rc.request().connection().close());
+      boolean http1 = rc.request().version() != io.vertx.core.http.HttpVersion.HTTP_2;
+      if (http1) {
+        response.putHeader("connection", "close");
+      }
+      response.setStatusCode(408).putHeader("content-type", "text/plain").end(cause.getMessage() + "\n")
+        .onComplete(x -> {
+          if (http1) {
+            rc.request().connection().close();
+          } else if (!rc.request().isEnded()) {
+            response.reset();
+          }
+        });
     }
   }
 

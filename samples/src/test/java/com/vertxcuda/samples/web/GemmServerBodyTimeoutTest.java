@@ -7,6 +7,12 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetSocket;
 import io.vertx.ext.web.client.HttpResponse;
@@ -105,6 +111,43 @@ class GemmServerBodyTimeoutTest {
   }
 
   /** Sends {@code sent}, then nothing: what the server wrote before it closed the connection, within the bound. */
+  /**
+   * Over HTTP/2 (cleartext, prior knowledge) a stalled body ends its own stream with a 408, not the
+   * connection: the next request on the same connection is served.
+   */
+  @Test
+  void aStalledHttp2StreamIs408AndItsConnectionGoesOn(Vertx vertx, VertxTestContext test) {
+    HttpClient h2 = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
+      .setHttp2ClearTextUpgrade(false).setDefaultPort(port).setDefaultHost("localhost"),
+      new PoolOptions().setHttp2MaxSize(1));
+    HttpConnection[] first = new HttpConnection[1];
+    boolean[] closed = new boolean[1];
+    h2.request(HttpMethod.POST, "/gemm?n=4").compose(req -> {
+        first[0] = req.connection();
+        first[0].closeHandler(v -> closed[0] = true);
+        req.putHeader("content-type", "application/octet-stream").putHeader("content-length", "128");
+        req.write(BODIES.bodies.get(0).slice(0, 40)); // then nothing
+        return req.response();
+      })
+      .compose(stalled -> {
+        test.verify(() -> assertEquals(408, stalled.statusCode()));
+        return h2.request(HttpMethod.POST, "/gemm?n=4").compose(req -> {
+          test.verify(() -> assertTrue(req.connection() == first[0], "a new connection"));
+          return req.putHeader("content-type", "application/octet-stream").send(BODIES.bodies.get(0));
+        });
+      })
+      .compose(r -> r.body().map(body -> {
+        test.verify(() -> {
+          assertEquals(200, r.statusCode(), body.toString());
+          assertEquals(BODIES.products.get(0), body);
+          assertTrue(!closed[0], "the connection was closed");
+          assertEquals(heldBefore, device.heldTransferBytes(), "the stalled body's transfer memory is given back");
+        });
+        return null;
+      }))
+      .onComplete(test.succeeding(x -> h2.close().onComplete(c -> test.completeNow())));
+  }
+
   private Future<String> stall(Vertx vertx, Buffer sent) {
     Promise<String> closed = Promise.promise();
     Buffer received = Buffer.buffer();
