@@ -33,6 +33,8 @@ public final class ClusterWatch {
   public static final long POLL_MILLIS = 100;
   /** How often the cluster's policy is read again, in ms. */
   static final long POLICY_MILLIS = 1_000;
+  /** The longest a new node's first requests wait for the cluster's policy (a cluster manager that does not answer). */
+  static final long FIRST_READ_MILLIS = 10_000;
   /** The policy key that says every node's event bus must use TLS. */
   public static final String TLS_REQUIRED = "eventBusTls";
 
@@ -84,8 +86,9 @@ public final class ClusterWatch {
       w = WATCHES.get(vertx);
       if (w == null) {
         w = new ClusterWatch(vertx);
-        WATCHES.put(vertx, w);
+        // Started before it is seen: a watch found without the lock has its first read under way.
         w.start();
+        WATCHES.put(vertx, w);
       }
     }
     return w;
@@ -106,7 +109,9 @@ public final class ClusterWatch {
         }
       }
     });
-    firstCheck = checkPolicy().otherwiseEmpty();
+    // Bounded: what waits for it in callers' orders has no deadline running yet. A read that takes
+    // longer lets them go (the periodic check still refuses later ones if the cluster says so).
+    firstCheck = checkPolicy().timeout(FIRST_READ_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS).otherwiseEmpty();
     VertxInternals.addCloseHook(vertx, done -> {
       synchronized (timers) {
         if (timers[0] >= 0) {

@@ -110,7 +110,6 @@ class GemmServerBodyTimeoutTest {
       })));
   }
 
-  /** Sends {@code sent}, then nothing: what the server wrote before it closed the connection, within the bound. */
   /**
    * Over HTTP/2 (cleartext, prior knowledge) a stalled body ends its own stream with a 408, not the
    * connection: the next request on the same connection is served.
@@ -148,6 +147,7 @@ class GemmServerBodyTimeoutTest {
       .onComplete(test.succeeding(x -> h2.close().onComplete(c -> test.completeNow())));
   }
 
+  /** Sends {@code sent}, then nothing: what the server wrote before it closed the connection, within the bound. */
   private Future<String> stall(Vertx vertx, Buffer sent) {
     Promise<String> closed = Promise.promise();
     Buffer received = Buffer.buffer();
