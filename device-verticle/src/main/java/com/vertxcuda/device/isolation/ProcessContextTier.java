@@ -119,7 +119,8 @@ public final class ProcessContextTier implements ContextTier {
           process = p;
           transfers = new SharedTransfers(p.region(), this);
         }
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException | RuntimeException | Error e) {
+        // An Error too (no memory for the region's mapping, say): the start fails now, not at its deadline.
         connected.tryFail(new CudaException(FailureCode.CONTEXT_LOST, "cannot start the device host: " + e));
       } finally {
         spawned.complete(p);
