@@ -158,7 +158,8 @@ public final class RequestSender {
 
   /**
    * Sends {@code body} at once, outside the caller's order: for a {@link CallerOrder.Hold} of
-   * {@code order} sending what it holds in its own place. To another node it may first wait, in
+   * {@code order} sending what it holds in its own place (a hold taken through {@link #hold}, so
+   * behind a new node's policy read). To another node it may first wait, in
    * order, behind {@code order}'s first use of another of the node's addresses
    * ({@link CallerOrder#behindFirstUse}). The future completes on {@code context}, never on this stack.
    */
@@ -169,19 +170,6 @@ public final class RequestSender {
     }
     if (watch == null) {
       return send(body, null);
-    }
-    if (!watch.policyRead().isComplete()) {
-      // Requests and holds wait for the read in their caller's order (behindPolicyRead); a send made
-      // outside them waits here, sent from its context once the read is done.
-      Promise<R> later = Promise.promise();
-      watch.policyRead().onComplete(read -> context.runOnContext(v -> {
-        try {
-          this.<R>dispatch(body, context, order).onComplete(later);
-        } catch (RuntimeException | Error e) {
-          later.tryFail(Failures.toCudaException(e));
-        }
-      }));
-      return later.future();
     }
     if (watch.refusal() != null) {
       return failLater(context, watch.refused());

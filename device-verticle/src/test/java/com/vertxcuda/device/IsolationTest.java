@@ -321,45 +321,22 @@ class IsolationTest {
   void startingDeviceHostsLeavesTheEventLoopFree(VertxTestContext ctx) {
     Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     DeviceClient c = DeviceClient.create(own);
-    java.util.concurrent.atomic.AtomicLong last = new java.util.concurrent.atomic.AtomicLong(System.nanoTime());
-    java.util.concurrent.atomic.AtomicLong widest = new java.util.concurrent.atomic.AtomicLong();
-    java.util.concurrent.atomic.AtomicLong controlWidest = new java.util.concurrent.atomic.AtomicLong();
-    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-    // A plain thread ticking beside the loop: what stops every thread (a collector, a starved CPU) is not the toolkit's.
-    Thread control = new Thread(() -> {
-      long prev = System.nanoTime();
-      while (!done.get()) {
-        try {
-          Thread.sleep(1);
-        } catch (InterruptedException e) {
-          return;
-        }
-        long now = System.nanoTime();
-        controlWidest.accumulateAndGet(now - prev, Math::max);
-        prev = now;
-      }
-    }, "loop-control");
-    control.setDaemon(true);
+    // What stops every thread (a collector, a starved CPU) is not the toolkit's: LoopGaps' control says.
+    com.vertxcuda.testing.LoopGaps gaps = new com.vertxcuda.testing.LoopGaps(own);
     own.runOnContext(v -> {
-      control.start();
-      last.set(System.nanoTime());
-      own.setPeriodic(1, id -> {
-        long now = System.nanoTime();
-        widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
-      });
+      gaps.tick();
       // Two rebuilds; the second is measured (the first loads the classes of the loss and the rebuild
       // on the loop, which is the JVM's warming up).
       TestDevices.deploy(own, processOptions().setSpareDeviceHost(true))
         .compose(id -> rebuilt(own, c))
         .compose(first -> {
-          widest.set(0);
-          controlWidest.set(0);
+          gaps.reset();
           return rebuilt(own, c);
         })
         .onComplete(ar -> {
-          done.set(true);
-          double widestMs = widest.get() / 1e6;
-          double controlMs = controlWidest.get() / 1e6;
+          gaps.stop();
+          double widestMs = gaps.widestMs();
+          double controlMs = gaps.controlMs();
           own.close().onComplete(x -> ctx.verify(() -> {
             assertTrue(ar.succeeded(), String.valueOf(ar.cause()));
             System.out.printf("[figure] device hosts started: the event loop's widest gap %.1f ms (a plain thread: %.1f ms)%n",

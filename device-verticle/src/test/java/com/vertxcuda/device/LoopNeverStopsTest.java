@@ -17,7 +17,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -73,45 +72,23 @@ class LoopNeverStopsTest {
       default: transfer = d -> d.downloadInto(h, landing).map(x -> landing);
     }
     Context loop = vertx.getOrCreateContext();
-    AtomicLong last = new AtomicLong();
-    AtomicLong widest = new AtomicLong();
     CompletableFuture<Object> done = new CompletableFuture<>();
     long[] startedAt = new long[1];
     // Read before the window: the first read starts the JVM's management beans, which held up a
     // safepoint for 130 ms on the H200 (the test's own thread, not the toolkit's).
     long gcBefore = gcMillis();
-    // A control: a plain thread ticking every 1 ms beside the loop. What stops every thread of the JVM
-    // (a collector's pause, a safepoint that waits for a thread zeroing or copying a large block, a
-    // starved CPU) stops it too; what stops only the caller's loop is the toolkit's doing.
-    AtomicLong controlWidest = new AtomicLong();
-    Thread control = new Thread(() -> {
-      long prev = System.nanoTime();
-      while (!done.isDone()) {
-        try {
-          Thread.sleep(1);
-        } catch (InterruptedException e) {
-          return;
-        }
-        long now = System.nanoTime();
-        controlWidest.accumulateAndGet(now - prev, Math::max);
-        prev = now;
-      }
-    }, "loop-control");
-    control.setDaemon(true);
-    control.start();
+    // What stops every thread of the JVM (a collector's pause, a safepoint that waits for a thread
+    // zeroing or copying a large block, a starved CPU) stops LoopGaps' control too; what stops only
+    // the caller's loop is the toolkit's doing.
+    com.vertxcuda.testing.LoopGaps gaps = new com.vertxcuda.testing.LoopGaps(vertx);
     loop.runOnContext(v -> {
-      last.set(System.nanoTime());
-      long timer = vertx.setPeriodic(1, id -> {
-        long now = System.nanoTime();
-        widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
-      });
+      gaps.tick();
       startedAt[0] = System.nanoTime();
       Future<?> f = transfer.apply(c);
       // The gap the call itself took on the loop counts too.
-      long now = System.nanoTime();
-      widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
+      gaps.mark();
       f.onComplete(ar -> {
-        vertx.cancelTimer(timer);
+        gaps.stop();
         if (ar.succeeded()) {
           done.complete(ar.result());
         } else {
@@ -122,8 +99,8 @@ class LoopNeverStopsTest {
     Object result = done.get(120, TimeUnit.SECONDS);
     long gc = gcMillis() - gcBefore;
     double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
-    double widestMs = widest.get() / 1e6;
-    double controlMs = controlWidest.get() / 1e6;
+    double widestMs = gaps.widestMs();
+    double controlMs = gaps.controlMs();
     System.out.printf("[figure] loop during a %d MiB %s (%s, %s): widest timer gap %.1f ms (a plain thread beside it: "
       + "%.1f ms; the JVM's collectors: %d ms meanwhile), %.2f GB/s%n", BYTES >> 20, kind, TestDevices.backend(),
       TestDevices.isolation(), widestMs, controlMs, gc, BYTES / seconds / 1e9);

@@ -10,6 +10,7 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import com.vertxcuda.testing.LoopGaps;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import org.junit.jupiter.api.AfterEach;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -67,43 +67,19 @@ class GemmServerJsonLoopTest {
     assertTrue(body.length() > 20_000_000, "a body of " + body.length() + " bytes");
 
     Context loop = server.getOrCreateContext();
-    AtomicLong last = new AtomicLong();
-    AtomicLong widest = new AtomicLong();
     CompletableFuture<HttpResponse<Buffer>> done = new CompletableFuture<>();
-    AtomicLong controlWidest = new AtomicLong();
-    Thread control = new Thread(() -> {
-      long prev = System.nanoTime();
-      while (!done.isDone()) {
-        try {
-          Thread.sleep(1);
-        } catch (InterruptedException e) {
-          return;
-        }
-        long now = System.nanoTime();
-        controlWidest.accumulateAndGet(now - prev, Math::max);
-        prev = now;
-      }
-    }, "loop-control");
-    control.setDaemon(true);
-    control.start();
+    LoopGaps gaps = new LoopGaps(server);
     CompletableFuture<Long> ticking = new CompletableFuture<>();
-    loop.runOnContext(v -> {
-      last.set(System.nanoTime());
-      ticking.complete(server.setPeriodic(1, id -> {
-        long now = System.nanoTime();
-        widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
-      }));
-    });
-    long timer = ticking.get(10, TimeUnit.SECONDS);
+    loop.runOnContext(v -> ticking.complete(gaps.tick()));
+    ticking.get(10, TimeUnit.SECONDS);
     // Held until the answer: a client no longer referenced is closed when collected, its requests too.
     WebClient web = WebClient.create(client);
     web.post(port, "localhost", "/gemm").putHeader("content-type", "application/json")
       .sendBuffer(body)
       .onComplete(ar -> loop.runOnContext(x -> {
         // The gap up to the answer counts too (the last tick may be later than the loop's last work).
-        long now = System.nanoTime();
-        widest.accumulateAndGet(now - last.getAndSet(now), Math::max);
-        server.cancelTimer(timer);
+        gaps.mark();
+        gaps.stop();
         if (ar.succeeded()) {
           done.complete(ar.result());
         } else {
@@ -112,8 +88,8 @@ class GemmServerJsonLoopTest {
       }));
     HttpResponse<Buffer> answer = done.get(120, TimeUnit.SECONDS);
     web.close();
-    double widestMs = widest.get() / 1e6;
-    double controlMs = controlWidest.get() / 1e6;
+    double widestMs = gaps.widestMs();
+    double controlMs = gaps.controlMs();
     System.out.printf("[figure] server loop during a %d MB JSON GEMM of n=%d: widest timer gap %.1f ms (a plain thread"
       + " beside it: %.1f ms)%n", body.length() / 1_000_000, N, widestMs, controlMs);
 
