@@ -1,5 +1,6 @@
 package com.vertxcuda;
 
+import com.vertxcuda.impl.ClusterMaps;
 import com.vertxcuda.impl.ClusterWatch;
 import com.vertxcuda.impl.RegistryWatch;
 import com.vertxcuda.message.DeviceEvent;
@@ -36,7 +37,8 @@ public interface DeviceRegistry {
    */
   static Future<List<DeviceInfo>> list(Vertx vertx) {
     ClusterWatch watch = ClusterWatch.of(vertx);
-    return watch.checkPolicy().compose(v -> map(vertx)).compose(AsyncMap::values).map(values -> {
+    return watch.checkPolicyUnlessUnanswered().compose(v -> ClusterMaps.<String, JsonObject, List<JsonObject>>call(vertx,
+      Addresses.REGISTRY_MAP, AsyncMap::values)).map(values -> {
       List<DeviceInfo> devices = new ArrayList<>();
       for (Object v : (List<?>) values) { // as Object: a value of another type must not reach a cast
         DeviceInfo d = valid(v);
@@ -119,15 +121,13 @@ public interface DeviceRegistry {
 
   /** Publishes (or refreshes) a device's entry; it expires after {@code ttlMillis}. */
   static Future<Void> put(Vertx vertx, DeviceInfo device, long ttlMillis) {
-    return map(vertx).compose(m -> m.put(device.getAddress(), device.toJson(), ttlMillis));
+    return ClusterMaps.<String, JsonObject, Void>call(vertx, Addresses.REGISTRY_MAP,
+      m -> m.put(device.getAddress(), device.toJson(), ttlMillis));
   }
 
   /** Removes a device's entry. */
   static Future<Void> remove(Vertx vertx, String address) {
-    return map(vertx).compose(m -> m.remove(address)).mapEmpty();
-  }
-
-  private static Future<AsyncMap<String, JsonObject>> map(Vertx vertx) {
-    return vertx.sharedData().getAsyncMap(Addresses.REGISTRY_MAP);
+    return ClusterMaps.<String, JsonObject, JsonObject>call(vertx, Addresses.REGISTRY_MAP, m -> m.remove(address))
+      .mapEmpty();
   }
 }

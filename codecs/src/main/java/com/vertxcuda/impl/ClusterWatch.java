@@ -7,7 +7,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.shareddata.AsyncMap;
 import io.vertx.core.spi.cluster.ClusterManager;
 
 import java.util.List;
@@ -33,8 +32,6 @@ public final class ClusterWatch {
   public static final long POLL_MILLIS = 100;
   /** How often the cluster's policy is read again, in ms. */
   static final long POLICY_MILLIS = 1_000;
-  /** The longest a new node's first requests wait for the cluster's policy (a cluster manager that does not answer). */
-  static final long FIRST_READ_MILLIS = 10_000;
   /** The policy key that says every node's event bus must use TLS. */
   public static final String TLS_REQUIRED = "eventBusTls";
 
@@ -109,9 +106,10 @@ public final class ClusterWatch {
         }
       }
     });
-    // Bounded: what waits for it in callers' orders has no deadline running yet. A read that takes
-    // longer lets them go (the periodic check still refuses later ones if the cluster says so).
-    firstCheck = checkPolicy().timeout(FIRST_READ_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS).otherwiseEmpty();
+    // Bounded (ClusterMaps): what waits for it in callers' orders has no deadline running yet. A
+    // read the cluster manager does not answer lets them go (the periodic check still refuses later
+    // ones if the cluster says so).
+    firstCheck = checkPolicy().otherwiseEmpty();
     VertxInternals.addCloseHook(vertx, done -> {
       synchronized (timers) {
         if (timers[0] >= 0) {
@@ -285,12 +283,23 @@ public final class ClusterWatch {
     return firstCheck;
   }
 
-  /** Reads the cluster's policy again; fails with FORBIDDEN if it refuses this node. */
+  /**
+   * As {@link #checkPolicy}, but a read the cluster manager does not answer in time lets the caller go
+   * on, as the first read does: for a listing, which reads the cluster's registry next anyway.
+   */
+  public Future<Void> checkPolicyUnlessUnanswered() {
+    return checkPolicy().recover(t -> ClusterMaps.unanswered(t) ? Future.succeededFuture() : Future.failedFuture(t));
+  }
+
+  /**
+   * Reads the cluster's policy again; fails with FORBIDDEN if it refuses this node, with TIMEOUT if
+   * the cluster manager does not answer ({@link ClusterMaps}).
+   */
   public Future<Void> checkPolicy() {
     if (cluster == null) {
       return Future.succeededFuture();
     }
-    return policyMap().compose(m -> m.get(TLS_REQUIRED)).compose(v -> {
+    return ClusterMaps.<String, Object, Object>call(vertx, Addresses.CLUSTER_MAP, m -> m.get(TLS_REQUIRED)).compose(v -> {
       boolean required = v instanceof Boolean && (Boolean) v;
       String was = refusal;
       refusal = required && !tls ? "the cluster requires event-bus TLS (declared by its device nodes) but this node's "
@@ -316,11 +325,7 @@ public final class ClusterWatch {
     if (cluster == null || !tls) {
       return Future.succeededFuture();
     }
-    return policyMap().compose(m -> m.put(TLS_REQUIRED, Boolean.TRUE));
-  }
-
-  private Future<AsyncMap<String, Object>> policyMap() {
-    return vertx.sharedData().getAsyncMap(Addresses.CLUSTER_MAP);
+    return ClusterMaps.<String, Object, Void>call(vertx, Addresses.CLUSTER_MAP, m -> m.put(TLS_REQUIRED, Boolean.TRUE));
   }
 
   /** This node's policy as JSON (for a node's description). */

@@ -38,11 +38,19 @@ public final class LocalCluster {
 
   /** Starts one clustered node of cluster {@code clusterName}. */
   public static Future<Vertx> node(String clusterName) {
+    return node(clusterName, HazelcastClusterManager::new);
+  }
+
+  /**
+   * Starts one clustered node of cluster {@code clusterName} whose cluster manager {@code manager}
+   * makes from the loopback-only Hazelcast configuration (a subclass that misbehaves, say).
+   */
+  public static Future<Vertx> node(String clusterName, java.util.function.Function<Config, HazelcastClusterManager> manager) {
     System.setProperty("hazelcast.phone.home.enabled", "false");
     VertxOptions options = new VertxOptions();
     options.getEventBusOptions().setHost("127.0.0.1").setClusterPublicHost("127.0.0.1").setPort(0);
     return Vertx.builder().with(options)
-      .withClusterManager(new HazelcastClusterManager(hazelcastConfig(clusterName)))
+      .withClusterManager(manager.apply(hazelcastConfig(clusterName)))
       .buildClustered();
   }
 }
