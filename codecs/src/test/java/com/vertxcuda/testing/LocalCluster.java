@@ -53,4 +53,15 @@ public final class LocalCluster {
       .withClusterManager(manager.apply(hazelcastConfig(clusterName)))
       .buildClustered();
   }
+
+  /** Closes every node started (null where one never was), all at once; completes when all have closed. */
+  public static Future<Void> close(Vertx... nodes) {
+    java.util.List<Future<Void>> closing = new java.util.ArrayList<>();
+    for (Vertx node : nodes) {
+      if (node != null) {
+        closing.add(node.close());
+      }
+    }
+    return Future.join(closing).mapEmpty();
+  }
 }

@@ -37,8 +37,7 @@ class UnreadableRemoteRequestTest {
 
   @AfterEach
   void close(VertxTestContext ctx) {
-    Future.join(gpuNode == null ? Future.succeededFuture() : gpuNode.close(),
-        clientNode == null ? Future.succeededFuture() : clientNode.close())
+    LocalCluster.close(gpuNode, clientNode)
       .onComplete(ctx.succeedingThenComplete());
   }
 

@@ -11,6 +11,7 @@ import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.NodeOptions;
 import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -66,8 +67,7 @@ class RemoteOrderTest {
 
   @AfterEach
   void close(VertxTestContext ctx) {
-    Future.join(client == null ? Future.succeededFuture() : client.close(),
-        gpu == null ? Future.succeededFuture() : gpu.close())
+    LocalCluster.close(client, gpu)
       .onComplete(ctx.succeedingThenComplete());
   }
 

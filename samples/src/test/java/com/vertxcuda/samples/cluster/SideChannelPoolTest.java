@@ -15,6 +15,7 @@ import com.vertxcuda.device.NodeOptions;
 import com.vertxcuda.impl.BulkServer;
 import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -92,8 +93,7 @@ class SideChannelPoolTest {
 
   @AfterEach
   void close(VertxTestContext ctx) {
-    Future.join(client == null ? Future.succeededFuture() : client.close(),
-        gpu == null ? Future.succeededFuture() : gpu.close())
+    LocalCluster.close(client, gpu)
       .onComplete(ctx.succeedingThenComplete());
   }
 
