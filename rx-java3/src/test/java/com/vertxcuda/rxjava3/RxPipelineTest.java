@@ -128,6 +128,27 @@ class RxPipelineTest {
       }));
   }
 
+  /**
+   * A scope's allocation whose subscription is disposed before the answer: the device still
+   * allocates (a sent request is not taken back), and the scope's close frees it all the same.
+   */
+  @Test
+  void aDisposedScopeAllocationIsFreedWhenTheScopeCloses(VertxTestContext ctx) {
+    DeviceClient gpu = DeviceClient.create(vertx);
+    DeviceScope scope = gpu.scope();
+    scope.rxAlloc(DType.F32, 1024).subscribe(h -> { }, t -> { }).dispose();
+    scope.rxAlloc(DType.F32, 16)
+      .flatMap(kept -> gpu.rxStats().map(stats -> {
+        assertEquals(2, stats.getBuffersAllocated(), "the disposed allocation was made anyway");
+        return kept;
+      }))
+      .flatMap(kept -> scope.rxClose().andThen(gpu.rxStats()))
+      .subscribe(stats -> ctx.verify(() -> {
+        assertEquals(0, stats.getBuffersAllocated(), "the scope's close freed the disposed allocation too");
+        ctx.completeNow();
+      }), ctx::failNow);
+  }
+
   private static void assertClose(double[] expected, float[] got, double tolerance, String what) {
     assertEquals(expected.length, got.length, what + ": length");
     double[] widened = new double[got.length];
