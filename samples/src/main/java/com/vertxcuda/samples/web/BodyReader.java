@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 
 /**
- * Reads request bodies, each with an idle timeout: a body that sends nothing for {@code idleMs}
- * fails with a {@link Failure} of 408, what it was read into given back. An octet-stream body of a
+ * Reads request bodies, each with an idle timeout and a whole-body timeout: a body that sends
+ * nothing for {@code idleMs}, or that is not whole {@code totalMs} after it began (a sender that
+ * trickles a byte now and then), fails with a {@link Failure} of 408, what it was read into given back. An octet-stream body of a
  * known length is read straight into the memory it will be uploaded from: a transfer buffer the
  * local device lends (pinned memory on cuda, its shared region in process isolation), so the upload
  * copies nothing more on the host; a heap buffer of that length when the device is elsewhere or
@@ -43,9 +44,9 @@ final class BodyReader {
    * ({@link DeviceVerticle#releaseTransferBuffer}).
    */
   static Future<Buffer> read(Vertx vertx, HttpServerRequest request, int expected, DeviceVerticle local, long idleMs,
-                             LongFunction<String> wrongLength) {
+                             long totalMs, LongFunction<String> wrongLength) {
     Buffer into = lend(expected, local);
-    return new Read(vertx, request, into, expected, idleMs).done.future().transform(read -> {
+    return new Read(vertx, request, into, expected, idleMs, totalMs).done.future().transform(read -> {
       if (read.succeeded() && read.result() == expected) {
         return Future.succeededFuture(into);
       }
@@ -55,7 +56,7 @@ final class BodyReader {
   }
 
   /** The body, in the heap; one over {@code limit} bytes fails, once it is read, with a 413 {@link Failure}. */
-  static Future<Buffer> readUpTo(Vertx vertx, HttpServerRequest request, int limit, long idleMs) {
+  static Future<Buffer> readUpTo(Vertx vertx, HttpServerRequest request, int limit, long idleMs, long totalMs) {
     long declared;
     try {
       declared = Long.parseLong(request.getHeader("content-length"));
@@ -63,36 +64,39 @@ final class BodyReader {
       declared = 0;
     }
     Buffer into = Buffer.buffer((int) Math.max(0, Math.min(declared, Math.min(limit, PRESIZE_LIMIT))));
-    return new Read(vertx, request, into, limit, idleMs).done.future().compose(received -> received <= limit
+    return new Read(vertx, request, into, limit, idleMs, totalMs).done.future().compose(received -> received <= limit
       ? Future.succeededFuture(into)
       : Future.failedFuture(new Failure(413, "the body is over " + limit + " bytes")));
   }
 
   /** Reads and drops the rest of a body that will not be used. */
-  static Future<Void> drain(Vertx vertx, HttpServerRequest request, long idleMs) {
+  static Future<Void> drain(Vertx vertx, HttpServerRequest request, long idleMs, long totalMs) {
     if (request.isEnded()) {
       return Future.succeededFuture();
     }
-    return new Read(vertx, request, null, 0, idleMs).done.future().mapEmpty();
+    return new Read(vertx, request, null, 0, idleMs, totalMs).done.future().mapEmpty();
   }
 
   /**
    * One body being read: its first {@code keep} bytes appended to {@code into} (none when null), all
-   * counted; done with the count at the end, or failed at the request's failure or when nothing came
-   * for {@code idleMs}. Once done, it touches {@code into} no more (it may have been given back).
+   * counted; done with the count at the end, or failed at the request's failure, when nothing came
+   * for {@code idleMs} or when the body is not whole {@code totalMs} after this began. Once done, it touches {@code into} no more (it may have been given back).
    */
   private static final class Read {
 
     final Promise<Long> done = Promise.promise();
     private final Vertx vertx;
     private final long idleNanos;
+    private final long totalNanos;
+    private final long began = System.nanoTime();
     private long received;
     private long lastByte = System.nanoTime();
     private long timer;
 
-    Read(Vertx vertx, HttpServerRequest request, Buffer into, long keep, long idleMs) {
+    Read(Vertx vertx, HttpServerRequest request, Buffer into, long keep, long idleMs, long totalMs) {
       this.vertx = vertx;
       this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMs);
+      this.totalNanos = TimeUnit.MILLISECONDS.toNanos(totalMs);
       request.handler(chunk -> {
         if (done.future().isComplete()) {
           return;
@@ -107,7 +111,7 @@ final class BodyReader {
       request.exceptionHandler(done::tryFail);
       request.endHandler(v -> done.tryComplete(received));
       // One timer a body, moved on only when it fires, not at every chunk.
-      timer = vertx.setTimer(idleMs, this::check);
+      timer = vertx.setTimer(Math.min(idleMs, totalMs), this::check);
       done.future().onComplete(x -> vertx.cancelTimer(timer));
       request.resume();
     }
@@ -116,12 +120,18 @@ final class BodyReader {
       if (done.future().isComplete()) {
         return;
       }
-      long quiet = System.nanoTime() - lastByte;
+      long now = System.nanoTime();
+      long quiet = now - lastByte;
+      long left = totalNanos - (now - began);
       if (quiet >= idleNanos) {
         done.tryFail(new Failure(408, "the request body sent nothing for " + TimeUnit.NANOSECONDS.toMillis(idleNanos)
           + " ms"));
+      } else if (left <= 0) {
+        done.tryFail(new Failure(408, "the request body was not whole " + TimeUnit.NANOSECONDS.toMillis(totalNanos)
+          + " ms after it began (" + received + " bytes came)"));
       } else {
-        timer = vertx.setTimer(Math.max(1, TimeUnit.NANOSECONDS.toMillis(idleNanos - quiet)), this::check);
+        long next = Math.min(idleNanos - quiet, left);
+        timer = vertx.setTimer(Math.max(1, TimeUnit.NANOSECONDS.toMillis(next)), this::check);
       }
     }
   }

@@ -41,7 +41,8 @@ import java.util.List;
  * instance kept from a context since rebuilt (STALE_HANDLE: kept buffers are dropped on the device's
  * GENERATION_CHANGED); other device failures their code's
  * status; a body that is not two n x n matrices a 400 that says why, one that sends nothing for
- * {@link GemmServerOptions#setBodyIdleTimeout bodyIdleTimeout} a 408 (its connection closed). Every request is answered
+ * {@link GemmServerOptions#setBodyIdleTimeout bodyIdleTimeout}, or that is not whole within
+ * {@link GemmServerOptions#setBodyTimeout bodyTimeout}, a 408 (its connection closed). Every request is answered
  * once — those in flight when the instance stops too (a graceful shutdown) — and the instance's device
  * buffers are freed when it stops. With
  * {@link GemmServerOptions#setEcho echo}, {@code POST /echo} takes the same requests the same way and
@@ -159,7 +160,7 @@ public final class GemmServer extends VerticleBase {
     }
     Future<Buffer> read;
     try {
-      read = BodyReader.read(vertx, request, 8 * n * n, local, options.getBodyIdleTimeout(),
+      read = BodyReader.read(vertx, request, 8 * n * n, local, options.getBodyIdleTimeout(), options.getBodyTimeout(),
         received -> Operands.wrongLength(n, Long.toString(received)));
     } catch (RuntimeException | OutOfMemoryError e) {
       read = Future.failedFuture(e); // no memory for the body: counted out below, and answered
@@ -180,7 +181,7 @@ public final class GemmServer extends VerticleBase {
   // one at a time per instance, so the convenience form takes at most a worker and one document's
   // numbers per event loop.
   private void json(RoutingContext rc, boolean echo) {
-    BodyReader.readUpTo(vertx, rc.request(), jsonLimit(), options.getBodyIdleTimeout()).onComplete(body -> {
+    BodyReader.readUpTo(vertx, rc.request(), jsonLimit(), options.getBodyIdleTimeout(), options.getBodyTimeout()).onComplete(body -> {
       if (body.failed()) {
         unread(rc, body.cause());
         return;
@@ -216,7 +217,7 @@ public final class GemmServer extends VerticleBase {
 
   /** Reads and drops the body of a request that will not be worked on, then runs {@code answer}. */
   private void drainThen(RoutingContext rc, Runnable answer) {
-    BodyReader.drain(vertx, rc.request(), options.getBodyIdleTimeout()).onComplete(body -> {
+    BodyReader.drain(vertx, rc.request(), options.getBodyIdleTimeout(), options.getBodyTimeout()).onComplete(body -> {
       if (body.succeeded()) {
         answer.run();
       } else {

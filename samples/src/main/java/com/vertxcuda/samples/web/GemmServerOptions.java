@@ -21,6 +21,8 @@ public class GemmServerOptions {
   public static final int DEFAULT_RETRY_AFTER = 1;
   /** Default longest wait for the next byte of a request body: 30 s. */
   public static final long DEFAULT_BODY_IDLE_TIMEOUT = 30_000;
+  /** Default longest time a request body may take from its first byte to its last: 120 s. */
+  public static final long DEFAULT_BODY_TIMEOUT = 120_000;
 
   private int port = DEFAULT_PORT;
   private int maxN = DEFAULT_MAX_N;
@@ -29,6 +31,7 @@ public class GemmServerOptions {
   private boolean echo;
   private boolean keepBuffers = DEFAULT_KEEP_BUFFERS;
   private long bodyIdleTimeout = DEFAULT_BODY_IDLE_TIMEOUT;
+  private long bodyTimeout = DEFAULT_BODY_TIMEOUT;
 
   public GemmServerOptions() {
   }
@@ -106,6 +109,20 @@ public class GemmServerOptions {
       throw new IllegalArgumentException("bodyIdleTimeout must be at least 1 ms, not " + bodyIdleTimeout);
     }
     this.bodyIdleTimeout = bodyIdleTimeout;
+    return this;
+  }
+
+  /**
+   * How long, in milliseconds, a request body may take from the time its reading began to its last
+   * byte before it is answered 408 as for {@link #getBodyIdleTimeout bodyIdleTimeout}: a sender that
+   * trickles a byte every little while would otherwise hold its place and memory for as long as it likes.
+   */
+  public long getBodyTimeout() { return bodyTimeout; }
+  public GemmServerOptions setBodyTimeout(long bodyTimeout) {
+    if (bodyTimeout < 1) {
+      throw new IllegalArgumentException("bodyTimeout must be at least 1 ms, not " + bodyTimeout);
+    }
+    this.bodyTimeout = bodyTimeout;
     return this;
   }
 }

@@ -38,6 +38,8 @@ class GemmServerBodyTimeoutTest {
 
   private static final LoadBodies BODIES = new LoadBodies(4, 1, 7);
   private static final long IDLE_MS = 300;
+  /** The whole body's limit: a sender that trickles a byte every 100 ms passes it, never the idle timeout. */
+  private static final long TOTAL_MS = 1_500;
   /** How long after the last byte the answer may take: the timeout, and room for a loaded CI host. */
   private static final long BOUND_MS = IDLE_MS + 2_000;
 
@@ -55,7 +57,7 @@ class GemmServerBodyTimeoutTest {
     device = new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.HOST));
     vertx.deployVerticle(device)
       .compose(id -> GemmServer.deploy(vertx, new GemmServerOptions().setPort(-1).setMaxInFlight(1)
-        .setBodyIdleTimeout(IDLE_MS), device, 1))
+        .setBodyIdleTimeout(IDLE_MS).setBodyTimeout(TOTAL_MS), device, 1))
       .onComplete(test.succeeding(servers -> {
         port = servers.get(0).actualPort();
         heldBefore = device.heldTransferBytes();
@@ -89,6 +91,54 @@ class GemmServerBodyTimeoutTest {
     stall(vertx, Buffer.buffer(head + "{\"n\": 1, \"a\": [2]"))
       .compose(answer -> {
         test.verify(() -> assertTrue(answer.startsWith("HTTP/1.1 408"), answer));
+        return post();
+      })
+      .onComplete(test.succeeding(r -> test.verify(() -> {
+        assertEquals(200, r.statusCode(), r.bodyAsString());
+        assertEquals(BODIES.products.get(0), r.bodyAsBuffer());
+        test.completeNow();
+      })));
+  }
+
+  /**
+   * A sender that trickles one byte every 100 ms never trips the idle timeout, but its body is not
+   * whole within the whole-body timeout: a 408 then, its place and memory given back for the next.
+   */
+  @Test
+  void aTricklingOctetBodyIs408AfterTheWholeBodyTimeout(Vertx vertx, VertxTestContext test) {
+    String head = "POST /gemm?n=4 HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/octet-stream\r\n"
+      + "content-length: 128\r\n\r\n";
+    Buffer body = BODIES.bodies.get(0);
+    Promise<String> closed = Promise.promise();
+    Buffer received = Buffer.buffer();
+    long[] began = new long[1];
+    raw.connect(port, "localhost").onSuccess(socket -> {
+      socket.handler(received::appendBuffer);
+      began[0] = System.nanoTime();
+      socket.write(Buffer.buffer(head));
+      int[] next = {0};
+      long trickle = vertx.setPeriodic(100, id -> {
+        if (next[0] < body.length()) {
+          socket.write(body.slice(next[0], next[0] + 1));
+          next[0]++;
+        }
+      });
+      socket.closeHandler(v -> {
+        vertx.cancelTimer(trickle);
+        closed.tryComplete(received.toString());
+      });
+      vertx.setTimer(TOTAL_MS + BOUND_MS, id -> closed.tryFail(new AssertionError("no answer " + (TOTAL_MS + BOUND_MS)
+        + " ms after the body began; the server wrote: \"" + received + "\"")));
+    }).onFailure(closed::tryFail);
+    closed.future()
+      .compose(answer -> {
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began[0]);
+        test.verify(() -> {
+          assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
+          assertTrue(answer.contains("not whole"), answer);
+          assertTrue(ms >= TOTAL_MS - 100, "answered " + ms + " ms after the body began, before the whole-body timeout");
+          assertEquals(heldBefore, device.heldTransferBytes(), "the body's transfer memory is given back");
+        });
         return post();
       })
       .onComplete(test.succeeding(r -> test.verify(() -> {
