@@ -132,9 +132,11 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * From a device on another node, a range larger than {@link BulkTransfer#threshold} comes back over
-   * the node's bulk side channel ({@link BulkTransfer}); from a device in this JVM, a range larger
-   * than the device may lend at once ({@link #pumpedLocally}), through lent
-   * memory in bounded pieces, into one heap buffer.
+   * the node's bulk side channel ({@link BulkTransfer}) into heap arrays of
+   * {@link HostElements#SEGMENT} bytes, one Buffer over them all ({@link HostElements#segmented});
+   * from a device in this JVM, a range larger than the device may lend at once
+   * ({@link #pumpedLocally}), through lent memory in bounded pieces, into pooled host memory or one
+   * heap buffer.
    */
   @Override
   public Future<Buffer> download(BufferHandle source) {
@@ -147,12 +149,22 @@ public final class DeviceClientImpl implements DeviceClient {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
     int bytes = (int) source.byteLength();
+    if (route == null) {
+      // From another node: into heap arrays of a few MiB each, made by the copy threads as the stream
+      // arrives (not one array zeroed ahead of it), handed over as one Buffer.
+      HostElements into = HostElements.segmented(bytes);
+      try {
+        return ChunkedTransfer.download(sender, source, into, maxMessageSize).map(x -> into.landed());
+      } catch (RuntimeException refused) {
+        return sender.refuse(refused);
+      }
+    }
     // Into pooled host memory the device lends (reused from one large download to the next), else
     // into an array; either is made on the first copy thread that reads into it (fresh memory is
     // zeroed: 1 GiB of it stopped the caller's loop for 644 ms on the H200), and wrapped once all is in.
     java.util.concurrent.atomic.AtomicReference<Buffer> landing = new java.util.concurrent.atomic.AtomicReference<>();
     HostElements into = HostElements.bytesFrom(bytes, k -> {
-      Buffer lent = route == null ? null : route.landing(k);
+      Buffer lent = route.landing(k);
       if (lent == null) {
         Buffer heap = VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[k]));
         landing.set(heap);
@@ -166,7 +178,7 @@ public final class DeviceClientImpl implements DeviceClient {
         .map(x -> landing.get())
         .onFailure(t -> {
           Buffer lent = landing.get();
-          if (lent != null && route != null) {
+          if (lent != null) {
             route.releaseTransferBuffer(lent);
           }
         });

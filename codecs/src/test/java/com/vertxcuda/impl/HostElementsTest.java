@@ -55,6 +55,35 @@ class HostElementsTest {
       "a reply of the wrong size is not taken");
   }
 
+  /**
+   * A download landed in arrays of SEGMENT bytes: pieces that arrive out of order and straddle the
+   * arrays' edges come back as one Buffer holding every byte where it belongs, with no copy made of it.
+   */
+  @Test
+  void aSegmentedDownloadHoldsEveryPieceWhereItBelongs() {
+    int seg = HostElements.SEGMENT;
+    int total = 2 * seg + 12_345; // three arrays, the last one short
+    byte[] expected = new byte[total];
+    new java.util.Random(7).nextBytes(expected);
+    HostElements into = HostElements.segmented(total);
+    into.checkFits(handle(DType.U8, total));
+    // Pieces of odd sizes, read back to front: several cross an array's edge.
+    int piece = seg / 3 + 1;
+    for (int from = (total - 1) / piece * piece; from >= 0; from -= piece) {
+      int n = Math.min(piece, total - from);
+      ByteBuffer le = ByteBuffer.wrap(expected, from, n).slice();
+      into.read(le, from, n);
+      assertEquals(0, le.remaining(), "the piece was taken whole");
+    }
+    io.vertx.core.buffer.Buffer landed = into.landed();
+    assertEquals(total, landed.length());
+    assertArrayEquals(expected, landed.getBytes());
+    assertEquals(expected[seg - 1], landed.getByte(seg - 1));
+    assertEquals(ByteBuffer.wrap(expected, seg - 2, 4).order(ByteOrder.LITTLE_ENDIAN).getFloat(),
+      landed.getFloatLE(seg - 2), "a value across two arrays reads whole");
+    assertEquals(3, VertxInternals.byteBuf(landed).nioBufferCount(), "one component per array, none merged");
+  }
+
   private static void assertRefused(Runnable r, String named) {
     CudaException e = assertThrows(CudaException.class, r::run);
     assertEquals(FailureCode.BAD_REQUEST, e.code());
