@@ -288,7 +288,9 @@ public final class ClusterWatch {
    * on, as the first read does: for a listing, which reads the cluster's registry next anyway.
    */
   public Future<Void> checkPolicyUnlessUnanswered() {
-    return checkPolicy().recover(t -> ClusterMaps.unanswered(t) ? Future.succeededFuture() : Future.failedFuture(t));
+    // Unanswered, the last verdict stands: a node already refused stays refused.
+    return checkPolicy().recover(t -> !ClusterMaps.unanswered(t) ? Future.failedFuture(t)
+      : refusal == null ? Future.succeededFuture() : Future.failedFuture(refused()));
   }
 
   /**

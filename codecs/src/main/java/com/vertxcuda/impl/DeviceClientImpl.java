@@ -86,7 +86,8 @@ public final class DeviceClientImpl implements DeviceClient {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
-    if (sender.remote()) {
+    if (sender.remote() || VertxInternals.byteBuf(data).nioBufferCount() > 1) {
+      // Read piece by piece: a Buffer over several pieces (a remote download's) is never merged first.
       return upload(target, () -> HostElements.received(data));
     }
     ByteBuffer bytes = VertxInternals.byteBuf(data).nioBuffer(0, data.length());
@@ -133,7 +134,8 @@ public final class DeviceClientImpl implements DeviceClient {
   /**
    * From a device on another node, a range larger than {@link BulkTransfer#threshold} comes back over
    * the node's bulk side channel ({@link BulkTransfer}) into heap arrays of
-   * {@link HostElements#SEGMENT} bytes, one Buffer over them all ({@link HostElements#segmented});
+   * {@link HostElements#SEGMENT} bytes, one Buffer over them all ({@link HostElements#segmented}: a
+   * composite, with no one backing array);
    * from a device in this JVM, a range larger than the device may lend at once
    * ({@link #pumpedLocally}), through lent memory in bounded pieces, into pooled host memory or one
    * heap buffer.

@@ -219,11 +219,30 @@ public final class HostElements {
     return new HostElements(Kind.BYTE, bytes, make::apply, "host buffer");
   }
 
-  /** Bytes of one array of a {@link #segmented} download. */
-  static final int SEGMENT = 4 << 20;
+  /**
+   * Bytes of one array of a {@link #segmented} download: one G1 heap region less room for the array's
+   * header (an array of a whole region spills into a second one, and a humongous array wastes the
+   * rest of its last region), 4 MiB less that where the region size cannot be read.
+   */
+  static final int SEGMENT = segmentBytes();
+
+  private static int segmentBytes() {
+    long region = 4 << 20;
+    try {
+      String v = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+        .getVMOption("G1HeapRegionSize").getValue();
+      long read = Long.parseLong(v);
+      if (read >= (1 << 20) && read <= (32 << 20)) {
+        region = read;
+      }
+    } catch (Throwable unreadable) {
+      // another collector, or a runtime without jdk.management: 4 MiB regions assumed
+    }
+    return (int) region - 64;
+  }
 
   /**
-   * {@code bytes} new heap bytes for a download, in arrays of {@link #SEGMENT} bytes, each made by the
+   * {@code bytes} new heap bytes for a download, in arrays of {@link #SEGMENT} bytes (about 4 MiB), each made by the
    * copy thread that first reads into it; {@link #landed} wraps them as one Buffer once all is in.
    * Why not one array: the JVM zeroes a new array on the thread that makes it, about 8–10 GB/s on the
    * GPU hosts, so one 1 GiB array cost a remote download ~0.12 s of a ~0.35 s stream (0.73–0.76 of

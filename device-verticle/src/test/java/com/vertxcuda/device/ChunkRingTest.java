@@ -376,6 +376,32 @@ class ChunkRingTest {
   }
 
   /**
+   * A Buffer over several pieces (what a download from another node answers: a composite of heap
+   * arrays) uploads through the pump read piece by piece, values across the pieces' edges included.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aBufferOverSeveralPiecesUploadsThroughThePump(Vertx vertx, VertxTestContext ctx) {
+    int piece = (3 << 20) + 5; // odd sizes: floats straddle the edges
+    byte[][] pieces = new byte[3][piece];
+    Random random = new Random(11);
+    for (byte[] p : pieces) {
+      random.nextBytes(p);
+    }
+    int bytes = 3 * piece - 3; // a multiple of 4: the last piece one float short of full
+    pieces[2] = Arrays.copyOf(pieces[2], piece - 3);
+    Buffer composite = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(3, pieces));
+    assertEquals(3, com.vertxcuda.impl.VertxInternals.byteBuf(composite).nioBufferCount());
+    DeviceOptions options = TestDevices.options().setSharedMemorySize(16 << 20);
+    deploy(vertx, options).compose(client -> client.alloc(DType.F32, bytes / 4)
+        .compose(h -> client.upload(h, composite).compose(x -> client.download(h))))
+      .onComplete(ctx.succeeding(back -> ctx.verify(() -> {
+        assertEquals(composite, back, "the pieces' bytes, in order");
+        ctx.completeNow();
+      })));
+  }
+
+  /**
    * Uploads sent as single requests (not through a typed client's pump) with heap bytes larger than
    * the device copies inline: each takes a region slot no larger than itself, so sixteen 8 MiB ones
    * at once fit a 256 MiB region (a slot of an eighth of the region each ran it out: QUEUE_FULL).

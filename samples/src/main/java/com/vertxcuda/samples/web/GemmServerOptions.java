@@ -21,7 +21,7 @@ public class GemmServerOptions {
   public static final int DEFAULT_RETRY_AFTER = 1;
   /** Default longest wait for the next byte of a request body: 30 s. */
   public static final long DEFAULT_BODY_IDLE_TIMEOUT = 30_000;
-  /** Default longest time a request body may take from its first byte to its last: 120 s. */
+  /** Default longest time a request body may take, from when its reading begins to its last byte: 120 s. */
   public static final long DEFAULT_BODY_TIMEOUT = 120_000;
 
   private int port = DEFAULT_PORT;
