@@ -356,22 +356,7 @@ final class BulkTransfer implements CallerOrder.Hold {
     CopyThreads.execute(() -> {
       Throwable error = null;
       try {
-        int valueBytes = host.valueBytes();
-        if (valueBytes == 1 || pieces.size() == 1) {
-          long off = at;
-          for (Buffer p : pieces) {
-            host.read(VertxInternals.nioBuffer(p), off / valueBytes, p.length() / valueBytes);
-            off += p.length();
-          }
-        } else {
-          // Values may straddle the pieces: gathered first.
-          ByteBuffer gathered = ByteBuffer.allocate(n);
-          for (Buffer p : pieces) {
-            gathered.put(VertxInternals.nioBuffer(p));
-          }
-          gathered.flip();
-          host.read(gathered, at / valueBytes, n / valueBytes);
-        }
+        readPieces(host, at, pieces);
       } catch (RuntimeException | Error e) { // an array too large for the heap: OUT_OF_MEMORY, not a lost thread
         error = e;
       }
@@ -389,6 +374,43 @@ final class BulkTransfer implements CallerOrder.Hold {
         }
       });
     });
+  }
+
+  /**
+   * Reads {@code pieces} (a frame as Netty cut it, whole values in all) into {@code host} from byte
+   * {@code at}: each piece's whole values straight from its memory, a value split across two pieces
+   * through a carry of one value's bytes, so nothing is gathered into a copy of the frame first.
+   */
+  static void readPieces(HostElements host, long at, List<Buffer> pieces) {
+    int valueBytes = host.valueBytes();
+    ByteBuffer carry = ByteBuffer.allocate(valueBytes);
+    long off = at;
+    for (Buffer p : pieces) {
+      ByteBuffer b = VertxInternals.nioBuffer(p);
+      if (carry.position() > 0) {
+        int take = Math.min(valueBytes - carry.position(), b.remaining());
+        carry.put(b.duplicate().limit(b.position() + take));
+        b.position(b.position() + take);
+        if (carry.hasRemaining()) {
+          continue;
+        }
+        carry.flip();
+        host.read(carry, off / valueBytes, 1);
+        off += valueBytes;
+        carry.clear();
+      }
+      int whole = b.remaining() / valueBytes * valueBytes;
+      if (whole > 0) {
+        host.read(b.duplicate().limit(b.position() + whole), off / valueBytes, whole / valueBytes);
+        off += whole;
+        b.position(b.position() + whole);
+      }
+      carry.put(b);
+    }
+    if (carry.position() > 0) {
+      throw new IllegalStateException("a frame ended inside a value: " + carry.position() + " of its " + valueBytes
+        + " bytes came");
+    }
   }
 
   // On home: the first failure is the transfer's; its connection is closed, never reused.
