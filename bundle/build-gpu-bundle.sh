@@ -38,7 +38,7 @@ done
 # jdk.jfr: profiles taken on the GPU host (JDK Flight Recorder, with bundle/sampling-1ms.jfc).
 # java.transaction.xa: Hazelcast (ClusterBench's nodes) fails to start without it; jdk.net: its TCP keep-alive options.
 # No java.desktop (10 MB): BenchReport draws its charts and writes PNGs with java.base alone.
-jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr,java.transaction.xa,jdk.net,jdk.management \
+jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr,java.transaction.xa,jdk.net \
   --strip-debug --no-header-files --no-man-pages --output "$out/runtime"
 # No --compress: xz packs the plain module image to 13 MB, the zipped one only to 21 MB, and the
 # bundle must travel beside the working tree within the device tool's 64 MiB.

@@ -76,7 +76,7 @@ public interface DeviceClient {
    * (give it back early with {@code DeviceVerticle.releaseTransferBuffer}); a range larger than the
    * device may lend at once (three quarters of its shared region in process isolation) comes back in pieces,
    * through lent memory, into one heap buffer instead. From a device on another node, a range past
-   * 1 MiB comes over the node's side channel into heap arrays of about 4 MiB, and the Buffer is one
+   * 1 MiB comes over the node's side channel into heap arrays of about 32 MiB, and the Buffer is one
    * composite over them (no single backing array; reads, slices and uploads of it work as for any Buffer).
    */
   Future<Buffer> download(BufferHandle source);

@@ -88,6 +88,8 @@ public final class HostElements {
    * first copy thread that reads into it; null otherwise.
    */
   private final java.util.concurrent.atomic.AtomicReferenceArray<byte[]> segments;
+  /** One lock per segment: the copies that touch a segment wait for the one making it, and only for it. */
+  private final Object[] made;
   private final int length;
   private final String what;
 
@@ -97,6 +99,7 @@ public final class HostElements {
     this.make = null;
     this.received = null;
     this.segments = null;
+    this.made = null;
     this.length = elements.remaining();
     this.what = what;
   }
@@ -106,6 +109,7 @@ public final class HostElements {
     this.make = make;
     this.received = null;
     this.segments = null;
+    this.made = null;
     this.length = length;
     this.what = what;
   }
@@ -115,6 +119,7 @@ public final class HostElements {
     this.make = null;
     this.received = received;
     this.segments = null;
+    this.made = null;
     this.length = received.readableBytes();
     this.what = "stream of bytes";
   }
@@ -220,30 +225,15 @@ public final class HostElements {
   }
 
   /**
-   * Bytes of one array of a {@link #segmented} download: one G1 heap region less room for the array's
-   * header (an array of a whole region spills into a second one, and a humongous array wastes the
-   * rest of its last region), 4 MiB less that where the region size cannot be read.
+   * Bytes of one array of a {@link #segmented} download: 32 MiB less room for the array's header. G1's
+   * heap regions are a power of two from 1 to 32 MiB, so such an array fills whole regions exactly
+   * whatever the heap's size (one of exactly 4 MiB took two 4 MiB regions: twice its size).
    */
-  static final int SEGMENT = segmentBytes();
-
-  private static int segmentBytes() {
-    long region = 4 << 20;
-    try {
-      String v = java.lang.management.ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
-        .getVMOption("G1HeapRegionSize").getValue();
-      long read = Long.parseLong(v);
-      if (read >= (1 << 20) && read <= (32 << 20)) {
-        region = read;
-      }
-    } catch (Throwable unreadable) {
-      // another collector, or a runtime without jdk.management: 4 MiB regions assumed
-    }
-    return (int) region - 64;
-  }
+  static final int SEGMENT = (32 << 20) - 64;
 
   /**
-   * {@code bytes} new heap bytes for a download, in arrays of {@link #SEGMENT} bytes (about 4 MiB), each made by the
-   * copy thread that first reads into it; {@link #landed} wraps them as one Buffer once all is in.
+   * {@code bytes} new heap bytes for a download, in arrays of {@link #SEGMENT} bytes (about 32 MiB), each made by
+   * the copy thread that first reads into it; {@link #landed} wraps them as one Buffer once all is in.
    * Why not one array: the JVM zeroes a new array on the thread that makes it, about 8–10 GB/s on the
    * GPU hosts, so one 1 GiB array cost a remote download ~0.12 s of a ~0.35 s stream (0.73–0.76 of
    * the raw TCP stream on the H100 host); segments are zeroed on the copy threads as the stream arrives.
@@ -259,6 +249,8 @@ public final class HostElements {
     this.length = bytes;
     this.what = "host buffer";
     this.segments = new java.util.concurrent.atomic.AtomicReferenceArray<>((int) ((bytes + (long) SEGMENT - 1) / SEGMENT));
+    this.made = new Object[segments.length()];
+    java.util.Arrays.setAll(made, i -> new Object());
   }
 
   /** A {@link #segmented} download's bytes as one Buffer (a composite of its arrays, none copied). */
@@ -275,14 +267,22 @@ public final class HostElements {
     return VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(n, arrays));
   }
 
-  // Segment i, made now if no copy has touched it (two copies racing at a boundary keep one).
+  // Segment i, made now by the first copy that touches it; the copies that touch it meanwhile wait for
+  // that one (several frames land in one segment: each making its own would zero 32 MiB for nothing),
+  // those of other segments do not.
   private byte[] segment(int i) {
     byte[] s = segments.get(i);
-    if (s == null) {
-      byte[] made = new byte[(int) Math.min(SEGMENT, length - (long) i * SEGMENT)];
-      s = segments.compareAndSet(i, null, made) ? made : segments.get(i);
+    if (s != null) {
+      return s;
     }
-    return s;
+    synchronized (made[i]) {
+      s = segments.get(i);
+      if (s == null) {
+        s = new byte[(int) Math.min(SEGMENT, length - (long) i * SEGMENT)];
+        segments.set(i, s);
+      }
+      return s;
+    }
   }
 
   // Bytes [from, from + n) of a segmented download, from le's position, split at the segments' edges.

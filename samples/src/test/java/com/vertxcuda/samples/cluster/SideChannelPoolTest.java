@@ -127,6 +127,28 @@ class SideChannelPoolTest {
   }
 
   /**
+   * A download larger than the arrays a remote download lands in (32 MiB less 64 bytes each) comes
+   * back as one Buffer, byte-equal across the arrays' edges, and uploads again as it is.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aDownloadAcrossSeveralLandingArraysComesBackWhole(VertxTestContext ctx) {
+    int size = (70 << 20) + 12_296; // a multiple of 8, as the pattern is
+    Buffer data = ClusterProcessesTest.pattern(size, 31);
+    device.alloc(DType.U8, size).compose(h -> device.upload(h, data).compose(x -> device.download(h))
+        .compose(back -> {
+          assertEquals(size, back.length());
+          assertTrue(data.equals(back), "the bytes came back equal");
+          // The composite goes back up as it is, and down again equal.
+          return device.fill(h, 0).compose(x -> device.upload(h, back)).compose(x -> device.download(h));
+        }))
+      .onComplete(ctx.succeeding(again -> ctx.verify(() -> {
+        assertTrue(data.equals(again), "uploaded from the downloaded Buffer, the bytes came back equal");
+        ctx.completeNow();
+      })));
+  }
+
+  /**
    * A connection left idle past the client's limit (10 s) is closed; the next transfer asks a device
    * for the channel again and opens a new one.
    */
