@@ -152,7 +152,7 @@ public final class DeviceClientImpl implements DeviceClient {
     }
     int bytes = (int) source.byteLength();
     if (route == null) {
-      // From another node: into heap arrays of a few MiB each, made by the copy threads as the stream
+      // From another node: into heap arrays of about 32 MiB each, made by the copy threads as the stream
       // arrives (not one array zeroed ahead of it), handed over as one Buffer.
       HostElements into = HostElements.segmented(bytes);
       try {
