@@ -315,7 +315,9 @@ public final class SubmissionLoop {
     while (running) {
       Object item = next();
       if (item == null) {
-        flushLast();
+        if (lastHandler == null || !holdsWhileBusy(lastHandler)) {
+          flushLast();
+        }
         item = idle();
         if (item == null) {
           continue;
@@ -391,6 +393,15 @@ public final class SubmissionLoop {
       sleeping = false;
     }
     return null;
+  }
+
+  private boolean holdsWhileBusy(RequestHandler h) {
+    try {
+      return h.holdsWhileBusy();
+    } catch (Throwable t) {
+      LOG.log(System.Logger.Level.ERROR, name + ": asking whether held work may wait failed", t);
+      return false;
+    }
   }
 
   private void flushLast() {

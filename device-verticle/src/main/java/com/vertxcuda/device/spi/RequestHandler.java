@@ -21,8 +21,20 @@ public interface RequestHandler {
   /**
    * Queues work held back from earlier submissions (a batch of small GEMMs collected from
    * consecutive requests). The submission thread calls it before it serves a request of another
-   * handler and whenever its queue is empty, so held work never waits for later work.
+   * handler or runs a task, and when its queue is empty unless {@link #holdsWhileBusy} says otherwise,
+   * so held work never waits for later work.
    */
   default void flush() {
+  }
+
+  /**
+   * Asked on the submission thread when its queue runs dry with this handler's work held: true
+   * keeps it held, which a handler may answer only while work it queued earlier is still on the GPU
+   * and only if it then asks the submission thread to flush ({@link LibraryContext#onSubmissionThread})
+   * as soon as that work is done. Held work then waits at most for the device to finish what it was
+   * already doing, batched with whatever arrives meanwhile; on an idle device it waits for nothing.
+   */
+  default boolean holdsWhileBusy() {
+    return false;
   }
 }

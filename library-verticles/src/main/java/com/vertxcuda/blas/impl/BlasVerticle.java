@@ -37,8 +37,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Small GEMMs of one shape submitted one after another are held in a {@link GemmGroup} and run
  * as one batched call ({@link BlasOptions#getMaxBatchSize()}): the group is queued when a request
  * cannot join it, when it is full, or when the submission thread {@link #flush}es it (before a
- * request of another library, and whenever its queue runs dry). So consecutive GEMMs batch under
- * load and an idle device adds no wait. A {@link BlasBatch} message is served in its order, its
+ * request of another library or a task, and when its queue runs dry). A dry queue leaves the group
+ * held only while an earlier group is still on the GPU ({@link #holdsWhileBusy}): it is flushed
+ * the moment that group is done, with whatever joined it meanwhile, so the batches grow to what
+ * arrives during one batched call (four GEMMs a message left the queue dry between messages: one
+ * small call each, batches of 37 on average against 196 at one GEMM a message, on the H100) and an
+ * idle device adds no wait. A {@link BlasBatch} message is served in its order, its
  * calls held exactly as if each had come in a message of its own (so consecutive batches' small
  * GEMMs share batched calls too), and it is answered once, when its last work is done.
  */
@@ -55,6 +59,10 @@ public final class BlasVerticle extends LibraryVerticle {
   private BlasOptions options;
   private BlasEngine engine;
   private final GemmGroup held = new GemmGroup();
+  /** Held groups queued and not yet done on the GPU (counted on the submission thread, done on any). */
+  private final AtomicInteger groupsOnGpu = new AtomicInteger();
+  /** Set while a group stays held past a dry queue: the last group done asks for a flush. */
+  private volatile boolean holding;
 
   public BlasVerticle(LibraryContext runtime) {
     super(runtime, Library.BLAS);
@@ -121,14 +129,43 @@ public final class BlasVerticle extends LibraryVerticle {
 
   @Override
   public void flush() {
+    holding = false;
     if (!held.isEmpty()) {
       // The stream's order reads the lists before run returns; the group is emptied after.
       List<Pending> group = held.members();
       try {
-        run(group, held.reads(), held.writes());
+        run(group, held.reads(), held.writes(), true);
       } finally {
         held.take();
       }
+    }
+  }
+
+  /**
+   * The flag is set before the count is read and the count dropped before the flag is read: either
+   * this thread sees no group on the GPU and flushes now, or the group that ends last sees the flag
+   * and asks for the flush (at worst both, and the second finds nothing held).
+   */
+  @Override
+  public boolean holdsWhileBusy() {
+    if (held.isEmpty()) {
+      return false;
+    }
+    holding = true;
+    if (groupsOnGpu.get() > 0) {
+      return true;
+    }
+    holding = false;
+    return false;
+  }
+
+  // A held group is done: if the one behind it waits for that, it is queued now, on the submission thread.
+  private void groupDone() {
+    if (groupsOnGpu.decrementAndGet() == 0 && holding) {
+      runtime.onSubmissionThread(() -> {
+        flush();
+        return null;
+      });
     }
   }
 
@@ -252,11 +289,14 @@ public final class BlasVerticle extends LibraryVerticle {
    * and answers each of its requests once it is done.
    */
   private void runAlone(Pending p) {
-    run(List.of(p), Operand.buffers(p.call().reads()), Operand.buffers(p.call().writes()));
+    run(List.of(p), Operand.buffers(p.call().reads()), Operand.buffers(p.call().writes()), false);
   }
 
-  /** {@code reads} and {@code writes}: what the group's calls read and write, for the stream's order. */
-  private void run(List<Pending> group, List<DeviceBuffer> reads, List<DeviceBuffer> writes) {
+  /**
+   * {@code reads} and {@code writes}: what the group's calls read and write, for the stream's order;
+   * {@code held}: a group flushed from holding, counted while it is on the GPU.
+   */
+  private void run(List<Pending> group, List<DeviceBuffer> reads, List<DeviceBuffer> writes, boolean held) {
     if (group.isEmpty()) {
       return;
     }
@@ -281,7 +321,13 @@ public final class BlasVerticle extends LibraryVerticle {
       return;
     }
     int size = calls.size();
+    if (held) {
+      groupsOnGpu.incrementAndGet();
+    }
     runtime.whenDone(done, err -> {
+      if (held) {
+        groupDone();
+      }
       for (Pending p : group) {
         if (err != null) {
           p.fail(runtime.failure(err));
