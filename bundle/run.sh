@@ -13,12 +13,13 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
 #   benchmark, then the hop tables on the native transport, caller wake off and at 50 µs (about 8.5 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
+#   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
 #   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
@@ -133,6 +134,24 @@ if [ "$what" = quick ]; then
   suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
   suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
   suite libraries-process 200 "$cp" process "${libs[@]}"
+fi
+
+if [ "$what" = libcheck ]; then
+  # Little device time, a library-side change: the library suite in-process, then BenchMain in both
+  # modes for the sweeps such a change moves (fill, library hops, FFT and RNG, GEMM, small GEMMs).
+  echo "== libcheck"
+  libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
+        --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
+  suite libraries-in-process 130 "$cp" in_process "${libs[@]}"
+  for mode in in_process process; do
+    stage bench-$mode 150 "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain \
+      --backend "$backend" --mode $mode --size $size --budget 100 --only hops,libhops,fftrng,gemm,smallgemm \
+      --commit "$commit" --out "$work/bench"
+    cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
+  done
+  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
+  grep -h "^\[bench" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+  cat "$summary"
 fi
 
 if [ "$what" = profile ]; then

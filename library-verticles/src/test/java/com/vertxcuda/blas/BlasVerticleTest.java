@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Each BLAS routine on the host backend against a reference computed here (F32 to 1e-5, F64 to 1e-12). */
 class BlasVerticleTest extends HostDeviceTest {
@@ -130,6 +131,33 @@ class BlasVerticleTest extends HostDeviceTest {
       .setB(f32(floats(b))).setLdb(m).setC(hc).setLdc(m).setTf32(true)));
     double[] expected = gemmReference(Transpose.N, Transpose.N, m, m, m, 1, a, m, b, m, 0, new double[m * m], m);
     assertClose(expected, widen(readF32(hc)), 1e-2, "tf32 gemm");
+  }
+
+  /**
+   * TF32 is a request's choice, not the device's state: an FP32 GEMM right after a TF32 one (the
+   * handle keeps the math mode the last call set) is full precision, and the TF32 one really was not.
+   */
+  @Test
+  void anFp32GemmAfterATf32OneIsFullPrecision() {
+    int m = 64;
+    double[] a = widen(floats(values(m * m, 14)));
+    double[] b = widen(floats(values(m * m, 15)));
+    BufferHandle ha = f32(floats(a));
+    BufferHandle hb = f32(floats(b));
+    BufferHandle tf32 = f32(new float[m * m]);
+    BufferHandle fp32 = f32(new float[m * m]);
+    java.util.function.BiFunction<BufferHandle, Boolean, BlasRequest> gemm = (c, tf) -> new BlasRequest(BlasOp.GEMM)
+      .setM(m).setN(m).setK(m).setA(ha).setLda(m).setB(hb).setLdb(m).setC(c).setLdc(m).setTf32(tf);
+    await(blas.execute(gemm.apply(tf32, true)));
+    await(blas.execute(gemm.apply(fp32, false)));
+    double[] expected = gemmReference(Transpose.N, Transpose.N, m, m, m, 1, a, m, b, m, 0, new double[m * m], m);
+    assertClose(expected, widen(readF32(fp32)), 1e-5, "FP32 GEMM after a TF32 one");
+    double[] rounded = widen(readF32(tf32));
+    double worst = 0;
+    for (int i = 0; i < rounded.length; i++) {
+      worst = Math.max(worst, Math.abs(rounded[i] - expected[i]));
+    }
+    assertTrue(worst > 1e-4 && worst < 1e-1, "the TF32 GEMM's largest error " + worst);
   }
 
   @Test

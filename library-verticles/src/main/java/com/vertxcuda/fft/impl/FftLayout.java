@@ -18,6 +18,25 @@ public record FftLayout(List<Integer> embed, long stride, long dist) {
   }
 
   /**
+   * Whether this side is cuFFT's basic layout for transforms of sizes {@code n} (slowest first):
+   * elements contiguous (stride 1, each storage size past the first the transform's), one transform
+   * right after the other.
+   */
+  public boolean contiguous(List<Integer> n) {
+    if (stride != 1 || embed.size() != n.size()) {
+      return false;
+    }
+    long product = 1;
+    for (int i = 0; i < n.size(); i++) {
+      if (i > 0 && embed.get(i).intValue() != n.get(i).intValue()) {
+        return false;
+      }
+      product *= n.get(i);
+    }
+    return dist == product;
+  }
+
+  /**
    * Whether {@code batch} transforms of logical sizes {@code dims} touch each element at most once:
    * the dimensions (the batch one included), taken by increasing step, each step past everything the
    * smaller ones reach. Interleaved layouts (stride = batch, dist = 1) pass; a distance that makes

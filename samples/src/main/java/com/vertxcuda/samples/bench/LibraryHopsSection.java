@@ -133,6 +133,25 @@ final class LibraryHopsSection implements Section {
       } finally {
         raw.sync();
         memory.forEach(raw::free);
+        memory.clear();
+      }
+      if (op == Op.RNG) {
+        continue;
+      }
+      // Diagnostic: the call as the toolkit made it until 2026-12-05, to see what that cost.
+      try (NativeCall formerly = NativeCall.of(op, x, raw.rtStream, bytes -> {
+        CUdeviceptr p = raw.alloc(bytes);
+        memory.add(p);
+        return p;
+      }, true)) {
+        point(bench, series(bench, op, "raw-jcuda", op == Op.FFT ? "call + synchronize, advanced layout (embeds given)"
+          : "call + synchronize, math mode set and reset around it"), op, x, i -> {
+            formerly.launch();
+            raw.sync();
+          });
+      } finally {
+        raw.sync();
+        memory.forEach(raw::free);
       }
     }
   }

@@ -30,13 +30,29 @@ interface NativeCall extends AutoCloseable {
   void close();
 
   static NativeCall of(LibraryHopsSection.Op op, long x, cudaStream_t stream, LongFunction<CUdeviceptr> alloc) {
+    return of(op, x, stream, alloc, false);
+  }
+
+  /**
+   * With {@code formerly}, the call as the toolkit made it before 2026-12-05 (a diagnostic): the FFT
+   * planned in cuFFT's advanced layout (embeds given, describing the same contiguous data), the GEMM
+   * with the math mode set to TF32 before each call and back to the default after it.
+   */
+  static NativeCall of(LibraryHopsSection.Op op, long x, cudaStream_t stream, LongFunction<CUdeviceptr> alloc,
+                       boolean formerly) {
     switch (op) {
       case FFT: {
         CUdeviceptr signal = alloc.apply(8 * x);
         check(JCudaDriver.cuMemsetD32(signal, Float.floatToIntBits(0.25f), 2 * x), "cuMemsetD32");
         cufftHandle plan = new cufftHandle();
-        check(JCufft.cufftPlanMany(plan, 1, new int[] {(int) x}, null, 1, 0, null, 1, 0, cufftType.CUFFT_C2C, 1),
-          "cufftPlanMany");
+        if (formerly) {
+          check(JCufft.cufftCreate(plan), "cufftCreate");
+          check(JCufft.cufftMakePlanMany64(plan, 1, new long[] {x}, new long[] {x}, 1, x, new long[] {x}, 1, x,
+            cufftType.CUFFT_C2C, 1, new long[1]), "cufftMakePlanMany64");
+        } else {
+          check(JCufft.cufftPlanMany(plan, 1, new int[] {(int) x}, null, 1, 0, null, 1, 0, cufftType.CUFFT_C2C, 1),
+            "cufftPlanMany");
+        }
         check(JCufft.cufftSetStream(plan, stream), "cufftSetStream");
         settled();
         return new NativeCall() {
@@ -88,7 +104,13 @@ interface NativeCall extends AutoCloseable {
         return new NativeCall() {
           @Override
           public void launch() {
+            if (formerly) {
+              check(JCublas2.cublasSetMathMode(blas, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode");
+            }
             check(JCublas2.cublasSgemm(blas, op0, op0, n, n, n, one, a, n, b, n, zero, c, n), "cublasSgemm");
+            if (formerly) {
+              check(JCublas2.cublasSetMathMode(blas, cublasMath.CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+            }
           }
 
           @Override

@@ -64,6 +64,8 @@ public final class CudaBlasEngine implements BlasEngine {
   private final CudaPointers pointers;
   private final CUstream cuStream;
   private final cublasHandle handle = new cublasHandle();
+  /** The handle's math mode: TF32 tensor ops, or cuBLAS's default (as created). */
+  private boolean tf32Math;
   private final DeviceMemory scalarDevice;
   private final Pointer scalarHost = new Pointer();
   private final ArrayDeque<Integer> freeSlots = new ArrayDeque<>();
@@ -141,6 +143,7 @@ public final class CudaBlasEngine implements BlasEngine {
 
   @Override
   public EngineResult enqueue(GpuStream stream, BlasCall call) throws BackendException {
+    math(call);
     if (call.isScalar()) {
       return scalarCall(call);
     }
@@ -164,23 +167,23 @@ public final class CudaBlasEngine implements BlasEngine {
               beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount()), "cublasGemmStridedBatched");
           break;
         }
-        withMath(r.isTf32(), () -> check(d
+        check(d
           ? JCublas2.cublasDgemmStridedBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(),
             r.getK(), alpha, ptr(call.a()), r.getLda(), r.getStrideA(), ptr(call.b()), r.getLdb(), r.getStrideB(),
             beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount())
           : JCublas2.cublasSgemmStridedBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(),
             r.getK(), alpha, ptr(call.a()), r.getLda(), r.getStrideA(), ptr(call.b()), r.getLdb(), r.getStrideB(),
-            beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount()), "cublasGemmStridedBatched"));
+            beta, ptr(call.c()), r.getLdc(), r.getStrideC(), r.getBatchCount()), "cublasGemmStridedBatched");
         break;
       case GEMM_EX: {
         int in = dataType(call.a().dtype());
         // Through JCuda 11.8 on cuBLAS 13 (H200 host), every cublasComputeType (CUBLAS_COMPUTE_32F,
         // ..._FAST_TF32) answered NOT_SUPPORTED while the older cudaDataType compute type
         // CUDA_R_32F worked for F16, BF16 and F32 inputs; TF32 then comes from the math mode.
-        withMath(r.isTf32(), () -> check(JCublas2.cublasGemmEx(handle, op(r.getTransA()), op(r.getTransB()),
+        check(JCublas2.cublasGemmEx(handle, op(r.getTransA()), op(r.getTransB()),
           r.getM(), r.getN(), r.getK(), scalar(DType.F32, r.getAlpha()), ptr(call.a()), in, r.getLda(), ptr(call.b()),
           in, r.getLdb(), scalar(DType.F32, r.getBeta()), ptr(call.c()), cudaDataType.CUDA_R_32F, r.getLdc(),
-          cudaDataType.CUDA_R_32F, cublasGemmAlgo.CUBLAS_GEMM_DEFAULT), "cublasGemmEx"));
+          cudaDataType.CUDA_R_32F, cublasGemmAlgo.CUBLAS_GEMM_DEFAULT), "cublasGemmEx");
         break;
       }
       case GEMV:
@@ -265,27 +268,27 @@ public final class CudaBlasEngine implements BlasEngine {
           a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc()), "cublasGemm");
       return;
     }
-    withMath(r.isTf32(), () -> check(t == DType.F64
+    check(t == DType.F64
       ? JCublas2.cublasDgemm(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(), alpha,
         a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc())
       : JCublas2.cublasSgemm(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(), alpha,
-        a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc()), "cublasGemm"));
+        a, r.getLda(), b, r.getLdb(), beta, c, r.getLdc()), "cublasGemm");
   }
 
-  private interface Call {
-    void run() throws BackendException;
-  }
-
-  private void withMath(boolean tf32, Call call) throws BackendException {
-    if (!tf32) {
-      call.run();
-      return;
-    }
-    check(JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_TF32_TENSOR_OP_MATH), "cublasSetMathMode");
-    try {
-      call.run();
-    } finally {
-      JCublas2.cublasSetMathMode(handle, cublasMath.CUBLAS_DEFAULT_MATH);
+  /**
+   * Puts the handle in TF32 tensor-op math for a real GEMM that asks for it (plain, mixed precision,
+   * strided batched or batched), in cuBLAS's default math for every other call. Called once per
+   * call, before it; the mode is set only when it changes (the handle is this engine's alone, used on
+   * the submission thread only), not set and reset around every TF32 GEMM.
+   */
+  private void math(BlasCall call) throws BackendException {
+    BlasOp op = call.op();
+    boolean tf32 = call.request().isTf32() && !call.dtype().isComplex()
+      && (op == BlasOp.GEMM || op == BlasOp.GEMM_EX || op == BlasOp.GEMM_STRIDED_BATCHED);
+    if (tf32 != tf32Math) {
+      check(JCublas2.cublasSetMathMode(handle, tf32 ? cublasMath.CUBLAS_TF32_TENSOR_OP_MATH
+        : cublasMath.CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+      tf32Math = tf32;
     }
   }
 
@@ -411,10 +414,11 @@ public final class CudaBlasEngine implements BlasEngine {
     DType t = first.dtype();
     Pointer alpha = scalar(t, r.getAlpha());
     Pointer beta = scalar(t, r.getBeta());
-    withMath(r.isTf32(), () -> check(t == DType.F64
+    math(first);
+    check(t == DType.F64
       ? JCublas2.cublasDgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
         alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n)
       : JCublas2.cublasSgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
-        alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n), "cublasGemmBatched"));
+        alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n), "cublasGemmBatched");
   }
 }

@@ -61,9 +61,15 @@ public final class CudaFftEngine implements FftEngine {
       FftLayout in = key.input();
       FftLayout out = key.output();
       long[] work = new long[1];
-      check(JCufft.cufftMakePlanMany64(handle, key.n().size(), longs(key.n()), longs(in.embed()), in.stride(),
-        in.dist(), longs(out.embed()), out.stride(), out.dist(), cufftTypeOf(key.type()), key.batch(), work),
-        "cufftMakePlanMany64");
+      // A complex transform over contiguous data on both sides is planned in cuFFT's basic layout (no
+      // embeds, strides ignored), as a cufftPlanMany caller plans it; the embeds describe the same
+      // addresses, but they ask for the advanced layout. Real transforms keep theirs: the basic layout
+      // of an in-place R2C or C2R pads the real side, which the embeds spell out.
+      boolean complex = key.type() == FftType.C2C || key.type() == FftType.Z2Z;
+      boolean basic = complex && in.contiguous(key.n()) && out.contiguous(key.n());
+      check(JCufft.cufftMakePlanMany64(handle, key.n().size(), longs(key.n()), basic ? null : longs(in.embed()),
+        in.stride(), in.dist(), basic ? null : longs(out.embed()), out.stride(), out.dist(), cufftTypeOf(key.type()),
+        key.batch(), work), "cufftMakePlanMany64");
       // The work area cuFFT allocated for the plan (auto-allocation): what the plan holds on the
       // device, asked again once the plan is complete (cufftGetSize) in case it differs from the estimate.
       long[] size = new long[1];
