@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -166,6 +167,58 @@ class GemmBatchingTest extends HostDeviceTest {
     double[] ba = BlasVerticleTest.gemmReference(Transpose.N, Transpose.N, N, N, N, 1, b, N, a, N, 0,
       new double[N * N], N);
     assertClose(ba, widen(TestDevices.floats(await(downloaded))), 1e-5, "BA");
+  }
+
+  /**
+   * GEMMs held behind a batched call still running when the device is undeployed are answered
+   * (CONTEXT_LOST, or their product if they ran), none left to its deadline.
+   */
+  @Test
+  void gemmsHeldBehindARunningCallAreAnsweredWhenTheDeviceStops() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(TestDevices.backend() == BackendKind.HOST);
+    int big = 256;
+    BufferHandle bigA = f32(floats(values(big * big, 21)));
+    List<BufferHandle> bigC = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      bigC.add(await(device.alloc(DType.F32, big * big)));
+    }
+    BufferHandle ha = f32(floats(values(N * N, 22)));
+    List<BufferHandle> cs = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      cs.add(await(device.alloc(DType.F32, N * N)));
+    }
+    List<Future<BlasReply>> all = new ArrayList<>();
+    Promise<Void> sent = Promise.promise();
+    vertx.runOnContext(v -> {
+      for (BufferHandle c : bigC) {
+        all.add(blas.execute(new BlasRequest(BlasOp.GEMM).setM(big).setN(big).setK(big).setA(bigA).setLda(big)
+          .setB(bigA).setLdb(big).setC(c).setLdc(big)));
+      }
+      // Each small one in a task of its own, a tick apart: each finds the queue dry and is held.
+      long[] tick = {0};
+      vertx.setPeriodic(1, 1, id -> {
+        all.add(blas.execute(gemm(ha, ha, cs.get((int) tick[0]), 1, 0)));
+        if (++tick[0] == cs.size()) {
+          vertx.cancelTimer(id);
+          sent.complete();
+        }
+      });
+    });
+    await(sent.future());
+    await(vertx.undeploy(deployment));
+    try {
+      Future.join(all).toCompletionStage().toCompletableFuture().exceptionally(t -> null).get(20, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("requests left unanswered after the device stopped", e);
+    }
+    List<String> answers = new ArrayList<>();
+    for (Future<BlasReply> f : all) {
+      assertTrue(f.isComplete(), "every request answered");
+      answers.add(f.succeeded() ? "product" : String.valueOf(((com.vertxcuda.CudaException) f.cause()).code()));
+    }
+    assertTrue(answers.stream().allMatch(a -> a.equals("product") || a.equals("CONTEXT_LOST")), answers.toString());
+    assertTrue(answers.subList(8, answers.size()).contains("CONTEXT_LOST"),
+      "some held GEMMs were still held when the device stopped: " + answers);
   }
 
   /**

@@ -37,6 +37,8 @@ public abstract class HostDeviceTest {
   protected BlasClient blas;
   protected FftClient fft;
   protected RandClient rand;
+  /** The device verticle's deployment. */
+  protected String deployment;
 
   /** The device's options; tests override to set library options. */
   protected DeviceOptions options() {
@@ -46,7 +48,7 @@ public abstract class HostDeviceTest {
   @BeforeEach
   void deploy(Vertx vertx) {
     this.vertx = vertx;
-    await(vertx.deployVerticle(new DeviceVerticle(options())));
+    deployment = await(vertx.deployVerticle(new DeviceVerticle(options())));
     device = DeviceClient.create(vertx);
     blas = BlasClient.create(vertx);
     fft = FftClient.create(vertx);
