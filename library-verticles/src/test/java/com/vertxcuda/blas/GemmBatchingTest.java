@@ -179,7 +179,7 @@ class GemmBatchingTest extends HostDeviceTest {
     int big = 256;
     BufferHandle bigA = f32(floats(values(big * big, 21)));
     List<BufferHandle> bigC = new ArrayList<>();
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < MAX_BATCH; i++) {
       bigC.add(await(device.alloc(DType.F32, big * big)));
     }
     BufferHandle ha = f32(floats(values(N * N, 22)));
@@ -217,7 +217,7 @@ class GemmBatchingTest extends HostDeviceTest {
       answers.add(f.succeeded() ? "product" : String.valueOf(((com.vertxcuda.CudaException) f.cause()).code()));
     }
     assertTrue(answers.stream().allMatch(a -> a.equals("product") || a.equals("CONTEXT_LOST")), answers.toString());
-    assertTrue(answers.subList(8, answers.size()).contains("CONTEXT_LOST"),
+    assertTrue(answers.subList(MAX_BATCH, answers.size()).contains("CONTEXT_LOST"),
       "some held GEMMs were still held when the device stopped: " + answers);
   }
 
@@ -232,7 +232,7 @@ class GemmBatchingTest extends HostDeviceTest {
     // Host only: the first call must outlast three timer ticks, which a GPU does not.
     org.junit.jupiter.api.Assumptions.assumeTrue(TestDevices.backend() == BackendKind.HOST);
     int big = 256;
-    int bigCount = 8;
+    int bigCount = MAX_BATCH;
     BufferHandle bigA = f32(floats(values(big * big, 11)));
     BufferHandle bigB = f32(floats(values(big * big, 12)));
     List<BufferHandle> bigC = new ArrayList<>();

@@ -277,8 +277,9 @@ public final class CudaBlasEngine implements BlasEngine {
 
   /**
    * Puts the handle in TF32 tensor-op math for a real GEMM that asks for it (plain, mixed precision,
-   * strided batched or batched), in cuBLAS's default math for every other call. Called once per
-   * call, before it; the mode is set only when it changes (the handle is this engine's alone, used on
+   * strided batched or batched), in cuBLAS's default math for every other call. Called at the two
+   * entry points, {@link #enqueue} and {@link #enqueueGemmBatch}, before any cuBLAS call; the mode
+   * is set only when it changes (the handle is this engine's alone, used on
    * the submission thread only), not set and reset around every TF32 GEMM.
    */
   private void math(BlasCall call) throws BackendException {
@@ -364,6 +365,11 @@ public final class CudaBlasEngine implements BlasEngine {
 
   @Override
   public EngineResult enqueueGemmBatch(GpuStream stream, List<BlasCall> calls) throws BackendException {
+    if (calls.isEmpty()) {
+      return null;
+    }
+    // One mode for the whole group, batched or (the ring full) call by call: a group's GEMMs agree on TF32.
+    math(calls.get(0));
     for (int from = 0; from < calls.size(); from += BATCH_CAPACITY) {
       List<BlasCall> chunk = calls.subList(from, Math.min(calls.size(), from + BATCH_CAPACITY));
       int n = chunk.size();
@@ -414,7 +420,6 @@ public final class CudaBlasEngine implements BlasEngine {
     DType t = first.dtype();
     Pointer alpha = scalar(t, r.getAlpha());
     Pointer beta = scalar(t, r.getBeta());
-    math(first);
     check(t == DType.F64
       ? JCublas2.cublasDgemmBatched(handle, op(r.getTransA()), op(r.getTransB()), r.getM(), r.getN(), r.getK(),
         alpha, aArray, r.getLda(), bArray, r.getLdb(), beta, cArray, r.getLdc(), n)
