@@ -11,7 +11,6 @@ import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
@@ -35,35 +34,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class ClusterTest {
 
-  private Vertx gpuNode;
-  private Vertx clientNode;
+  private final TwoNodes nodes = new TwoNodes();
 
   @AfterEach
   void close(VertxTestContext ctx) {
-    LocalCluster.close(gpuNode, clientNode)
-      .onComplete(ctx.succeedingThenComplete());
+    nodes.close().onComplete(ctx.succeedingThenComplete());
   }
 
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void clientOnOneNodeUsesTheDeviceOfAnother(VertxTestContext ctx) {
     String cluster = "vertx-cuda-test-" + ProcessHandle.current().pid();
-    LocalCluster.node(cluster)
-      .compose(g -> {
-        gpuNode = g;
-        return TestDevices.deploy(g, TestDevices.options());
-      })
-      .compose(id -> LocalCluster.node(cluster))
-      .compose(c -> {
-        clientNode = c;
-        return DeviceRegistry.list(c);
-      })
+    nodes.start(cluster)
+      .compose(n -> DeviceRegistry.list(n.client))
       .compose(devices -> {
         assertEquals(1, devices.size(), "registered devices: " + devices);
         DeviceInfo remote = devices.get(0);
-        assertEquals(Nodes.self(gpuNode), remote.getNode());
-        assertNotEquals(Nodes.self(clientNode), remote.getNode());
-        DeviceClient client = DeviceClient.create(clientNode, remote);
+        assertEquals(Nodes.self(nodes.gpu), remote.getNode());
+        assertNotEquals(Nodes.self(nodes.client), remote.getNode());
+        DeviceClient client = DeviceClient.create(nodes.client, remote);
         float[] values = {3.5f, -1f, 0f, 1e6f, 42f};
         return client.alloc(DType.F32, values.length)
           .compose(h -> client.upload(h, floats(values)).compose(x -> client.download(h.view(1, 3))))
@@ -97,18 +86,18 @@ class ClusterTest {
     }
     LocalCluster.node(cluster)
       .compose(g -> {
-        gpuNode = g;
+        nodes.gpu = g;
         return DeviceNode.deploy(g, one);
       })
       .compose(d -> LocalCluster.node(cluster))
       .compose(c -> {
-        clientNode = c;
+        nodes.client = c;
         return DeviceNode.deploy(c, one);
       })
       .compose(d -> {
-        DeviceClient remote = DeviceClient.create(clientNode, new DeviceClientOptions().setNode(Nodes.self(gpuNode))
+        DeviceClient remote = DeviceClient.create(nodes.client, new DeviceClientOptions().setNode(Nodes.self(nodes.gpu))
           .setMaxMessageSize(4096));
-        DeviceClient local = DeviceClient.create(clientNode, new DeviceClientOptions().setMaxMessageSize(4096));
+        DeviceClient local = DeviceClient.create(nodes.client, new DeviceClientOptions().setMaxMessageSize(4096));
         return Future.all(remote.alloc(DType.F32, n), local.alloc(DType.F32, n)).compose(all -> {
           BufferHandle x = all.resultAt(0);
           BufferHandle y = all.resultAt(1);

@@ -7,7 +7,6 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.impl.Nodes;
-import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Completable;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -54,13 +53,11 @@ class PolicyReadStallTest {
     }
   }
 
-  private Vertx gpuNode;
-  private Vertx clientNode;
+  private final TwoNodes nodes = new TwoNodes();
 
   @AfterEach
   void close(VertxTestContext ctx) {
-    LocalCluster.close(gpuNode, clientNode)
-      .onComplete(ctx.succeedingThenComplete());
+    nodes.close().onComplete(ctx.succeedingThenComplete());
   }
 
   @Test
@@ -71,18 +68,13 @@ class PolicyReadStallTest {
     long[] started = new long[1];
     long[] answered = new long[2];
     float[] values = {1f, 2f, 3f, 4f};
-    LocalCluster.node(cluster)
-      .compose(g -> {
-        gpuNode = g;
-        return TestDevices.deploy(g, TestDevices.options());
-      })
-      .compose(id -> LocalCluster.node(cluster, config -> manager[0] = new PolicyNeverAnswers(config)))
-      .compose(c -> {
-        clientNode = c;
+    nodes.start(cluster, config -> manager[0] = new PolicyNeverAnswers(config))
+      .compose(n -> {
+        Vertx c = n.client;
         started[0] = System.nanoTime();
         // The new node's first requests, to the other node's device: they wait for the policy read,
         // at most the bound, then go in their order.
-        DeviceClient client = DeviceClient.create(c, new DeviceClientOptions().setNode(Nodes.self(gpuNode)));
+        DeviceClient client = DeviceClient.create(c, new DeviceClientOptions().setNode(Nodes.self(nodes.gpu)));
         Future<float[]> roundTrip = client.alloc(DType.F32, values.length)
           .compose(h -> client.upload(h, values).compose(v -> client.downloadFloats(h))
             .compose(back -> client.free(h).map(back)))

@@ -7,9 +7,7 @@ import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.PipelineHandle;
-import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
@@ -32,31 +30,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class UnreadableRemoteRequestTest {
 
-  private Vertx gpuNode;
-  private Vertx clientNode;
+  private final TwoNodes nodes = new TwoNodes();
 
   @AfterEach
   void close(VertxTestContext ctx) {
-    LocalCluster.close(gpuNode, clientNode)
-      .onComplete(ctx.succeedingThenComplete());
+    nodes.close().onComplete(ctx.succeedingThenComplete());
   }
 
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void anUnreadableRequestIsAnsweredBadRequestAndTheCallersLaterTransferGoesOn(VertxTestContext ctx) {
     String cluster = "vertx-cuda-unreadable-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
-    LocalCluster.node(cluster)
-      .compose(g -> {
-        gpuNode = g;
-        return TestDevices.deploy(g, TestDevices.options());
-      })
-      .compose(id -> LocalCluster.node(cluster))
-      .compose(c -> {
-        clientNode = c;
-        return DeviceRegistry.list(c);
-      })
-      .onComplete(ctx.succeeding(devices -> clientNode.getOrCreateContext().runOnContext(v -> {
-        DeviceClient client = DeviceClient.create(clientNode, new DeviceClientOptions()
+    nodes.start(cluster)
+      .compose(n -> DeviceRegistry.list(n.client))
+      .onComplete(ctx.succeeding(devices -> nodes.client.getOrCreateContext().runOnContext(v -> {
+        DeviceClient client = DeviceClient.create(nodes.client, new DeviceClientOptions()
           .setNode(devices.get(0).getNode()).setDevice(devices.get(0).getDevice()).setTimeout(5_000));
         float[] big = new float[1 << 19]; // 2 MiB: over the bulk side channel
         for (int i = 0; i < big.length; i++) {
