@@ -47,6 +47,9 @@ done
 # Each stage has a time limit; past it the JVM prints its threads (SIGQUIT), then is killed.
 limit() { timeout --signal=QUIT --kill-after=10 "$@"; }
 launcher=(org.junit.platform.console.ConsoleLauncher --disable-banner --details=tree --disable-ansi-colors)
+# The library suite's packages (BLAS, FFT, RAND, kernels, the shared library tier).
+libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
+      --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
 summary="$work/summary.txt"
 
 {
@@ -101,14 +104,26 @@ if [ "$backend" = cuda ]; then size=full; else size=small; fi
 # shrinking, 42 GB/s on a fixed one once G1 reused its regions, and a new 64 MiB one 0.38 GB/s on a
 # fixed heap not yet touched (every allocation in fresh regions), 26-32 GB/s with the heap touched at
 # start. The copy.large section times a bare new float[] beside downloadFloats either way.
-benchmark() {
-  local mode budget
+# bench_runs IN_PROCESS_BUDGET PROCESS_BUDGET [BenchMain arguments...]: BenchMain in each mode, in turn.
+bench_runs() {
+  local mode budget in="$1" proc="$2"
+  shift 2
   for mode in in_process process; do
-    if [ "$mode" = in_process ]; then budget="$1"; else budget="$2"; fi
+    if [ "$mode" = in_process ]; then budget="$in"; else budget="$proc"; fi
     stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
-      --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench"
+      --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench" "$@"
     cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
   done
+}
+
+# The report of what bench/ holds, and every run's progress lines.
+bench_report() {
+  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
+  grep -h "^\[bench\|^\[pytorch" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+}
+
+benchmark() {
+  bench_runs "$1" "$2"
   if command -v python3 > /dev/null; then
     # It writes pytorch.json either way: the measurements, or a note why there are none (no torch, no GPU).
     t0=$SECONDS
@@ -119,8 +134,7 @@ benchmark() {
   else
     echo "bench-pytorch: skipped (no python3)" >> "$summary"
   fi
-  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
-  grep -h "^\[bench\|^\[pytorch" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+  bench_report
   cp "$summary" "$out/summary.txt"
 }
 
@@ -129,8 +143,6 @@ if [ "$what" = quick ]; then
   # valuable first; summary.txt grows as each stage ends.
   echo "== quick"
   benchmark 50 60 40
-  libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
-        --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
   suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
   suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
   suite libraries-process 200 "$cp" process "${libs[@]}"
@@ -140,17 +152,9 @@ if [ "$what" = libcheck ]; then
   # Little device time, a library-side change: the library suite in-process, then BenchMain in both
   # modes for the sweeps such a change moves (fill, library hops, FFT and RNG, GEMM, small GEMMs).
   echo "== libcheck"
-  libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
-        --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
   suite libraries-in-process 130 "$cp" in_process "${libs[@]}"
-  for mode in in_process process; do
-    stage bench-$mode 150 "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain \
-      --backend "$backend" --mode $mode --size $size --budget 100 --only hops,libhops,fftrng,gemm,smallgemm \
-      --commit "$commit" --out "$work/bench"
-    cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
-  done
-  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
-  grep -h "^\[bench" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+  bench_runs 100 100 --only hops,libhops,fftrng,gemm,smallgemm
+  bench_report
   cat "$summary"
 fi
 
@@ -269,8 +273,6 @@ if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ 
     [ "$what" = final ] || suite device-process 300 "$devcp" process --select-package com.vertxcuda.device
   ) &
   (
-    libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
-          --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
     suite libraries-in-process 130 "$cp" in_process "${libs[@]}"
     suite libraries-process 240 "$cp" process "${libs[@]}"
   ) &
