@@ -159,16 +159,22 @@ if [ "$what" = libcheck ]; then
 fi
 
 if [ "$what" = profile ]; then
+  # The points that miss, a few seconds each (COALESCE_IN, COALESCE_PROCESS: GEMMs per message;
+  # SMALL_GEMMS a point): in-process four per message against one, process isolation's largest.
   echo "== profile: small GEMMs through the coalescing clients, JFR sampling every 1 ms, both modes"
-  stage small-gemms-profile 120 "$cp" -Xmx6g \
+  pts=(-Dvertxcuda.bench.smallGemms="${SMALL_GEMMS:-3000000}")
+  stage small-gemms-profile 150 "$cp" -Xmx6g "${pts[@]}" -Dvertxcuda.bench.coalesce="${COALESCE_IN:-1,4}" \
     -XX:StartFlightRecording=filename="$out/small-gemms.jfr",settings="$here/sampling-1ms.jfc" \
     com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode in_process --only smallgemm --no-raw \
     --out "$work/profile"
-  stage small-gemms-profile-process 120 "$cp" -Xmx6g \
+  stage small-gemms-profile-process 150 "$cp" -Xmx6g "${pts[@]}" -Dvertxcuda.bench.coalesce="${COALESCE_PROCESS:-256,1024}" \
     -XX:StartFlightRecording=filename="$out/small-gemms-parent.jfr",settings="$here/sampling-1ms.jfc" \
-    -Dvertxcuda.bench.deviceHostJvmOptions="-XX:StartFlightRecording=filename=$out/small-gemms-device-host.jfr,settings=$here/sampling-1ms.jfc" \
-    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only smallgemm --out "$work/profile"
+    -Dvertxcuda.bench.deviceHostJvmOptions="-XX:FlightRecorderOptions=repository=$work/dh-jfr,maxchunksize=1M -XX:StartFlightRecording=disk=true,settings=$here/sampling-1ms.jfc" \
+    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only smallgemm --no-raw --out "$work/profile"
+  # A device host ends by halt: its recording is the repository's chunks, not a dump.
+  find "$work/dh-jfr" -name '*.jfr' 2>/dev/null | sort | tar czf "$out/small-gemms-device-host-chunks.tgz" -T - 2>/dev/null
   cp "$work"/small-gemms-profile*.txt "$out/"
+  cat "$summary"
 fi
 
 if [ "$jfrtail" = yes ]; then

@@ -43,7 +43,12 @@ public final class Addresses {
 
   /** A library's stable address: {@code vertx-cuda.<node>.<device>.<library>}. */
   public static String library(String node, int device, Library library) {
-    return device(node, device) + "." + library.suffix();
+    return library(device(node, device), library);
+  }
+
+  /** A library's stable address, from its device's ({@link #device}). */
+  public static String library(String deviceAddress, Library library) {
+    return deviceAddress + "." + library.suffix();
   }
 
   /** Where lifecycle events (generation changed, lost, ready) are published. */

@@ -6,6 +6,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -55,6 +58,48 @@ class CallerOrderTest {
 
   private static <T> T await(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Whose order a request takes: a context's and every duplicate of it (each HTTP request's, say)
+   * share one; another context, and a plain thread, have their own. Kept where Vert.x keeps a
+   * context's locals (the service provider registered it before this Vert.x sized them), so the
+   * lookup on every request is an array slot.
+   */
+  @Test
+  void aContextAndItsDuplicatesShareOneOrderAndOtherCallersHaveTheirOwn() throws Exception {
+    ContextInternal first = (ContextInternal) vertx.getOrCreateContext();
+    ContextInternal second = (ContextInternal) ((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext();
+    CompletableFuture<CallerOrder> onFirst = new CompletableFuture<>();
+    CompletableFuture<CallerOrder> onDuplicate = new CompletableFuture<>();
+    CompletableFuture<CallerOrder> onSecond = new CompletableFuture<>();
+    first.runOnContext(v -> onFirst.complete(CallerOrder.current()));
+    first.duplicate().runOnContext(v -> onDuplicate.complete(CallerOrder.current()));
+    second.runOnContext(v -> onSecond.complete(CallerOrder.current()));
+    CallerOrder order = onFirst.get(10, TimeUnit.SECONDS);
+    assertSame(order, onDuplicate.get(10, TimeUnit.SECONDS));
+    assertNotSame(order, onSecond.get(10, TimeUnit.SECONDS));
+    assertNotSame(order, onAPlainThread(CallerOrder::current));
+    assertSame(order, first.getLocal(CallerOrder.Storage.LOCAL));
+  }
+
+  /** A worker context may run on several threads at once: they all find the one order it has. */
+  @Test
+  void aWorkerContextOnSeveralThreadsAtOnceHasOneOrder() throws Exception {
+    ContextInternal worker = ((io.vertx.core.internal.VertxInternal) vertx).createWorkerContext();
+    java.util.Set<CallerOrder> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.CountDownLatch together = new java.util.concurrent.CountDownLatch(8);
+    List<Future<Object>> all = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      all.add(worker.executeBlocking(() -> {
+        together.countDown();
+        together.await(10, TimeUnit.SECONDS);
+        seen.add(CallerOrder.current());
+        return null;
+      }, false));
+    }
+    await(Future.all(all));
+    assertEquals(1, seen.size());
   }
 
   /** A hold that keeps its place until released from outside. */

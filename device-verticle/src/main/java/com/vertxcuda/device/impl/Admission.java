@@ -72,6 +72,9 @@ public final class Admission {
   /** How often a local caller's event loop wakes itself while its request is unanswered (ns; 0: not). */
   private final long callerWake;
   private final String address;
+  private static final Library[] LIBRARIES = Library.values();
+  /** Each library's address on this device, by the index of {@link #LIBRARIES}. */
+  private final String[] libraryAddresses;
   private final String self;
   private final Context eventLoop;
   private final Device device;
@@ -98,6 +101,10 @@ public final class Admission {
         + "netty-transport-native-epoll)");
     }
     this.address = address;
+    this.libraryAddresses = new String[LIBRARIES.length];
+    for (int i = 0; i < LIBRARIES.length; i++) {
+      libraryAddresses[i] = Addresses.library(address, LIBRARIES[i]);
+    }
     this.self = self;
     this.eventLoop = eventLoop;
     this.device = device;
@@ -349,11 +356,17 @@ public final class Admission {
     }
   };
 
+  // The route's targets are this device's addresses (LocalRoutes looked them up): compared, not parsed.
   private Library libraryOf(String target) {
     if (target.equals(address)) {
       return null;
     }
-    return Library.of(target.substring(target.lastIndexOf('.') + 1));
+    for (int i = 0; i < libraryAddresses.length; i++) {
+      if (libraryAddresses[i].equals(target)) {
+        return LIBRARIES[i];
+      }
+    }
+    throw new IllegalArgumentException("not an address of " + address + ": " + target);
   }
 
   // Requests only the device makes for itself are refused from clients (bus or local route).

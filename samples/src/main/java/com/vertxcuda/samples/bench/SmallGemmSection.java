@@ -44,6 +44,24 @@ final class SmallGemmSection implements Section {
    * the toolkit's own cost per GEMM, which the host's arithmetic on 64x64 matrices would hide).
    */
   private static final int N = Integer.getInteger("vertxcuda.bench.smallGemmN", 64);
+  /**
+   * For a profile of a few points: {@code -Dvertxcuda.bench.coalesce=1,4} measures only those
+   * GEMMs per message, {@code -Dvertxcuda.bench.smallGemms=N} times N GEMMs a point (a profiler
+   * wants seconds of one point, not a sweep).
+   */
+  private static final String COALESCE = System.getProperty("vertxcuda.bench.coalesce");
+  private static final Integer SMALL_GEMMS = Integer.getInteger("vertxcuda.bench.smallGemms");
+
+  private static List<Integer> coalesce(Bench bench) {
+    if (COALESCE == null) {
+      return bench.sizes.coalesce();
+    }
+    return java.util.Arrays.stream(COALESCE.split(",")).map(String::trim).map(Integer::valueOf).toList();
+  }
+
+  private static int smallGemms(Bench bench) {
+    return SMALL_GEMMS == null ? bench.sizes.smallGemms() : SMALL_GEMMS;
+  }
 
   @Override
   public String name() {
@@ -52,7 +70,7 @@ final class SmallGemmSection implements Section {
 
   @Override
   public void raw(Bench bench, RawJCuda raw) {
-    int most = bench.sizes.coalesce().stream().mapToInt(Integer::intValue).max().orElse(1);
+    int most = coalesce(bench).stream().mapToInt(Integer::intValue).max().orElse(1);
     long stride = (long) N * N;
     CUdeviceptr a = raw.alloc(most * stride * 4);
     CUdeviceptr b = raw.alloc(most * stride * 4);
@@ -62,7 +80,7 @@ final class SmallGemmSection implements Section {
     Pointer zero = Pointer.to(new float[] {0f});
     Series s = series(bench, "raw-jcuda", "one thread");
     int op = cublasOperation.CUBLAS_OP_N;
-    for (int batch : bench.sizes.coalesce()) {
+    for (int batch : coalesce(bench)) {
       if (!bench.inBudget(SWEEP, s.path(), "batch " + batch)) {
         break;
       }
@@ -70,7 +88,7 @@ final class SmallGemmSection implements Section {
         ? () -> JCublas2.cublasSgemm(blas, op, op, N, N, N, one, a, N, b, N, zero, c, N)
         : () -> JCublas2.cublasSgemmStridedBatched(blas, op, op, N, N, N, one, a, N, stride, b, N, stride, zero, c, N,
           stride, batch);
-      int calls = Math.max(1, bench.sizes.smallGemms() / batch);
+      int calls = Math.max(1, smallGemms(bench) / batch);
       for (int i = 0; i < Math.max(1, calls / 10); i++) {
         call.run();
       }
@@ -100,7 +118,7 @@ final class SmallGemmSection implements Section {
     await(d.device.fill(b, 1.0));
     for (int loops : new int[] {1, 4}) {
       Series s = series(bench, d.path, loops == 1 ? "1 event loop" : loops + " event loops");
-      for (int batch : bench.sizes.coalesce()) {
+      for (int batch : coalesce(bench)) {
         if (!bench.inBudget(SWEEP, s.path(), s.variant() + ", batch " + batch)) {
           break;
         }
@@ -114,7 +132,7 @@ final class SmallGemmSection implements Section {
         for (int i = 0; i < inFlight * loops; i++) {
           outputs.add(await(d.device.alloc(DType.F32, N * N)));
         }
-        int total = bench.sizes.smallGemms();
+        int total = smallGemms(bench);
         int warmup = Math.min(total, 20 * inFlight);
         runGemms(d.vertx, clients, a, b, outputs, warmup, batch);
         // The headline: one GEMM a message from one event loop.
@@ -153,8 +171,8 @@ final class SmallGemmSection implements Section {
     Series s = series(bench, d.path, "strided batched");
     BlasClient blas = BlasClient.create(d.vertx, new DeviceClientOptions());
     long stride = (long) N * N;
-    int most = bench.sizes.coalesce().stream().mapToInt(Integer::intValue).max().orElse(1);
-    for (int batch : bench.sizes.coalesce()) {
+    int most = coalesce(bench).stream().mapToInt(Integer::intValue).max().orElse(1);
+    for (int batch : coalesce(bench)) {
       if (batch == 1) {
         continue; // one GEMM a request is the plain client's point
       }
@@ -169,7 +187,7 @@ final class SmallGemmSection implements Section {
       }
       await(d.device.fill(a, 1.0));
       await(d.device.fill(b, 1.0));
-      int calls = Math.max(STRIDED_IN_FLIGHT, bench.sizes.smallGemms() / batch);
+      int calls = Math.max(STRIDED_IN_FLIGHT, smallGemms(bench) / batch);
       int warmup = Math.max(1, calls / 10);
       runStrided(d.vertx, blas, a, b, outputs, warmup, batch, stride);
       // The headline: the largest batch.
