@@ -45,6 +45,21 @@ jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsup
 # jlink leaves out the JDK's default class-data sharing archive; run.sh makes it on the GPU host
 # before anything else (-Xshare:dump, about a second), so the archive does not travel (12 MB).
 
+# The jars stored, not deflated: xz then packs their classes together, far tighter than it can
+# pack deflated entries (the archive's lib share about halves), and the bundle must leave room in the
+# device tool's 64 MiB for the working tree and its committed results. Entry order and bytes unchanged.
+python3 - "$out"/lib/*.jar <<'PY'
+import os, sys, zipfile
+for path in sys.argv[1:]:
+    tmp = path + ".stored"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            info.compress_type = zipfile.ZIP_STORED
+            dst.writestr(info, data)
+    os.replace(tmp, path)
+PY
+
 cp "$root/bundle/run.sh" "$out/run.sh"
 cp "$root/bundle/sampling-1ms.jfc" "$out/sampling-1ms.jfc"
 cp "$root/bench/pytorch_bench.py" "$out/pytorch_bench.py"
