@@ -67,6 +67,10 @@ class WireStringsTest {
       out.writeEnum(t);
     }
     out.writeEnum(null).writeEnum(Transpose.T).writeEnum(Transpose.N);
+    // Names past one 8-byte word, several of one length (GEMM_BATCHED, GEMV...): matched word by word.
+    for (com.vertxcuda.blas.BlasOp op : com.vertxcuda.blas.BlasOp.values()) {
+      out.writeEnum(op);
+    }
     WireIn in = new WireIn(wire, 0, wire.length(), "test");
     for (DType t : DType.values()) {
       assertSame(t, in.readEnum(DType.class));
@@ -74,6 +78,9 @@ class WireStringsTest {
     assertNull(in.readEnum(DType.class));
     assertSame(Transpose.T, in.readEnum(Transpose.class));
     assertSame(Transpose.N, in.readEnum(Transpose.class));
+    for (com.vertxcuda.blas.BlasOp op : com.vertxcuda.blas.BlasOp.values()) {
+      assertSame(op, in.readEnum(com.vertxcuda.blas.BlasOp.class));
+    }
     in.expectEnd();
   }
 

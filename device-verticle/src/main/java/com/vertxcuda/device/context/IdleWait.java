@@ -14,19 +14,27 @@ import com.vertxcuda.device.DeviceOptions;
  * critical path. On the reference H200 host a wake-up from a park or a {@code select} took 60–130 µs;
  * with a 1 ms cap on that wait, one-at-a-time GEMM 8192 took 90 µs more through the context tier
  * than through the context, and 290 µs more in process isolation. So it spins on, up to
- * {@link #AWAIT_NANOS} of quiet, and blocks past that, when one wake-up no longer matters. Every
- * {@link #YIELD_EVERY}th step of that spin yields ({@link Thread#yield}), so a thread that shares the
- * core (a heartbeat, an event loop) runs within tens of microseconds; yielding at every step
- * instead measured worse on the H200 host (one-at-a-time FFT 2^24 in process isolation 368 µs,
- * against 321 µs with a 2 ms spin before the yielding: a yielding thread can wait out the slice of
- * whatever took its core).
+ * {@link #AWAIT_NANOS} of quiet, and blocks past that, when one wake-up no longer matters.
+ *
+ * <p>That spin does not yield on a host of {@link #QUIET_CORES} cores or more: a yielding thread can
+ * wait out the slice of whatever took its core. On the H100 host (16 cores, b294fe8) yielding one
+ * step in 256 cost the ops that outlast the first spin: the context tier over the context alone was
+ * +30 µs on one-at-a-time FFT 2^24 and +17 µs on RNG 2^28, against +9 and +4 µs with the spin
+ * covering the whole op (a 2 ms spin, no yield); through the client FFT 320.8 → 304.4 µs and RNG
+ * 404.2 → 381.7 µs in-process, FFT 364.5 → 327.7 µs in process isolation. (Yielding at every step
+ * had measured worse still on the H200 host: FFT in process isolation 368 µs against 321.) On a
+ * smaller host, where the spinning thread may share its core with an event loop or a heartbeat,
+ * every {@link #YIELD_EVERY}th step still yields, so such a thread runs within tens of microseconds.
  */
 public final class IdleWait {
 
   /** While work is outstanding, a thread spins for up to this long after its last activity before it blocks. */
   public static final long AWAIT_NANOS = 20_000_000;
-  /** While work is outstanding, one step in this many yields the core (about every 20–50 µs). */
+  /** While work is outstanding, one step in this many yields the core (about every 20–50 µs), on a smaller host. */
   static final int YIELD_EVERY = 256;
+  /** From this many cores on, a thread spinning while work is outstanding never yields (see above). */
+  static final int QUIET_CORES = 8;
+  private static final boolean YIELDS = Runtime.getRuntime().availableProcessors() < QUIET_CORES;
 
   private IdleWait() {
   }
@@ -89,7 +97,7 @@ public final class IdleWait {
       return true;
     }
     if (quietNanos < AWAIT_NANOS && awaiting.getAsBoolean()) {
-      if (java.util.concurrent.ThreadLocalRandom.current().nextInt(YIELD_EVERY) == 0) {
+      if (YIELDS && java.util.concurrent.ThreadLocalRandom.current().nextInt(YIELD_EVERY) == 0) {
         Thread.yield();
       } else {
         Thread.onSpinWait();

@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * futures there. Measured on the reference H200 this sees completion in ~6.5 µs where a host-function
  * callback takes ~76 µs. It waits as {@link IdleWait} says, like the submission thread and the
  * link's readers: it spins {@code spinNanos} after each completion or new waiter, goes on spinning
- * (yielding one step in 256; with no spin, on a host of few cores, yielding at every step) while
+ * (on a host of fewer than 8 cores yielding one step in 256, or with no spin yielding at every step) while
  * work is pending ({@link IdleWait#pauseAwaiting}), and past {@link IdleWait#AWAIT_NANOS} of pending
  * work with nothing completing polls every {@link #PARK_NANOS} (one late wake-up no longer matters
  * then). Yielding at every step while work was pending (the earlier rule here) cost one-at-a-time

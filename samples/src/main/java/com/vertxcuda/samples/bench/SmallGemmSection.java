@@ -133,7 +133,11 @@ final class SmallGemmSection implements Section {
           outputs.add(await(d.device.alloc(DType.F32, N * N)));
         }
         int total = smallGemms(bench);
-        int warmup = Math.min(total, 20 * inFlight);
+        // As many untimed as timed: each point's own path (a coalescing group, the batch reply) is
+        // compiled before it is timed. With 20 windows of warmup, four per message from one loop read
+        // 676k/s in a 0.1 s point on the H100 host and 1.34M/s in a 3 s one there (two runs, a9fcd66
+        // and b294fe8): the short point timed the JIT.
+        int warmup = total;
         runGemms(d.vertx, clients, a, b, outputs, warmup, batch);
         // The headline: one GEMM a message from one event loop.
         long[] nanos = new long[loops == 1 && batch == 1 ? Bench.REPEATS : 1];
