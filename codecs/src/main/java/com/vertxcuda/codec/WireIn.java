@@ -5,6 +5,7 @@ import com.vertxcuda.DType;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads the binary wire form of a message from a region of a {@link Buffer}. Every read checks its
@@ -14,14 +15,16 @@ public final class WireIn {
 
   private final Buffer buffer;
   private final String type;
-  // The last string read, and its bytes packed into words: node ids repeat in every handle of a
-  // message (a batch of small GEMMs carries thousands), so the same bytes again give the same string,
-  // not a new one.
-  private long[] lastWords;
-  private int lastLength = -1;
+  // The last string read, and its bytes: node ids repeat in every handle of a message (a batch of
+  // small GEMMs carries thousands), so the same bytes again give the same string, not a new one.
+  private byte[] lastBytes;
   private String lastString;
   /** Longer strings (a kernel's source, a message) are not kept. */
   private static final int MEMO_LIMIT = 256;
+  // The bytes at {@code scratchFor} (scratchLength of them), for comparing one value with several names.
+  private byte[] scratch = new byte[64];
+  private int scratchFor = -1;
+  private int scratchLength;
   private final int end;
   private int pos;
 
@@ -63,60 +66,35 @@ public final class WireIn {
       return null;
     }
     int at = take(len);
-    if (len == lastLength && sameWords(at, len, lastWords, 0)) {
+    byte[] last = lastBytes;
+    if (last != null && last.length == len && sameBytes(at, last)) {
       return lastString;
     }
     byte[] bytes = buffer.getBytes(at, at + len);
     String s = new String(bytes, StandardCharsets.UTF_8);
     if (len <= MEMO_LIMIT) {
-      lastWords = words(bytes);
-      lastLength = len;
+      lastBytes = bytes;
       lastString = s;
     }
     return s;
   }
 
-  /**
-   * {@code bytes} as big-endian words of 8, the last one zero-padded: compared with the wire's bytes
-   * a word at a time ({@link #sameWords}), not copied out and compared byte by byte. On the H100 host
-   * the copy-and-compare took 40 % of a device host's link reader, the stage that bounds small GEMMs
-   * in process isolation (1,024 a message: nine names and three node ids per GEMM).
-   */
-  static long[] words(byte[] bytes) {
-    long[] w = new long[(bytes.length + 7) / 8];
-    for (int i = 0; i < bytes.length; i++) {
-      w[i / 8] |= (bytes[i] & 0xFFL) << (8 * (7 - i % 8));
+  // Whether the bytes at {@code at} are {@code bytes} (bounds already taken): copied once into a
+  // scratch array (one bounds check and an array copy, not one per byte), then compared there.
+  private boolean sameBytes(int at, byte[] bytes) {
+    int len = bytes.length;
+    if (len == 0) {
+      return true;
     }
-    return w;
-  }
-
-  // Whether the len bytes at {@code at} (bounds already taken) are those {@code words} pack, from
-  // its word {@code from} on (the bytes before {@code at} matched the words before it).
-  private boolean sameWords(int at, int len, long[] words, int from) {
-    int full = len / 8;
-    for (int i = 0; i < full; i++) {
-      if (buffer.getLong(at + 8 * i) != words[from + i]) {
-        return false;
+    if (scratchFor != at || scratchLength != len) {
+      if (scratch.length < len) {
+        scratch = new byte[Math.max(len, 2 * scratch.length)];
       }
+      buffer.getBytes(at, at + len, scratch, 0);
+      scratchFor = at;
+      scratchLength = len;
     }
-    return len % 8 == 0 || word(at + 8 * full, len % 8) == words[from + full];
-  }
-
-  // The n (0..8) bytes at {@code at} as a big-endian word, zero-padded: one read of 8 bytes, masked,
-  // where the message holds 8 from there (almost always: more fields follow), else byte by byte.
-  private long word(int at, int n) {
-    if (n == 0) {
-      return 0;
-    }
-    if (at + 8 <= end) {
-      long v = buffer.getLong(at);
-      return n == 8 ? v : v & (-1L << (8 * (8 - n)));
-    }
-    long v = 0;
-    for (int i = 0; i < n; i++) {
-      v |= (buffer.getByte(at + i) & 0xFFL) << (8 * (7 - i));
-    }
-    return v;
+    return Arrays.equals(scratch, 0, len, bytes, 0, len);
   }
 
   public Buffer readBuffer() {
@@ -159,12 +137,9 @@ public final class WireIn {
     }
     int at = take(len);
     WireOut.EnumNames known = WireOut.enumNames(cls);
-    int[] lengths = known.lengths();
-    long[] heads = known.heads();
-    // The first word read once and compared with each name's (a name of 8 bytes or fewer is decided there).
-    long head = word(at, Math.min(len, 8));
-    for (int i = 0; i < lengths.length; i++) {
-      if (lengths[i] == len && heads[i] == head && (len <= 8 || sameWords(at + 8, len - 8, known.words()[i], 1))) {
+    byte[][] names = known.names();
+    for (int i = 0; i < names.length; i++) {
+      if (names[i].length == len && sameBytes(at, names[i])) {
         return cls.cast(known.constants()[i]);
       }
     }

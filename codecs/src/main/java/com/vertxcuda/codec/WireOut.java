@@ -58,11 +58,8 @@ public final class WireOut {
     return e == null ? writeInt(-1) : writeBytes(enumNames(e.getDeclaringClass()).names()[e.ordinal()]);
   }
 
-  /**
-   * An enum's constants and their UTF-8 names, by ordinal, the names also packed as {@link WireIn}
-   * compares them; made once per enum (shared: never written to).
-   */
-  record EnumNames(Object[] constants, byte[][] names, long[][] words, int[] lengths, long[] heads) {
+  /** An enum's constants and their UTF-8 names, by ordinal, made once per enum (shared: never written to). */
+  record EnumNames(Object[] constants, byte[][] names) {
   }
 
   static EnumNames enumNames(Class<?> cls) {
@@ -74,16 +71,10 @@ public final class WireOut {
     protected EnumNames computeValue(Class<?> type) {
       Object[] constants = type.getEnumConstants();
       byte[][] names = new byte[constants.length][];
-      long[][] words = new long[constants.length][];
-      int[] lengths = new int[constants.length];
-      long[] heads = new long[constants.length];
       for (int i = 0; i < constants.length; i++) {
         names[i] = ((Enum<?>) constants[i]).name().getBytes(StandardCharsets.UTF_8);
-        words[i] = WireIn.words(names[i]);
-        lengths[i] = names[i].length;
-        heads[i] = words[i][0];
       }
-      return new EnumNames(constants, names, words, lengths, heads);
+      return new EnumNames(constants, names);
     }
   };
 
