@@ -224,8 +224,10 @@ public final class ContextRuntime implements LibraryContext {
   public void whenDone(GpuEvent event, Consumer<Throwable> then) {
     awaited.incrementAndGet();
     device.whenComplete(event).whenComplete((v, err) -> {
-      awaited.decrementAndGet();
+      // Touched before the count drops: the submission thread never sees the work done and its
+      // last activity old at once (IdleWait.pause), so it keeps spinning for the next request.
       loop.touch();
+      awaited.decrementAndGet();
       event.release();
       then.accept(err);
     });

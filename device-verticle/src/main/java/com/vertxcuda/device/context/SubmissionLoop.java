@@ -380,7 +380,7 @@ public final class SubmissionLoop {
       if (item != null) {
         return item;
       }
-      if (IdleWait.pause(spinNanos, System.nanoTime() - activeAt, awaiting)) {
+      if (IdleWait.pause(spinNanos, () -> activeAt, awaiting)) {
         continue;
       }
       sleeping = true;

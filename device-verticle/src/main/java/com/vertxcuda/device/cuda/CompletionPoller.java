@@ -90,7 +90,8 @@ final class CompletionPoller implements Runnable {
         progress = true;
       }
       if (pending.isEmpty()) {
-        if (!IdleWait.pause(spinNanos, System.nanoTime() - lastActivity, () -> false)) {
+        long since = lastActivity;
+        if (!IdleWait.pause(spinNanos, () -> since, () -> false)) {
           // Woken by the next waiter (whenComplete unparks).
           LockSupport.parkNanos(this, 10_000_000);
           lastActivity = System.nanoTime();

@@ -111,7 +111,7 @@ public final class DeviceHostMain {
     // it within 2 s, and making Vert.x took longer than that on a loaded machine.
     link[0].send(LinkFrame.notice(LinkFrame.Kind.AUTH, ProcessHandle.current().pid(), 0, secret).encode());
     // The link's reader does not block while this side owes answers: the next request follows each.
-    link[0].awaiting(() -> IN_FLIGHT.size() > 0);
+    link[0].awaiting(() -> OWED.get() > 0);
     link[0].start();
     Vertx vertx = Vertx.vertx();
     CudaCodecs.register(vertx.eventBus());
@@ -226,6 +226,7 @@ public final class DeviceHostMain {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
     }
+    OWED.incrementAndGet();
     Request r = IN_FLIGHT.entry(body, answer(link, frame.id), frame.library, System.nanoTime() + frame.code,
       frame.text).track();
     if (!tier.succeeded()) {
@@ -237,6 +238,13 @@ public final class DeviceHostMain {
 
   /** The device host's requests (those from the link, and its own) until each has its one answer. */
   private static final InFlight IN_FLIGHT = new InFlight();
+  /**
+   * Requests from the link not yet answered over it: dropped only once the answer's frame is sent
+   * (which marks the link's activity first), not when the table lets the entry go before its answer
+   * is encoded: the reader must never see nothing owed while its last activity still reads old
+   * ({@link com.vertxcuda.device.context.IdleWait#pause}).
+   */
+  private static final java.util.concurrent.atomic.AtomicInteger OWED = new java.util.concurrent.atomic.AtomicInteger();
 
   /** The answer to a request that came over the link: a frame back, under the request's id. */
   private static InFlight.Answer answer(Link link, long id) {
@@ -247,12 +255,18 @@ public final class DeviceHostMain {
           link.send(LinkFrame.reply(id, reply).encode());
         } catch (RuntimeException | OutOfMemoryError e) {
           fail(Failures.toCudaException("the reply cannot cross the link", e));
+          return;
         }
+        OWED.decrementAndGet();
       }
 
       @Override
       public void fail(CudaException failure) {
-        link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode());
+        try {
+          link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode());
+        } finally {
+          OWED.decrementAndGet();
+        }
       }
     };
   }

@@ -40,6 +40,8 @@ final class Link {
   private volatile java.util.function.BooleanSupplier awaiting = () -> false;
   /** When this side last sent a frame (nanoTime): the peer's next frame usually follows within a round trip. */
   private volatile long sentAt = System.nanoTime();
+  /** When the reader last read a frame (the reader's alone). */
+  private long lastFrame = System.nanoTime();
   private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
   private final Thread reader;
   private volatile boolean open = true;
@@ -134,7 +136,7 @@ final class Link {
   private void read() {
     ByteBuffer in = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.BIG_ENDIAN);
     try {
-      long lastFrame = System.nanoTime();
+      lastFrame = System.nanoTime();
       while (open) {
         int n = channel.read(in);
         if (n < 0) {
@@ -146,8 +148,7 @@ final class Link {
           lastFrame = System.nanoTime();
           continue;
         }
-        long now = System.nanoTime();
-        if (!hasBacklog() && IdleWait.pause(spinNanos, Math.min(now - lastFrame, now - sentAt), awaiting)) {
+        if (!hasBacklog() && IdleWait.pause(spinNanos, this::lastActivity, awaiting)) {
           continue;
         }
         SelectionKey key = channel.keyFor(selector);
@@ -162,6 +163,12 @@ final class Link {
       }
       close(open ? "the link failed: " + e.getMessage() : "the link was closed");
     }
+  }
+
+  // The last frame read or sent, whichever is later (the reader's own, or an answer leaving).
+  private long lastActivity() {
+    long sent = sentAt;
+    return sent - lastFrame > 0 ? sent : lastFrame;
   }
 
   private boolean hasBacklog() {
