@@ -93,8 +93,9 @@ public final class IdleWait {
    * touched, then the count of work on the GPU drops; the device host's reply is sent, then the count
    * of answers owed drops). A thread that read the mark before the work ended and the count after
    * would block just as the answer leaves, and the caller's next request would have to wake it; so
-   * before answering false the mark is read again. On the H100 host that race cost the context tier
-   * about 10 µs per one-at-a-time FFT 2^24 on average (a wake-up in some of them).
+   * before answering false the mark is read again. With both, the context tier's extra over the
+   * context alone went from +15.1 to +7.5 µs per one-at-a-time FFT 2^24 and from +9.5 to +0.8 µs per
+   * RNG 2^28 (H100, c91bc53 → 2b1de41: a wake-up in some of them before).
    */
   public static boolean pause(long spinNanos, java.util.function.LongSupplier lastActivity,
                               java.util.function.BooleanSupplier awaiting) {
