@@ -45,6 +45,8 @@ public final class SubmissionLoop {
   private static final System.Logger LOG = System.getLogger(SubmissionLoop.class.getName());
   /** The last submission or completion (nanoTime). */
   private volatile long activeAt = System.nanoTime();
+  /** {@link #activeAt} as the idle wait reads it (made once: the spin asks it at every step). */
+  private final java.util.function.LongSupplier lastActive = () -> activeAt;
   private volatile java.util.function.BooleanSupplier awaiting = () -> false;
 
   /** A request that waits for its preparation, for an earlier waiting one, or for a transfer to end. */
@@ -380,7 +382,7 @@ public final class SubmissionLoop {
       if (item != null) {
         return item;
       }
-      if (IdleWait.pause(spinNanos, () -> activeAt, awaiting)) {
+      if (IdleWait.pause(spinNanos, lastActive, awaiting)) {
         continue;
       }
       sleeping = true;

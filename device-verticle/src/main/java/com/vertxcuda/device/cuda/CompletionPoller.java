@@ -47,6 +47,11 @@ final class CompletionPoller implements Runnable {
   private final Thread thread;
   private final long spinNanos;
   private volatile boolean running = true;
+  /** When a waiter last came or an event last completed (this thread's alone). */
+  private long lastActivity = System.nanoTime();
+  /** {@link #lastActivity} and "nothing awaited" as the idle wait reads them (made once, not per step). */
+  private final java.util.function.LongSupplier lastActive = () -> lastActivity;
+  private static final java.util.function.BooleanSupplier NOTHING_AWAITED = () -> false;
 
   CompletionPoller(CUcontext context, String name, long spinNanos) {
     this.context = context;
@@ -82,7 +87,7 @@ final class CompletionPoller implements Runnable {
   public void run() {
     JCudaDriver.cuCtxSetCurrent(context);
     List<Waiter> pending = new ArrayList<>();
-    long lastActivity = System.nanoTime();
+    lastActivity = System.nanoTime();
     while (running) {
       boolean progress = false;
       for (Waiter w; (w = incoming.poll()) != null; ) {
@@ -90,8 +95,7 @@ final class CompletionPoller implements Runnable {
         progress = true;
       }
       if (pending.isEmpty()) {
-        long since = lastActivity;
-        if (!IdleWait.pause(spinNanos, () -> since, () -> false)) {
+        if (!IdleWait.pause(spinNanos, lastActive, NOTHING_AWAITED)) {
           // Woken by the next waiter (whenComplete unparks).
           LockSupport.parkNanos(this, 10_000_000);
           lastActivity = System.nanoTime();

@@ -42,6 +42,8 @@ final class Link {
   private volatile long sentAt = System.nanoTime();
   /** When the reader last read a frame (the reader's alone). */
   private long lastFrame = System.nanoTime();
+  /** {@link #lastActivity} as the idle wait reads it (made once: the spin asks it at every step). */
+  private final java.util.function.LongSupplier activity = this::lastActivity;
   private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
   private final Thread reader;
   private volatile boolean open = true;
@@ -148,7 +150,7 @@ final class Link {
           lastFrame = System.nanoTime();
           continue;
         }
-        if (!hasBacklog() && IdleWait.pause(spinNanos, this::lastActivity, awaiting)) {
+        if (!hasBacklog() && IdleWait.pause(spinNanos, activity, awaiting)) {
           continue;
         }
         SelectionKey key = channel.keyFor(selector);
