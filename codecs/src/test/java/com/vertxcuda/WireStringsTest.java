@@ -67,7 +67,7 @@ class WireStringsTest {
       out.writeEnum(t);
     }
     out.writeEnum(null).writeEnum(Transpose.T).writeEnum(Transpose.N);
-    // Names past one 8-byte word, several of one length (GEMM_BATCHED, GEMV...): matched word by word.
+    // Names past one 8-byte word, several of one length (GEMM, GEMV, GEAM...).
     for (com.vertxcuda.blas.BlasOp op : com.vertxcuda.blas.BlasOp.values()) {
       out.writeEnum(op);
     }
@@ -99,5 +99,47 @@ class WireStringsTest {
     Buffer longer = Buffer.buffer();
     new WireOut(longer).writeString("F322");
     assertThrows(WireFormatException.class, () -> new WireIn(longer, 0, longer.length(), "test").readEnum(DType.class));
+  }
+
+  /**
+   * A message in the middle of a larger buffer reads the same whatever memory holds it: a heap array
+   * (read in place, at the buffer's own offset into it), a slice of one, or direct memory (copied
+   * once); a read past the message's end is refused even where the buffer goes on.
+   */
+  @Test
+  void aMessageReadsTheSameFromHeapSlicesAndDirectMemory() {
+    BufferHandle h = new BufferHandle("0f6c2a9e-4b1d-4c3e-9a7b-5d2e8f1c6a30", 3, 7, 42, DType.C64, 1000, -5, 6, 100, 900);
+    Buffer message = Buffer.buffer();
+    new WireOut(message).writeInt(-123456789).writeLong(Long.MIN_VALUE + 7).writeDouble(-2.5e-300).writeBoolean(true)
+      .writeString("é-ü").writeEnum(DType.BF16).writeHandle(h).writeHandle(null).writeByte((byte) -1);
+    Buffer framed = Buffer.buffer().appendString("prefix").appendBuffer(message).appendString("suffix");
+    int from = 6;
+    int to = from + message.length();
+    io.netty.buffer.ByteBuf direct = io.netty.buffer.Unpooled.directBuffer(framed.length());
+    direct.writeBytes(framed.getBytes());
+    List<Buffer> holders = List.of(framed, framed.slice(0, framed.length()),
+      com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(framed.getBytes()).slice(0, framed.length())),
+      com.vertxcuda.impl.VertxInternals.buffer(direct));
+    for (Buffer holder : holders) {
+      WireIn in = new WireIn(holder, from, to, "test");
+      assertEquals(-123456789, in.readInt());
+      assertEquals(Long.MIN_VALUE + 7, in.readLong());
+      assertEquals(-2.5e-300, in.readDouble());
+      assertTrue(in.readBoolean());
+      assertEquals("é-ü", in.readString());
+      assertSame(DType.BF16, in.readEnum(DType.class));
+      assertEquals(h, in.readHandle());
+      assertNull(in.readHandle());
+      assertEquals(-1, in.readByte());
+      in.expectEnd();
+      WireFormatException past = assertThrows(WireFormatException.class, in::readByte);
+      assertTrue(past.getMessage().contains("the message ends at " + to), past.getMessage());
+    }
+    // Offset into the backing array: a slice that starts past the array's first byte.
+    Buffer offset = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(framed.getBytes()).slice(from, message.length()));
+    WireIn in = new WireIn(offset, 0, message.length(), "test");
+    assertEquals(-123456789, in.readInt());
+    assertEquals(Long.MIN_VALUE + 7, in.readLong());
+    direct.release();
   }
 }

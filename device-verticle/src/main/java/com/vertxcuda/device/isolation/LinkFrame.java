@@ -9,6 +9,7 @@ import com.vertxcuda.codec.WireOut;
 import com.vertxcuda.codec.WireType;
 import com.vertxcuda.codec.impl.WireCodec;
 import com.vertxcuda.device.spi.UnreadableRequest;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
@@ -157,7 +158,8 @@ final class LinkFrame {
   static LinkFrame decode(ByteBuffer frame) {
     byte[] bytes = new byte[frame.remaining()];
     frame.get(bytes);
-    Buffer record = Buffer.buffer(bytes);
+    // Wrapped, not copied again (Buffer.buffer(byte[]) copies).
+    Buffer record = VertxInternals.buffer(Unpooled.wrappedBuffer(bytes));
     if (record.length() < 17) {
       throw new WireFormatException("malformed link frame: " + record.length() + " bytes");
     }
