@@ -142,4 +142,30 @@ class WireStringsTest {
     assertEquals(Long.MIN_VALUE + 7, in.readLong());
     direct.release();
   }
+
+  /**
+   * Values written in place into a buffer that grows under the writer many times, with appends of
+   * others between them (as a link frame's header is), read back in order.
+   */
+  @Test
+  void writesIntoAGrowingBufferSharedWithOtherAppendsReadBackInOrder() {
+    Buffer wire = Buffer.buffer(1);
+    WireOut out = new WireOut(wire);
+    for (int i = 0; i < 5000; i++) {
+      out.writeInt(i).writeLong(-i * 1_000_003L).writeString("node-" + (i % 3)).writeEnum(DType.values()[i % DType.values().length]);
+      wire.appendByte((byte) i);
+      out.writeDouble(i / 7.0).writeBoolean(i % 2 == 0);
+    }
+    WireIn in = new WireIn(wire, 0, wire.length(), "test");
+    for (int i = 0; i < 5000; i++) {
+      assertEquals(i, in.readInt());
+      assertEquals(-i * 1_000_003L, in.readLong());
+      assertEquals("node-" + (i % 3), in.readString());
+      assertSame(DType.values()[i % DType.values().length], in.readEnum(DType.class));
+      assertEquals((byte) i, in.readByte());
+      assertEquals(i / 7.0, in.readDouble());
+      assertEquals(i % 2 == 0, in.readBoolean());
+    }
+    in.expectEnd();
+  }
 }

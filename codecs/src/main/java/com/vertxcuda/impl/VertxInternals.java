@@ -204,6 +204,14 @@ public final class VertxInternals {
     return ((BufferInternal) buffer).getByteBuf();
   }
 
+  /**
+   * The Netty buffer a Vert.x {@link Buffer} writes into, itself (not a view of its current bytes, as
+   * {@link #byteBuf} is): an encoder appends to it in place. Null for a Buffer of another kind.
+   */
+  public static ByteBuf appendable(Buffer buffer) {
+    return buffer instanceof io.vertx.core.buffer.impl.BufferImpl ? ((io.vertx.core.buffer.impl.BufferImpl) buffer).byteBuf() : null;
+  }
+
   /** The bytes of {@code buffer} as a ByteBuffer over the same memory, for the reason {@link #byteBuf} gives. */
   public static ByteBuffer nioBuffer(Buffer buffer) {
     return byteBuf(buffer).nioBuffer();
