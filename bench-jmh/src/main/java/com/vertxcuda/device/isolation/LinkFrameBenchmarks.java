@@ -18,9 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The link between a device verticle and its device host: a request frame (a fill, and a batch of 1,024 GEMMs) encoded into the
- * thread's scratch buffer, and decoded on the other side. In {@code LinkFrame}'s package, which keeps
- * the frame format to itself.
+ * The link between a device verticle and its device host: a request frame (a fill, and a batch of
+ * 1,024 GEMMs) encoded into the thread's scratch buffer, and decoded on the other side. In
+ * {@code LinkFrame}'s package, which keeps the frame format to itself.
  */
 @State(Scope.Thread)
 public class LinkFrameBenchmarks {
