@@ -70,6 +70,35 @@ class LibraryWireTypesTest {
       .setOutput(handle), RandRequest::toJson);
   }
 
+  /**
+   * A batch of 1,024 GEMMs read back: every handle as written, and every handle's node id one string
+   * (the reader gives its last string again for the same bytes: one made per batch, not 3,072).
+   */
+  @Test
+  void aLargeBatchReadsEveryHandleBackWithOneNodeString() {
+    String node = "0f6c2a9e-4b1d-4c3e-9a7b-5d2e8f1c6a30";
+    BufferHandle a = BufferHandle.issue(node, 0, 1, 1, DType.F32, 4096);
+    BufferHandle b = BufferHandle.issue(node, 0, 1, 2, DType.F32, 4096);
+    List<BlasRequest> requests = new java.util.ArrayList<>();
+    for (int i = 0; i < 1024; i++) {
+      requests.add(new BlasRequest(BlasOp.GEMM).setM(64).setN(64).setK(64).setA(a).setLda(64).setB(b).setLdb(64)
+        .setC(BufferHandle.issue(node, 0, 1, 100 + i, DType.F32, 4096).view(i % 7, 64)).setLdc(64).setTf32(i % 2 == 0));
+    }
+    WireCodec<BlasBatch> codec = CudaCodecs.codec(LibraryWireTypes.BLAS_BATCH);
+    Buffer wire = Buffer.buffer();
+    codec.encodeToWire(wire, new BlasBatch(requests));
+    List<BlasRequest> read = codec.decodeFromWire(0, wire).getRequests();
+    assertEquals(1024, read.size());
+    String first = read.get(0).getA().node();
+    assertEquals(node, first);
+    for (int i = 0; i < 1024; i++) {
+      assertEquals(requests.get(i).toJson(), read.get(i).toJson(), "GEMM " + i);
+      for (BufferHandle h : List.of(read.get(i).getA(), read.get(i).getB(), read.get(i).getC())) {
+        org.junit.jupiter.api.Assertions.assertSame(first, h.node(), "GEMM " + i);
+      }
+    }
+  }
+
   @Test
   void theServiceFileContributesThem() {
     List<WireType<?>> all = CudaCodecs.wireTypes();
