@@ -135,6 +135,11 @@ class WireStringsTest {
       WireFormatException past = assertThrows(WireFormatException.class, in::readByte);
       assertTrue(past.getMessage().contains("the message ends at " + to), past.getMessage());
     }
+    // A reader told of more bytes than the buffer has stops at its end, though its array holds more.
+    Buffer roomy = Buffer.buffer(64).appendInt(7);
+    WireIn short4 = new WireIn(roomy, 0, 64, "test");
+    assertEquals(7, short4.readInt());
+    assertThrows(WireFormatException.class, short4::readInt);
     // Offset into the backing array: a slice that starts past the array's first byte.
     Buffer offset = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(framed.getBytes()).slice(from, message.length()));
     WireIn in = new WireIn(offset, 0, message.length(), "test");

@@ -49,7 +49,8 @@ public final class WireIn {
   public WireIn(Buffer buffer, int pos, int end, String type) {
     this.buffer = buffer;
     this.pos = pos;
-    this.end = end;
+    // Never past the buffer's bytes: the array behind it may hold more (a reused buffer's older bytes).
+    this.end = Math.min(end, buffer.length());
     this.type = type;
     ByteBuf buf = VertxInternals.byteBuf(buffer);
     if (buf.hasArray()) {
@@ -57,8 +58,8 @@ public final class WireIn {
       this.base = buf.arrayOffset();
     } else {
       // Direct or composite memory: the region, once (its bounds are the caller's, checked as any read's).
-      int from = Math.max(0, Math.min(pos, buffer.length()));
-      this.bytes = buffer.getBytes(from, Math.max(from, Math.min(end, buffer.length())));
+      int from = Math.max(0, Math.min(pos, this.end));
+      this.bytes = buffer.getBytes(from, Math.max(from, this.end));
       this.base = -from;
     }
   }
