@@ -195,7 +195,7 @@ if [ "$jfrtail" = yes ]; then
   tar czf "$out/tail.tgz" -C "$work" $(cd "$work" && ls -d tail-* tail 2>/dev/null)
 fi
 
-# hops_table VARIANTS: the one-at-a-time hop tables (FFT, RNG, TF32 GEMM: context, tiers, clients) in
+# hops_table VARIANTS: the one-at-a-time hop tables (1 KiB fill, FFT, RNG, TF32 GEMM: context, tiers, clients) in
 # both modes for each variant: default (default options and Vert.x's NIO transport, with raw JCuda),
 # spinN (DeviceOptions.submissionSpin N µs), native (Vert.x's native transport, epoll) or wakeN
 # (DeviceOptions.callerWake N µs, which needs the native transport: on NIO it is off); hops.txt in
@@ -214,9 +214,9 @@ hops_table() {
     esac
     for mode in in_process process; do
       stage hops-$mode-$v 90 "$cp" -Xmx4g "${props[@]}" \
-        com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode $mode --size $size --only libhops \
+        com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode $mode --size $size --only hops,libhops \
         $([ $v = default ] || echo --no-raw) --commit "$commit" --out "$work/hops-$v"
-      grep -h "^\[bench.*hops\." "$work/hops-$mode-$v.txt" | sed "s/^/$v: /" >> "$out/hops.txt"
+      grep -hE "^\[bench.*(hops\.|roundtrip\.fill)" "$work/hops-$mode-$v.txt" | sed "s/^/$v: /" >> "$out/hops.txt"
     done
   done
 }
