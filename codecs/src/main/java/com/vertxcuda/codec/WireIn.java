@@ -40,8 +40,9 @@ public final class WireIn {
   private String lastString;
   /** Longer strings (a kernel's source, a message) are not kept. */
   private static final int MEMO_LIMIT = 256;
-  private final Class<?>[] enumTypes = new Class<?>[8];
-  private final WireOut.EnumNames[] enumTables = new WireOut.EnumNames[8];
+  /** The enum types this reader has read, and their names (made at the first enum read: most messages read none). */
+  private Class<?>[] enumTypes;
+  private WireOut.EnumNames[] enumTables;
   private int enumCount;
   private final int end;
   private int pos;
@@ -166,6 +167,10 @@ public final class WireIn {
       }
     }
     WireOut.EnumNames names = WireOut.enumNames(cls);
+    if (enumTypes == null) {
+      enumTypes = new Class<?>[8];
+      enumTables = new WireOut.EnumNames[8];
+    }
     if (enumCount < enumTypes.length) {
       enumTypes[enumCount] = cls;
       enumTables[enumCount++] = names;
