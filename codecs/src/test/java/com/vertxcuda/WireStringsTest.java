@@ -173,4 +173,28 @@ class WireStringsTest {
     }
     in.expectEnd();
   }
+
+  /**
+   * A Vert.x Buffer moves to a new Netty buffer when another's append outgrows the old one's maximum
+   * (a wrapped array): the writer's next value goes where the Buffer now is, not into the old one.
+   */
+  @Test
+  void aWriterFollowsTheBufferWhenAnotherAppendMovesIt() {
+    Buffer wire = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[8]).clear());
+    WireOut out = new WireOut(wire);
+    out.writeInt(17);
+    String text = "longer than the eight bytes the wrapped array may hold";
+    wire.appendString(text);
+    out.writeLong(-42L).writeString("after");
+    WireIn in = new WireIn(wire, 0, wire.length(), "test");
+    assertEquals(17, in.readInt());
+    byte[] raw = new byte[text.length()];
+    for (int i = 0; i < raw.length; i++) {
+      raw[i] = in.readByte();
+    }
+    assertEquals(text, new String(raw, StandardCharsets.UTF_8));
+    assertEquals(-42L, in.readLong());
+    assertEquals("after", in.readString());
+    in.expectEnd();
+  }
 }
