@@ -20,12 +20,11 @@ public final class WireOut {
   /**
    * The Netty buffer under it, and its array while it is on the heap: values are written into the
    * array in place. Through the buffer each value cost a check that the buffer is still referenced
-   * and a growth check (a third of the time to encode a 1,024-GEMM link frame on the dev VM). Read
-   * again at every value: a Vert.x Buffer may move to a new Netty buffer when an append of another's
-   * outgrows its maximum. Null for a Buffer of another kind than Vert.x's own: values are appended
-   * through it.
+   * and a growth check (a third of the time to encode a 1,024-GEMM link frame on the dev VM). Null
+   * where the Buffer may move to another Netty buffer, or is of another kind than Vert.x's own
+   * ({@link VertxInternals#appendable}): values are appended through the Buffer then.
    */
-  private ByteBuf buf;
+  private final ByteBuf buf;
   private byte[] array;
   private int arrayBase;
   /** The capacity {@link #array} was taken at: a buffer that grows (here or by another writer) moves to a new array. */
@@ -41,13 +40,12 @@ public final class WireOut {
 
   // Appends n bytes' room and answers where it starts (a buffer index); array is current after it.
   private int reserve(int n) {
-    ByteBuf b = VertxInternals.appendable(buffer);
+    ByteBuf b = buf;
     int at = b.writerIndex();
     if (b.capacity() - at < n) {
       b.ensureWritable(n);
     }
-    if (b != buf || b.capacity() != arrayCapacity) {
-      buf = b;
+    if (b.capacity() != arrayCapacity) {
       array = b.hasArray() ? b.array() : null;
       arrayBase = array == null ? 0 : b.arrayOffset();
       arrayCapacity = b.capacity();
