@@ -155,6 +155,8 @@ class WireStringsTest {
   @Test
   void writesIntoAGrowingBufferSharedWithOtherAppendsReadBackInOrder() {
     Buffer wire = Buffer.buffer(1);
+    org.junit.jupiter.api.Assertions.assertNotNull(com.vertxcuda.impl.VertxInternals.appendable(wire),
+      "a new Buffer is written in place");
     WireOut out = new WireOut(wire);
     for (int i = 0; i < 5000; i++) {
       out.writeInt(i).writeLong(-i * 1_000_003L).writeString("node-" + (i % 3)).writeEnum(DType.values()[i % DType.values().length]);
@@ -181,6 +183,7 @@ class WireStringsTest {
   @Test
   void aWriterFollowsTheBufferWhenAnotherAppendMovesIt() {
     Buffer wire = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[8]).clear());
+    assertNull(com.vertxcuda.impl.VertxInternals.appendable(wire), "a bounded Buffer is appended to through its API");
     WireOut out = new WireOut(wire);
     out.writeInt(17);
     String text = "longer than the eight bytes the wrapped array may hold";
