@@ -53,7 +53,7 @@ public final class WireIn {
     // Never past the buffer's bytes: the array behind it may hold more (a reused buffer's older bytes).
     this.end = Math.min(end, buffer.length());
     this.type = type;
-    ByteBuf buf = VertxInternals.byteBuf(buffer);
+    ByteBuf buf = VertxInternals.backing(buffer);
     if (buf.hasArray()) {
       this.bytes = buf.array();
       this.base = buf.arrayOffset();

@@ -18,11 +18,11 @@ public final class WireOut {
 
   private final Buffer buffer;
   /**
-   * The Netty buffer under it, and its array while it is on the heap: values are written into the
-   * array in place. Through the buffer each value cost a check that the buffer is still referenced
-   * and a growth check (a third of the time to encode a 1,024-GEMM link frame on the dev VM). Null
-   * where the Buffer may move to another Netty buffer, or is of another kind than Vert.x's own
-   * ({@link VertxInternals#appendable}): values are appended through the Buffer then.
+   * The heap Netty buffer under it, and that buffer's array: values are written into the array in
+   * place. Through the buffer each value cost a check that the buffer is still referenced and a
+   * growth check (a third of the time to encode a 1,024-GEMM link frame on the dev VM). Null where
+   * the Buffer may move to another Netty buffer, is off the heap, or is of another kind than Vert.x's
+   * own ({@link VertxInternals#appendable}): values are appended through the Buffer then.
    */
   private final ByteBuf buf;
   private byte[] array;
@@ -38,7 +38,7 @@ public final class WireOut {
     this.buf = VertxInternals.appendable(buffer);
   }
 
-  // Appends n bytes' room and answers where it starts (a buffer index); array is current after it.
+  // Appends n bytes' room and answers where in {@link #array} (current after the call) they start.
   private int reserve(int n) {
     ByteBuf b = buf;
     int at = b.writerIndex();
@@ -46,24 +46,20 @@ public final class WireOut {
       b.ensureWritable(n);
     }
     if (b.capacity() != arrayCapacity) {
-      array = b.hasArray() ? b.array() : null;
-      arrayBase = array == null ? 0 : b.arrayOffset();
+      array = b.array();
+      arrayBase = b.arrayOffset();
       arrayCapacity = b.capacity();
     }
     b.writerIndex(at + n);
-    return at;
+    return arrayBase + at;
   }
 
   public WireOut writeByte(int v) {
     if (buf == null) {
       buffer.appendByte((byte) v);
-      return this;
-    }
-    int at = reserve(1);
-    if (array != null) {
-      array[arrayBase + at] = (byte) v;
     } else {
-      buf.setByte(at, v);
+      int at = reserve(1);
+      array[at] = (byte) v;
     }
     return this;
   }
@@ -73,13 +69,9 @@ public final class WireOut {
   public WireOut writeInt(int v) {
     if (buf == null) {
       buffer.appendInt(v);
-      return this;
-    }
-    int at = reserve(4);
-    if (array != null) {
-      INT.set(array, arrayBase + at, v);
     } else {
-      buf.setInt(at, v);
+      int at = reserve(4);
+      INT.set(array, at, v);
     }
     return this;
   }
@@ -87,13 +79,9 @@ public final class WireOut {
   public WireOut writeLong(long v) {
     if (buf == null) {
       buffer.appendLong(v);
-      return this;
-    }
-    int at = reserve(8);
-    if (array != null) {
-      LONG.set(array, arrayBase + at, v);
     } else {
-      buf.setLong(at, v);
+      int at = reserve(8);
+      LONG.set(array, at, v);
     }
     return this;
   }
@@ -119,13 +107,9 @@ public final class WireOut {
     writeInt(bytes.length);
     if (buf == null) {
       buffer.appendBytes(bytes);
-      return this;
-    }
-    int at = reserve(bytes.length);
-    if (array != null) {
-      System.arraycopy(bytes, 0, array, arrayBase + at, bytes.length);
     } else {
-      buf.setBytes(at, bytes);
+      int at = reserve(bytes.length);
+      System.arraycopy(bytes, 0, array, at, bytes.length);
     }
     return this;
   }

@@ -205,18 +205,27 @@ public final class VertxInternals {
   }
 
   /**
-   * The Netty buffer a Vert.x {@link Buffer} writes into, itself (not a view of its current bytes, as
-   * {@link #byteBuf} is): an encoder appends to it in place. Only where it may grow without bound, as
-   * a new Buffer's does: one over a wrapped array has a maximum, past which the Buffer moves to a new
-   * Netty buffer (on an append of a string), and a writer holding the old one would lose what it
-   * wrote after. Null otherwise, and for a Buffer of another kind: append through the Buffer then.
+   * The Netty buffer under a Vert.x {@link Buffer}, itself: not a view of its current bytes (as
+   * {@link #byteBuf} makes, two objects a call), for reading its array in place.
+   */
+  public static ByteBuf backing(Buffer buffer) {
+    return buffer instanceof io.vertx.core.buffer.impl.BufferImpl
+      ? ((io.vertx.core.buffer.impl.BufferImpl) buffer).byteBuf() : byteBuf(buffer);
+  }
+
+  /**
+   * The Netty buffer a Vert.x {@link Buffer} writes into ({@link #backing}), where an encoder may append
+   * to its array in place: on the heap, and free to grow without bound, as a new Buffer's is. One over
+   * a wrapped array has a maximum, past which the Buffer moves to a new Netty buffer (on an append of
+   * a string), and a writer holding the old one would lose what it wrote after. Null otherwise, and
+   * for a Buffer of another kind: append through the Buffer then.
    */
   public static ByteBuf appendable(Buffer buffer) {
     if (!(buffer instanceof io.vertx.core.buffer.impl.BufferImpl)) {
       return null;
     }
-    ByteBuf b = ((io.vertx.core.buffer.impl.BufferImpl) buffer).byteBuf();
-    return b.maxCapacity() == Integer.MAX_VALUE ? b : null;
+    ByteBuf b = backing(buffer);
+    return b.hasArray() && b.maxCapacity() == Integer.MAX_VALUE ? b : null;
   }
 
   /** The bytes of {@code buffer} as a ByteBuffer over the same memory, for the reason {@link #byteBuf} gives. */
