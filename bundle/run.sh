@@ -16,7 +16,8 @@
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
-#   benchmark, then the hop tables on the native transport, caller wake off and at 50 µs (about 8.5 minutes).
+#   benchmark, then the hop tables on the native transport, caller wake off and at 50 µs, and on a
+#   polling transport of 100 µs (about 9 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
@@ -197,9 +198,9 @@ fi
 
 # hops_table VARIANTS: the one-at-a-time hop tables (1 KiB fill, FFT, RNG, TF32 GEMM: context, tiers, clients) in
 # both modes for each variant: default (default options and Vert.x's NIO transport, with raw JCuda),
-# spinN (DeviceOptions.submissionSpin N µs), native (Vert.x's native transport, epoll) or wakeN
-# (DeviceOptions.callerWake N µs, which needs the native transport: on NIO it is off); hops.txt in
-# the output folder.
+# spinN (DeviceOptions.submissionSpin N µs), native (Vert.x's native transport, epoll), wakeN
+# (DeviceOptions.callerWake N µs, which needs the native transport: on NIO it is off) or pollN (a
+# PollingTransport on NIO polling N µs for a local answer); hops.txt in the output folder.
 hops_table() {
   local v mode props
   echo "== hops: one at a time, per hop, both modes; variants: $*"
@@ -210,6 +211,7 @@ hops_table() {
       spin*) props=(-Dvertxcuda.bench.submissionSpin=${v#spin}) ;;
       native) props=(-Dvertxcuda.bench.nativeTransport=true) ;;
       wake*) props=(-Dvertxcuda.bench.nativeTransport=true -Dvertxcuda.bench.callerWake=${v#wake}) ;;
+      poll*) props=(-Dvertxcuda.bench.callerPoll=${v#poll}) ;;
       *) props=(-Dvertxcuda.bench.variant=default) ;;
     esac
     for mode in in_process process; do
@@ -353,8 +355,8 @@ fi
 
 if [ "$what" = final ]; then
   # Against the bench's own hop rows (default options, NIO) just measured: the native transport with
-  # the caller wake off, then on at 50 µs.
-  hops_table native wake50
+  # the caller wake off, then on at 50 µs, then NIO made a PollingTransport of 100 µs.
+  hops_table native wake50 poll100
   cat "$summary"
 fi
 

@@ -183,6 +183,11 @@ public final class VertxInternals {
     return ((VertxInternal) vertx).createEventLoopContext();
   }
 
+  /** The transport {@code vertx} runs (Vert.x's own, or one it was built with: the device's polling one). */
+  public static io.vertx.core.spi.transport.Transport transport(Vertx vertx) {
+    return ((VertxInternal) vertx).transport();
+  }
+
   /**
    * The Netty event loop of {@code context} when it is an event-loop context and this thread is that
    * loop's, else null: where a caller's loop schedules its own wake-ups finer than Vert.x timers'

@@ -66,6 +66,17 @@ public final class IdleWait {
   }
 
   /**
+   * One step of an event loop polling for an answer due to it instead of sleeping
+   * ({@code PollingTransport}): on a host of fewer than {@link #QUIET_CORES} cores it yields the core
+   * at every step (there a polling loop must not keep the threads that produce its answer off a core).
+   */
+  public static void pollStep() {
+    if (YIELDS) {
+      Thread.yield();
+    }
+  }
+
+  /**
    * One step of waiting for work handed on that cannot wake this thread when it ends (the GPU's:
    * its completion is polled), always with work outstanding: as {@link #pause}, but where there is
    * no spin (a host of few cores) it yields at every step until {@link #AWAIT_NANOS} of quiet instead

@@ -71,6 +71,8 @@ public final class Admission {
   private final DeviceOptions options;
   /** How often a local caller's event loop wakes itself while its request is unanswered (ns; 0: not). */
   private final long callerWake;
+  /** How long a local caller's event loop polls for its answer (its Vert.x runs a PollingTransport), ns; 0: not. */
+  private final long callerPoll;
   private final String address;
   private static final Library[] LIBRARIES = Library.values();
   /** Each library's address on this device, by the index of {@link #LIBRARIES}. */
@@ -94,6 +96,7 @@ public final class Admission {
     this.vertx = vertx;
     this.options = options;
     this.callerWake = com.vertxcuda.device.context.IdleWait.callerWakeNanos(options, vertx.isNativeTransportEnabled());
+    this.callerPoll = PollingTransportImpl.pollNanos(vertx);
     if (options.getCallerWake() > 0 && callerWake == 0) {
       System.getLogger(Admission.class.getName()).log(System.Logger.Level.WARNING, "callerWake is set but this Vert.x "
         + "runs the NIO transport, whose loops cannot wake every " + options.getCallerWake() + " µs without spinning: "
@@ -303,7 +306,7 @@ public final class Admission {
       Library library = libraryOf(target);
       Promise<Object> promise = Promise.promise();
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
-      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller, callerWake), library, deadline, self);
+      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller, callerWake, callerPoll), library, deadline, self);
       ContextTier tier = device.tier();
       DeviceState state = device.state();
       if (refusedFromClients(r)) {

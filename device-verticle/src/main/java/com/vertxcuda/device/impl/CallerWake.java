@@ -8,44 +8,60 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Keeps an event loop that waits for a local answer in a light sleep: while a request it made is
- * unanswered, the loop wakes itself every {@code intervalNanos} (a Netty timer on the loop), so the
- * answer's wake-up finds a core that slept for at most that long.
- *
- * <p>Why: a one-at-a-time caller's loop sleeps through the whole GPU operation, and on the H200 host
- * the hop from the answering thread to that loop grew with the sleep — 10.7 µs over the context
- * tier for a 1 KiB fill, 24–30 µs for FFT 2^24 and RNG 2^28 (~300 µs), 68 µs for a TF32 GEMM 8192
- * (2.5 ms), at 86f10f3 (bench/results) — while every other thread on the path spins
- * ({@link IdleWait}). An event loop must not spin, so it is woken instead.
+ * Keeps an event loop that waits for a local answer awake for it, in one of two ways, both only while
+ * a request made on the loop is unanswered:
+ * <ul>
+ *   <li><b>polling</b>, on a loop of a {@link com.vertxcuda.device.PollingTransport}: for up to its poll
+ *   time after the request (or the loop's last answer) the loop looks for I/O and tasks without
+ *   sleeping, so the answer's task runs as soon as it is queued — no wake-up of a sleeping thread
+ *   (an {@code eventfd} write, a scheduler wake-up: +9.1 µs over the context tier for a 1 KiB fill on
+ *   the H100 at c91bc53, more than the fill itself);</li>
+ *   <li><b>waking</b> ({@code DeviceOptions.callerWake}): the loop wakes itself every
+ *   {@code intervalNanos} (a Netty timer on the loop), so the answer's wake-up finds a core that slept
+ *   for at most that long. On the H200 host the hop to a sleeping loop grew with the sleep — 10.7 µs
+ *   over the context tier for a 1 KiB fill, 24–30 µs for FFT 2^24 and RNG 2^28 (~300 µs), 68 µs for
+ *   a TF32 GEMM 8192 (2.5 ms), at 86f10f3 (bench/results).</li>
+ * </ul>
+ * A loop polls only for the short time its transport was made with (a loop must not be held from
+ * sleeping for long), which covers short operations; the wakes keep a loop waiting on long ones
+ * lightly asleep.
  *
  * <p>One per loop thread, touched only on that thread: {@link #begin} where the request is admitted
- * on the caller's loop (elsewhere, or with no interval, nothing is done), {@link #end} in the
- * answer's task on the same loop. The ticks stop when nothing is unanswered, or after
- * {@link IdleWait#AWAIT_NANOS} with no answer (one late wake-up no longer matters then).
+ * on the caller's loop (elsewhere, or on a loop neither polling nor waking, nothing is done),
+ * {@link #end} in the answer's task on the same loop, {@link #pollNow} from the loop's select strategy.
+ * The ticks stop when nothing is unanswered, or after {@link IdleWait#AWAIT_NANOS} with no answer
+ * (one late wake-up no longer matters then).
  */
 final class CallerWake {
 
   private static final ThreadLocal<CallerWake> ON_THIS_LOOP = new ThreadLocal<>();
 
   private final ScheduledExecutorService loop;
+  /** How often the loop wakes itself while waiting; 0: it does not. */
   private final long intervalNanos;
+  /** How long after a request (or an answer) the loop polls rather than sleeps; 0: it does not poll. */
+  private final long pollNanos;
   private final Runnable tick = this::tick;
   private int unanswered;
   private boolean ticking;
   private long lastChange;
   private long ticks;
+  private long polls;
 
-  private CallerWake(ScheduledExecutorService loop, long intervalNanos) {
+  private CallerWake(ScheduledExecutorService loop, long intervalNanos, long pollNanos) {
     this.loop = loop;
-    this.intervalNanos = intervalNanos;
+    this.intervalNanos = Math.max(0, intervalNanos);
+    this.pollNanos = Math.max(0, pollNanos);
   }
 
   /**
-   * A request made on {@code caller} is admitted: if this is its event loop's thread, the loop wakes
-   * every {@code intervalNanos} until {@link #end}. Null when nothing was begun.
+   * A request made on {@code caller} is admitted: if this is its event loop's thread, and that loop
+   * polls ({@code pollNanos}, its {@link PollingTransportImpl}'s poll time) or wakes itself
+   * ({@code intervalNanos}), the loop keeps awake for its answer until {@link #end}. Null when nothing
+   * was begun.
    */
-  static CallerWake begin(Context caller, long intervalNanos) {
-    if (intervalNanos <= 0) {
+  static CallerWake begin(Context caller, long intervalNanos, long pollNanos) {
+    if (intervalNanos <= 0 && pollNanos <= 0) {
       return null;
     }
     ScheduledExecutorService loop = VertxInternals.currentEventLoop(caller);
@@ -53,16 +69,17 @@ final class CallerWake {
       return null;
     }
     CallerWake wake = ON_THIS_LOOP.get();
-    if (wake == null || wake.loop != loop) {
-      // One per loop, at the interval of the device that first woke it (devices of one JVM share defaults).
-      wake = new CallerWake(loop, intervalNanos);
+    if (wake == null) {
+      // One per loop, with the interval and poll time of the device that first used it (devices of
+      // one Vert.x share its transport; of one JVM, the defaults).
+      wake = new CallerWake(loop, intervalNanos, pollNanos);
       ON_THIS_LOOP.set(wake);
     }
     wake.unanswered++;
     wake.lastChange = System.nanoTime();
-    if (!wake.ticking) {
+    if (!wake.ticking && wake.intervalNanos > 0) {
       wake.ticking = true;
-      loop.schedule(wake.tick, intervalNanos, TimeUnit.NANOSECONDS);
+      loop.schedule(wake.tick, wake.intervalNanos, TimeUnit.NANOSECONDS);
     }
     return wake;
   }
@@ -71,6 +88,20 @@ final class CallerWake {
   void end() {
     unanswered--;
     lastChange = System.nanoTime();
+  }
+
+  /**
+   * Whether the polling loop should look for its answer again now rather than sleep: a request made
+   * on it is unanswered and the last request or answer was under its poll time ago. Called by the
+   * loop's select strategy whenever it has no task to run.
+   */
+  boolean pollNow() {
+    if (unanswered <= 0 || System.nanoTime() - lastChange >= pollNanos) {
+      return false;
+    }
+    polls++;
+    IdleWait.pollStep();
+    return true;
   }
 
   /** This loop thread's wake, if one was begun on it (for tests). */
@@ -86,6 +117,16 @@ final class CallerWake {
   /** How often the loop woke itself so far (for tests). */
   long ticks() {
     return ticks;
+  }
+
+  /** How long the loop polls after a request or answer, ns (for tests). */
+  long pollNanos() {
+    return pollNanos;
+  }
+
+  /** How often the loop looked for its answer instead of sleeping (for tests). */
+  long polls() {
+    return polls;
   }
 
   private void tick() {

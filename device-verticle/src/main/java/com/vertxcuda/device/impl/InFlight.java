@@ -111,11 +111,12 @@ public final class InFlight {
     /**
      * The answer to a local caller: {@code promise} completes on {@code caller}, the caller's
      * context, in a task of its own, so never on the stack of whoever answers (a refusal is answered
-     * on the caller's own thread). Made on the caller's event loop, that loop wakes itself every
-     * {@code wakeNanos} until the answer runs ({@link CallerWake}; 0: not).
+     * on the caller's own thread). Made on the caller's event loop, that loop keeps awake for the
+     * answer ({@link CallerWake}): it polls for up to {@code pollNanos} (its transport polls), and
+     * wakes itself every {@code wakeNanos} until the answer runs (0: neither).
      */
-    static Answer of(Promise<Object> promise, io.vertx.core.Context caller, long wakeNanos) {
-      CallerWake wake = CallerWake.begin(caller, wakeNanos);
+    static Answer of(Promise<Object> promise, io.vertx.core.Context caller, long wakeNanos, long pollNanos) {
+      CallerWake wake = CallerWake.begin(caller, wakeNanos, pollNanos);
       return new Answer() {
         @Override
         public void succeed(Object body) {

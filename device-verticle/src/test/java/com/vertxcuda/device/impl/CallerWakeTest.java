@@ -60,7 +60,7 @@ class CallerWakeTest {
     AtomicReference<InFlight.Answer> answer = new AtomicReference<>();
     AtomicReference<CallerWake> wake = new AtomicReference<>();
     caller.runOnContext(v -> {
-      answer.set(InFlight.Answer.of(promise, caller, INTERVAL));
+      answer.set(InFlight.Answer.of(promise, caller, INTERVAL, 0));
       wake.set(CallerWake.onThisLoop());
       test.verify(() -> {
         assertNotNull(wake.get(), "made on the caller's loop: the loop wakes itself");
@@ -89,12 +89,12 @@ class CallerWakeTest {
   void aRequestNeverAnsweredStopsTheWakesAfterTheAwaitLimit(VertxTestContext test) {
     Context caller = vertx.getOrCreateContext();
     caller.runOnContext(v -> {
-      CallerWake wake = CallerWake.begin(caller, INTERVAL);
+      CallerWake wake = CallerWake.begin(caller, INTERVAL, 0);
       test.verify(() -> assertTrue(wake.ticking()));
       vertx.setTimer(200, t -> test.verify(() -> {
         assertFalse(wake.ticking(), "past 20 ms without an answer one late wake-up no longer matters");
         // A new request on the loop starts the wakes again.
-        CallerWake again = CallerWake.begin(caller, INTERVAL);
+        CallerWake again = CallerWake.begin(caller, INTERVAL, 0);
         assertSame(wake, again, "one per loop");
         assertTrue(again.ticking());
         again.end();
@@ -107,10 +107,10 @@ class CallerWakeTest {
   @Test
   void offTheLoopOrWithoutAnIntervalNothingBegins(VertxTestContext test) {
     Context loop = vertx.getOrCreateContext();
-    assertNull(CallerWake.begin(loop, INTERVAL), "this test's thread is not the loop's");
+    assertNull(CallerWake.begin(loop, INTERVAL, 0), "this test's thread is not the loop's");
     loop.runOnContext(v -> test.verify(() -> {
-      assertNull(CallerWake.begin(loop, 0), "no interval: no wakes");
-      vertx.executeBlocking(() -> CallerWake.begin(Vertx.currentContext(), INTERVAL))
+      assertNull(CallerWake.begin(loop, 0, 0), "no interval: no wakes");
+      vertx.executeBlocking(() -> CallerWake.begin(Vertx.currentContext(), INTERVAL, 0))
         .onComplete(test.succeeding(w -> test.verify(() -> {
           assertNull(w, "a worker is not woken");
           test.completeNow();
@@ -124,14 +124,14 @@ class CallerWakeTest {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     caller.runOnContext(v -> {
       long thread = Thread.currentThread().getId();
-      CallerWake wake = CallerWake.begin(caller, INTERVAL);
+      CallerWake wake = CallerWake.begin(caller, INTERVAL, 0);
       long cpu0 = threads.getThreadCpuTime(thread);
       long t0 = System.nanoTime();
       // 100 ms with requests unanswered (a new one every 5 ms, within the wake's 20 ms limit): the
       // loop wakes every 50 µs and sleeps in between.
       int[] begun = {1};
       long more = vertx.setPeriodic(5, t -> {
-        CallerWake.begin(caller, INTERVAL);
+        CallerWake.begin(caller, INTERVAL, 0);
         begun[0]++;
       });
       vertx.setTimer(100, t -> test.verify(() -> {

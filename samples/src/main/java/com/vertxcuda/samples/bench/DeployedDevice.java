@@ -5,10 +5,12 @@ import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
+import com.vertxcuda.device.PollingTransport;
 import com.vertxcuda.fft.FftClient;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.rand.RandClient;
 import io.vertx.core.Vertx;
+import io.vertx.core.transport.Transport;
 
 import java.util.Locale;
 
@@ -60,13 +62,17 @@ final class DeployedDevice implements AutoCloseable {
    * A Vert.x for the bench: the NIO transport (Vert.x's default), or with
    * {@code -Dvertxcuda.bench.nativeTransport=true} the native one (epoll), which a measurement of
    * {@code DeviceOptions.callerWake} needs; fails rather than measure NIO when native was asked for.
+   * With {@code -Dvertxcuda.bench.callerPoll=N} (µs) that transport is made a {@link PollingTransport}
+   * polling for N µs.
    */
   static Vertx newVertx() {
-    if (!Boolean.getBoolean(NATIVE_TRANSPORT)) {
-      return Vertx.vertx();
-    }
-    Vertx vertx = Vertx.vertx(new io.vertx.core.VertxOptions().setPreferNativeTransport(true));
-    if (!vertx.isNativeTransportEnabled()) {
+    boolean nativeTransport = Boolean.getBoolean(NATIVE_TRANSPORT);
+    Transport base = nativeTransport ? Transport.EPOLL : Transport.NIO;
+    int poll = Integer.getInteger(CALLER_POLL, -1);
+    Vertx vertx = Vertx.builder()
+      .withTransport(poll >= 0 ? PollingTransport.create(base, poll) : base)
+      .build();
+    if (nativeTransport && !vertx.isNativeTransportEnabled()) {
       Throwable why = vertx.unavailableNativeTransportCause();
       vertx.close();
       throw new IllegalStateException(NATIVE_TRANSPORT + " is set but the native transport is unavailable", why);
@@ -74,6 +80,7 @@ final class DeployedDevice implements AutoCloseable {
     return vertx;
   }
 
+  static final String CALLER_POLL = "vertxcuda.bench.callerPoll";
   static final String NATIVE_TRANSPORT = "vertxcuda.bench.nativeTransport";
 
   static void awaitSpare(DeviceClient client, DeviceOptions options) throws Exception {

@@ -1,0 +1,50 @@
+package com.vertxcuda.device;
+
+import com.vertxcuda.device.impl.PollingTransportImpl;
+import io.vertx.core.transport.Transport;
+
+/**
+ * A Vert.x transport for the callers of a local device: while a request an event loop made to a
+ * device of this JVM is unanswered, the loop keeps looking for I/O and tasks instead of sleeping, for
+ * up to {@link #pollMicros} after the request (or its last answer), so the answer runs on the caller's
+ * context as soon as it is ready rather than after the loop's wake-up. At other times its loops sleep
+ * as Vert.x's do. For short operations that wake-up is most of the toolkit's own time: a 1 KiB fill's
+ * answer reached a sleeping caller loop 9.1 µs after the context tier had it (H100, c91bc53), against
+ * the fill's own 5.6 µs.
+ *
+ * <pre>{@code
+ * Vertx vertx = Vertx.builder().withTransport(PollingTransport.create()).build();
+ * }</pre>
+ *
+ * The cost is a core's worth of polling, for at most the poll time, on each loop waiting for a local
+ * answer (on a host of fewer than 8 cores the polling loop yields the core at every step). Loops
+ * with nothing unanswered, and requests sent to another node or made off an event loop, are not
+ * affected. Built on Vert.x's NIO transport or on its native epoll transport (which needs
+ * {@code netty-transport-native-epoll}); {@link Transport#available} and the fallback to NIO when the
+ * base is unavailable are Vert.x's.
+ */
+public interface PollingTransport extends Transport {
+
+  /** The poll time of {@link #create()}, µs: longer than a small operation's round trip. */
+  int DEFAULT_POLL_MICROS = 100;
+
+  /** Polling loops on Vert.x's native transport where it is available (epoll), else on NIO. */
+  static PollingTransport create() {
+    Transport base = Transport.EPOLL != null && Transport.EPOLL.available() ? Transport.EPOLL : Transport.NIO;
+    return create(base, DEFAULT_POLL_MICROS);
+  }
+
+  /**
+   * Polling loops on {@code base} ({@link Transport#NIO} or {@link Transport#EPOLL}), each polling for
+   * up to {@code pollMicros} after a local request or answer (0: never, the loops then behave as
+   * {@code base}'s).
+   *
+   * @throws IllegalArgumentException for another base or a negative poll time
+   */
+  static PollingTransport create(Transport base, int pollMicros) {
+    return new PollingTransportImpl(base, pollMicros);
+  }
+
+  /** How long a loop polls after a local request or answer, µs. */
+  int pollMicros();
+}

@@ -1,0 +1,146 @@
+package com.vertxcuda.device.impl;
+
+import com.vertxcuda.device.PollingTransport;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.SelectStrategy;
+import io.netty.util.IntSupplier;
+import io.vertx.core.impl.transports.EpollTransport;
+import io.vertx.core.impl.transports.NioTransport;
+import io.vertx.core.transport.Transport;
+
+import java.nio.channels.spi.SelectorProvider;
+import java.util.Objects;
+
+/**
+ * {@link PollingTransport}: Vert.x's own NIO or epoll transport (subclassed, so that Vert.x still knows
+ * which one it runs), whose Netty I/O handlers take a select strategy of ours. Netty asks the strategy
+ * before each wait whether to block; where Netty's default blocks (no task queued), ours polls instead
+ * ({@code selectNow}: I/O ready now is handled, queued tasks then run, and the loop asks again) while
+ * {@link CallerWake#pollNow} says an answer is due soon. The device learns the poll time from its
+ * Vert.x's transport ({@link #pollNanos(io.vertx.core.Vertx)}) and hands it to the caller's wait. A task queued by another thread while the loop
+ * polls needs no wake-up: Netty writes its wake-up only to a loop that is about to block or blocked.
+ */
+public final class PollingTransportImpl implements PollingTransport {
+
+  private final Transport base;
+  private final int pollMicros;
+  private final io.vertx.core.spi.transport.Transport implementation;
+
+  public PollingTransportImpl(Transport base, int pollMicros) {
+    Objects.requireNonNull(base, "base");
+    if (pollMicros < 0) {
+      throw new IllegalArgumentException("pollMicros must be 0 or more, not " + pollMicros);
+    }
+    this.base = base;
+    this.pollMicros = pollMicros;
+    long pollNanos = pollMicros * 1_000L;
+    if (base == Transport.NIO) {
+      implementation = new Nio(pollNanos);
+    } else if (base == Transport.EPOLL) {
+      implementation = base.available() ? new Epoll(pollNanos) : base.implementation();
+    } else {
+      throw new IllegalArgumentException("a polling transport is made on NIO or epoll, not " + base.name());
+    }
+  }
+
+  /**
+   * How long the loops of {@code vertx} poll after a request made on them, ns: 0 unless it was built
+   * with a {@link PollingTransport} (and its base was available).
+   */
+  public static long pollNanos(io.vertx.core.Vertx vertx) {
+    io.vertx.core.spi.transport.Transport t = com.vertxcuda.impl.VertxInternals.transport(vertx);
+    return t instanceof Polled ? ((Polled) t).pollNanos() : 0;
+  }
+
+  @Override
+  public int pollMicros() {
+    return pollMicros;
+  }
+
+  @Override
+  public String name() {
+    return base.name();
+  }
+
+  @Override
+  public boolean available() {
+    return base.available();
+  }
+
+  @Override
+  public Throwable unavailabilityCause() {
+    return base.unavailabilityCause();
+  }
+
+  @Override
+  public io.vertx.core.spi.transport.Transport implementation() {
+    return implementation;
+  }
+
+  @Override
+  public String toString() {
+    return "PollingTransport[" + base.name() + ", " + pollMicros + " µs]";
+  }
+
+  /** Vert.x's transport, made polling. */
+  private interface Polled {
+    long pollNanos();
+  }
+
+  /**
+   * One per event loop; asked only on its thread. The loop's {@link CallerWake} is made by the first
+   * request made on the loop ({@link CallerWake#begin}, told by the device of this transport's poll
+   * time); until then it is looked for at each wait.
+   */
+  private static final class Polling implements SelectStrategy {
+    private CallerWake wake;
+
+    @Override
+    public int calculateStrategy(IntSupplier selectNow, boolean hasTasks) throws Exception {
+      if (hasTasks) {
+        return selectNow.get(); // as Netty's default strategy
+      }
+      CallerWake w = wake;
+      if (w == null && (w = wake = CallerWake.onThisLoop()) == null) {
+        return SelectStrategy.SELECT;
+      }
+      return w.pollNow() ? selectNow.get() : SelectStrategy.SELECT;
+    }
+  }
+
+  private static final class Nio extends NioTransport implements Polled {
+    private final long pollNanos;
+
+    Nio(long pollNanos) {
+      this.pollNanos = pollNanos;
+    }
+
+    @Override
+    public long pollNanos() {
+      return pollNanos;
+    }
+
+    @Override
+    public IoHandlerFactory ioHandlerFactory() {
+      return io.netty.channel.nio.NioIoHandler.newFactory(SelectorProvider.provider(), Polling::new);
+    }
+  }
+
+  private static final class Epoll extends EpollTransport implements Polled {
+    private final long pollNanos;
+
+    Epoll(long pollNanos) {
+      this.pollNanos = pollNanos;
+    }
+
+    @Override
+    public long pollNanos() {
+      return pollNanos;
+    }
+
+    @Override
+    public IoHandlerFactory ioHandlerFactory() {
+      return io.netty.channel.epoll.EpollIoHandler.newFactory(0, Polling::new);
+    }
+  }
+}
