@@ -183,9 +183,56 @@ public final class VertxInternals {
     return ((VertxInternal) vertx).createEventLoopContext();
   }
 
-  /** The transport {@code vertx} runs (Vert.x's own, or one it was built with: the device's polling one). */
-  public static io.vertx.core.spi.transport.Transport transport(Vertx vertx) {
-    return ((VertxInternal) vertx).transport();
+  /**
+   * Vert.x's NIO or epoll transport whose event loops take Netty's select strategies from
+   * {@code strategies} (the device's polling transport): subclasses of Vert.x's own, so that Vert.x
+   * still knows which transport it runs ({@code isNativeTransportEnabled} is an {@code instanceof}).
+   * Epoll only where it is available; otherwise {@code base}'s own, which Vert.x replaces by NIO.
+   *
+   * @throws IllegalArgumentException for another base
+   */
+  public static io.vertx.core.spi.transport.Transport withSelectStrategies(
+      io.vertx.core.transport.Transport base, io.netty.channel.SelectStrategyFactory strategies) {
+    if (base == io.vertx.core.transport.Transport.NIO) {
+      return new StrategiesNio(strategies);
+    }
+    if (base == io.vertx.core.transport.Transport.EPOLL) {
+      return base.available() ? new StrategiesEpoll(strategies) : base.implementation();
+    }
+    throw new IllegalArgumentException("only NIO or epoll take other select strategies, not " + base.name());
+  }
+
+  /** The select strategies {@code vertx}'s transport was made with ({@link #withSelectStrategies}); null if none. */
+  public static io.netty.channel.SelectStrategyFactory selectStrategies(Vertx vertx) {
+    io.vertx.core.spi.transport.Transport t = ((VertxInternal) vertx).transport();
+    return t instanceof StrategiesNio ? ((StrategiesNio) t).strategies
+      : t instanceof StrategiesEpoll ? ((StrategiesEpoll) t).strategies : null;
+  }
+
+  private static final class StrategiesNio extends io.vertx.core.impl.transports.NioTransport {
+    private final io.netty.channel.SelectStrategyFactory strategies;
+
+    StrategiesNio(io.netty.channel.SelectStrategyFactory strategies) {
+      this.strategies = strategies;
+    }
+
+    @Override
+    public io.netty.channel.IoHandlerFactory ioHandlerFactory() {
+      return io.netty.channel.nio.NioIoHandler.newFactory(java.nio.channels.spi.SelectorProvider.provider(), strategies);
+    }
+  }
+
+  private static final class StrategiesEpoll extends io.vertx.core.impl.transports.EpollTransport {
+    private final io.netty.channel.SelectStrategyFactory strategies;
+
+    StrategiesEpoll(io.netty.channel.SelectStrategyFactory strategies) {
+      this.strategies = strategies;
+    }
+
+    @Override
+    public io.netty.channel.IoHandlerFactory ioHandlerFactory() {
+      return io.netty.channel.epoll.EpollIoHandler.newFactory(0, strategies);
+    }
   }
 
   /**

@@ -1,24 +1,24 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.device.PollingTransport;
-import io.netty.channel.IoHandlerFactory;
+import com.vertxcuda.impl.VertxInternals;
 import io.netty.channel.SelectStrategy;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.util.IntSupplier;
-import io.vertx.core.impl.transports.EpollTransport;
-import io.vertx.core.impl.transports.NioTransport;
+import io.vertx.core.Vertx;
 import io.vertx.core.transport.Transport;
 
-import java.nio.channels.spi.SelectorProvider;
 import java.util.Objects;
 
 /**
- * {@link PollingTransport}: Vert.x's own NIO or epoll transport (subclassed, so that Vert.x still knows
- * which one it runs), whose Netty I/O handlers take a select strategy of ours. Netty asks the strategy
- * before each wait whether to block; where Netty's default blocks (no task queued), ours polls instead
+ * {@link PollingTransport}: Vert.x's own NIO or epoll transport whose Netty I/O handlers take a select
+ * strategy of ours ({@link VertxInternals#withSelectStrategies}). Netty asks the strategy before each
+ * wait whether to block; where Netty's default blocks (no task queued), ours polls instead
  * ({@code selectNow}: I/O ready now is handled, queued tasks then run, and the loop asks again) while
- * {@link CallerWake#pollNow} says an answer is due soon. The device learns the poll time from its
- * Vert.x's transport ({@link #pollNanos(io.vertx.core.Vertx)}) and hands it to the caller's wait. A task queued by another thread while the loop
+ * {@link CallerWake#pollNow} says an answer is due soon. A task queued by another thread while the loop
  * polls needs no wake-up: Netty writes its wake-up only to a loop that is about to block or blocked.
+ * The device learns the poll time from its Vert.x's transport ({@link #pollNanos(Vertx)}) and hands
+ * it to the caller's wait ({@link CallerWake#begin}).
  */
 public final class PollingTransportImpl implements PollingTransport {
 
@@ -33,23 +33,16 @@ public final class PollingTransportImpl implements PollingTransport {
     }
     this.base = base;
     this.pollMicros = pollMicros;
-    long pollNanos = pollMicros * 1_000L;
-    if (base == Transport.NIO) {
-      implementation = new Nio(pollNanos);
-    } else if (base == Transport.EPOLL) {
-      implementation = base.available() ? new Epoll(pollNanos) : base.implementation();
-    } else {
-      throw new IllegalArgumentException("a polling transport is made on NIO or epoll, not " + base.name());
-    }
+    this.implementation = VertxInternals.withSelectStrategies(base, new Strategies(pollMicros * 1_000L));
   }
 
   /**
    * How long the loops of {@code vertx} poll after a request made on them, ns: 0 unless it was built
    * with a {@link PollingTransport} (and its base was available).
    */
-  public static long pollNanos(io.vertx.core.Vertx vertx) {
-    io.vertx.core.spi.transport.Transport t = com.vertxcuda.impl.VertxInternals.transport(vertx);
-    return t instanceof Polled ? ((Polled) t).pollNanos() : 0;
+  public static long pollNanos(Vertx vertx) {
+    SelectStrategyFactory strategies = VertxInternals.selectStrategies(vertx);
+    return strategies instanceof Strategies ? ((Strategies) strategies).pollNanos : 0;
   }
 
   @Override
@@ -82,9 +75,18 @@ public final class PollingTransportImpl implements PollingTransport {
     return "PollingTransport[" + base.name() + ", " + pollMicros + " µs]";
   }
 
-  /** Vert.x's transport, made polling. */
-  private interface Polled {
-    long pollNanos();
+  /** A polling strategy for each event loop of the transport. */
+  private static final class Strategies implements SelectStrategyFactory {
+    final long pollNanos;
+
+    Strategies(long pollNanos) {
+      this.pollNanos = pollNanos;
+    }
+
+    @Override
+    public SelectStrategy newSelectStrategy() {
+      return new Polling();
+    }
   }
 
   /**
@@ -105,42 +107,6 @@ public final class PollingTransportImpl implements PollingTransport {
         return SelectStrategy.SELECT;
       }
       return w.pollNow() ? selectNow.get() : SelectStrategy.SELECT;
-    }
-  }
-
-  private static final class Nio extends NioTransport implements Polled {
-    private final long pollNanos;
-
-    Nio(long pollNanos) {
-      this.pollNanos = pollNanos;
-    }
-
-    @Override
-    public long pollNanos() {
-      return pollNanos;
-    }
-
-    @Override
-    public IoHandlerFactory ioHandlerFactory() {
-      return io.netty.channel.nio.NioIoHandler.newFactory(SelectorProvider.provider(), Polling::new);
-    }
-  }
-
-  private static final class Epoll extends EpollTransport implements Polled {
-    private final long pollNanos;
-
-    Epoll(long pollNanos) {
-      this.pollNanos = pollNanos;
-    }
-
-    @Override
-    public long pollNanos() {
-      return pollNanos;
-    }
-
-    @Override
-    public IoHandlerFactory ioHandlerFactory() {
-      return io.netty.channel.epoll.EpollIoHandler.newFactory(0, Polling::new);
     }
   }
 }
