@@ -13,7 +13,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|pollcheck|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
 #   benchmark, then the hop tables on the native transport, caller wake off and at 50 µs, and on a
@@ -21,6 +21,7 @@
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
+#   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops polling 100 µs (~4 minutes);
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
 #   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
@@ -125,18 +126,23 @@ bench_report() {
 
 benchmark() {
   bench_runs "$1" "$2"
+  pytorch "$3"
+  bench_report
+  cp "$summary" "$out/summary.txt"
+}
+
+# pytorch BUDGET: PyTorch on the same GPU (pytorch_bench.py), into the bench's folder.
+pytorch() {
   if command -v python3 > /dev/null; then
     # It writes pytorch.json either way: the measurements, or a note why there are none (no torch, no GPU).
     t0=$SECONDS
-    limit $(($3 + 30)) python3 "$here/pytorch_bench.py" --out "$work/bench" --size $size --budget "$3" \
+    limit $(($1 + 30)) python3 "$here/pytorch_bench.py" --out "$work/bench" --size $size --budget "$1" \
       --commit "$commit" > "$work/bench-pytorch.txt" 2>&1
     echo "bench-pytorch rc=$? ($((SECONDS - t0)) s)" >> "$summary"
     cp "$work/bench/pytorch.json" "$out/" 2>/dev/null
   else
     echo "bench-pytorch: skipped (no python3)" >> "$summary"
   fi
-  bench_report
-  cp "$summary" "$out/summary.txt"
 }
 
 if [ "$what" = quick ]; then
@@ -252,6 +258,18 @@ if [ "$what" = graph ]; then
   done
   stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
   grep -h "^\[bench" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+  cat "$summary"
+fi
+
+if [ "$what" = pollcheck ]; then
+  # Little device time, the small path: BenchMain in both modes for the fill's hops, the library hops
+  # and the small GEMMs (with raw JCuda), PyTorch, then the hop tables with the callers' Vert.x a
+  # PollingTransport of 100 µs on NIO (against the bench's own rows, NIO without polling).
+  echo "== pollcheck"
+  bench_runs 60 60 --only hops,libhops,smallgemm
+  pytorch 40
+  hops_table poll100
+  bench_report
   cat "$summary"
 fi
 
