@@ -13,7 +13,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|pollcheck|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
 #   benchmark, then the hop tables on the native transport, caller wake off and at 50 µs, and on a
@@ -22,6 +22,7 @@
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops polling 100 µs (~4 minutes);
+#   pollhops: the hop tables with default options and polling 100 µs, then PyTorch's fill (~2 minutes);
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
 #   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
@@ -258,6 +259,15 @@ if [ "$what" = graph ]; then
   done
   stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
   grep -h "^\[bench" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
+  cat "$summary"
+fi
+
+if [ "$what" = pollhops ]; then
+  # Least device time, the caller's loop alone: the hop tables with default options (with raw JCuda)
+  # and polling 100 µs, then PyTorch's fill (its other sweeps cut short by the budget).
+  echo "== pollhops"
+  hops_table default poll100
+  pytorch 15
   cat "$summary"
 fi
 
