@@ -230,6 +230,17 @@ hops_table() {
   done
 }
 
+# loop_hop: the last hop of a local answer alone (no GPU), from the answering thread to the caller's
+# handler, on loops that sleep and that poll (CallerLoopHop: NIO and epoll, an 8 µs and a 300 µs
+# operation); appended to hops.txt.
+loop_hop() {
+  local op
+  for op in 8 300; do
+    stage caller-loop-hop-$op 60 "$cp" -Xmx1g com.vertxcuda.samples.bench.CallerLoopHop $op $([ $op = 8 ] && echo 20000 || echo 5000)
+    grep -h "^\[hop\]" "$work/caller-loop-hop-$op.txt" >> "$out/hops.txt"
+  done
+}
+
 if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
   # With default options, at each spin in $SPINS (µs) and each caller wake in $WAKES (µs;
   # bench+cluster+hops: 50), the wakes after the native transport alone (they need it); in hops
@@ -267,6 +278,7 @@ if [ "$what" = pollhops ]; then
   # and polling 100 µs, then PyTorch's fill (its other sweeps cut short by the budget).
   echo "== pollhops"
   hops_table default poll100
+  loop_hop
   pytorch 15
   cat "$summary"
 fi
@@ -279,6 +291,7 @@ if [ "$what" = pollcheck ]; then
   bench_runs 60 60 --only hops,libhops,smallgemm
   pytorch 40
   hops_table poll100
+  loop_hop
   bench_report
   cat "$summary"
 fi
@@ -385,6 +398,7 @@ if [ "$what" = final ]; then
   # Against the bench's own hop rows (default options, NIO) just measured: the native transport with
   # the caller wake off, then on at 50 µs, then NIO made a PollingTransport of 100 µs.
   hops_table native wake50 poll100
+  loop_hop
   cat "$summary"
 fi
 
