@@ -9,6 +9,7 @@ import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
+import com.vertxcuda.device.PollingTransport;
 import com.vertxcuda.fft.FftClient;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftType;
@@ -73,7 +74,8 @@ public final class Quickstart implements Callable<Integer> {
       options.setDeviceHostJvmOptions(QuietLogging.deviceHostJvmOptions());
     }
     long started = System.nanoTime();
-    Vertx vertx = Vertx.vertx();
+    // Its event loops poll for a local device's answers instead of sleeping through short operations.
+    Vertx vertx = Vertx.builder().withTransport(PollingTransport.create()).build();
     boolean ok;
     try {
       ok = pipeline(vertx, options);
