@@ -16,13 +16,13 @@
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
-#   benchmark, then the hop tables on the native transport, caller wake off and at 50 µs, and on a
-#   polling transport of 100 µs (about 9 minutes).
+#   benchmark (callers on the quickstart's PollingTransport), then the hop tables with loops that sleep
+#   (NIO, then epoll) and polling NIO loops (about 9 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
-#   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops polling 100 µs (~4 minutes);
-#   pollhops: the hop tables with default options and polling 100 µs, then PyTorch's fill (~2 minutes);
+#   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
+#   pollhops: the hop tables with default options and with sleeping loops, then PyTorch's fill (~2 minutes);
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
 #   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
@@ -204,10 +204,12 @@ if [ "$jfrtail" = yes ]; then
 fi
 
 # hops_table VARIANTS: the one-at-a-time hop tables (1 KiB fill, FFT, RNG, TF32 GEMM: context, tiers, clients) in
-# both modes for each variant: default (default options and Vert.x's NIO transport, with raw JCuda),
-# spinN (DeviceOptions.submissionSpin N µs), native (Vert.x's native transport, epoll), wakeN
-# (DeviceOptions.callerWake N µs, which needs the native transport: on NIO it is off) or pollN (a
-# PollingTransport on NIO polling N µs for a local answer); hops.txt in the output folder.
+# both modes for each variant: default (default options, the callers' Vert.x on the quickstart's
+# PollingTransport: epoll, polling 100 µs; with raw JCuda), spinN (DeviceOptions.submissionSpin N µs),
+# sleep (Vert.x's NIO transport, loops that sleep until woken: the bench's default before 2026-12-06),
+# native (Vert.x's native transport, epoll, sleeping), wakeN (DeviceOptions.callerWake N µs on the
+# native transport: on NIO it is off) or pollN (a PollingTransport on NIO polling N µs for a local
+# answer); hops.txt in the output folder.
 hops_table() {
   local v mode props
   echo "== hops: one at a time, per hop, both modes; variants: $*"
@@ -216,6 +218,7 @@ hops_table() {
   for v in "$@"; do
     case $v in
       spin*) props=(-Dvertxcuda.bench.submissionSpin=${v#spin}) ;;
+      sleep) props=(-Dvertxcuda.bench.callerPoll=0) ;;
       native) props=(-Dvertxcuda.bench.nativeTransport=true) ;;
       wake*) props=(-Dvertxcuda.bench.nativeTransport=true -Dvertxcuda.bench.callerWake=${v#wake}) ;;
       poll*) props=(-Dvertxcuda.bench.callerPoll=${v#poll}) ;;
@@ -274,10 +277,10 @@ if [ "$what" = graph ]; then
 fi
 
 if [ "$what" = pollhops ]; then
-  # Least device time, the caller's loop alone: the hop tables with default options (with raw JCuda)
-  # and polling 100 µs, then PyTorch's fill (its other sweeps cut short by the budget).
+  # Least device time, the caller's loop alone: the hop tables with default options (with raw JCuda;
+  # callers polling) and with sleeping NIO loops, then PyTorch's fill (its other sweeps cut short by the budget).
   echo "== pollhops"
-  hops_table default poll100
+  hops_table default sleep
   loop_hop
   pytorch 15
   cat "$summary"
@@ -285,12 +288,12 @@ fi
 
 if [ "$what" = pollcheck ]; then
   # Little device time, the small path: BenchMain in both modes for the fill's hops, the library hops
-  # and the small GEMMs (with raw JCuda), PyTorch, then the hop tables with the callers' Vert.x a
-  # PollingTransport of 100 µs on NIO (against the bench's own rows, NIO without polling).
+  # and the small GEMMs (with raw JCuda; callers polling, the bench's default), PyTorch, then the hop
+  # tables with sleeping NIO loops (the bench's default before 2026-12-06) for comparison.
   echo "== pollcheck"
   bench_runs 60 60 --only hops,libhops,smallgemm
   pytorch 40
-  hops_table poll100
+  hops_table sleep
   loop_hop
   bench_report
   cat "$summary"
@@ -395,9 +398,9 @@ if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ 
 fi
 
 if [ "$what" = final ]; then
-  # Against the bench's own hop rows (default options, NIO) just measured: the native transport with
-  # the caller wake off, then on at 50 µs, then NIO made a PollingTransport of 100 µs.
-  hops_table native wake50 poll100
+  # Against the bench's own hop rows (default options, callers polling on epoll) just measured: loops
+  # that sleep on NIO (the bench before 2026-12-06) and on epoll, then NIO loops polling 100 µs.
+  hops_table sleep native poll100
   loop_hop
   cat "$summary"
 fi

@@ -67,7 +67,7 @@ public final class BenchMain {
       : backend == BackendKind.CUDA ? SweepSizes.FULL : SweepSizes.SMALL;
     BenchRecord record = new BenchRecord("BenchMain", options.commit(), backend.name().toLowerCase(java.util.Locale.ROOT), sizes.name());
     record.run().put("isolation", options.modeName()).put("arguments", new JsonArray(List.of(args)))
-      .put("transport", Boolean.getBoolean(DeployedDevice.NATIVE_TRANSPORT) ? "native" : "nio")
+      .put("transport", DeployedDevice.transportName())
       .put("jvmArguments", new JsonArray(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
     Path file = options.out().resolve("bench-" + options.modeName() + ".json");
     Bench bench = new Bench(record, sizes, options.budgetSeconds() > 0 ? options.budgetSeconds() : sizes.budgetSeconds(),

@@ -59,25 +59,49 @@ final class DeployedDevice implements AutoCloseable {
   }
 
   /**
-   * A Vert.x for the bench: the NIO transport (Vert.x's default), or with
-   * {@code -Dvertxcuda.bench.nativeTransport=true} the native one (epoll), which a measurement of
-   * {@code DeviceOptions.callerWake} needs; fails rather than measure NIO when native was asked for.
-   * With {@code -Dvertxcuda.bench.callerPoll=N} (µs) that transport is made a {@link PollingTransport}
-   * polling for N µs.
+   * A Vert.x for the bench, as the quickstart makes its own: a {@link PollingTransport} ({@link
+   * PollingTransport#create()}: epoll where Netty's native classes load, else NIO; polling 100 µs for a
+   * local answer). With {@code -Dvertxcuda.bench.callerPoll=N} (µs) a PollingTransport on NIO polling N
+   * µs, or with N = 0 Vert.x's plain NIO transport, whose loops sleep until woken; with
+   * {@code -Dvertxcuda.bench.nativeTransport=true} the native transport (epoll), sleeping unless
+   * callerPoll says otherwise (a measurement of {@code DeviceOptions.callerWake} needs it), and the run
+   * fails rather than measure NIO when native was asked for but is missing. {@link #transportName} says which, for the record.
    */
   static Vertx newVertx() {
-    boolean nativeTransport = Boolean.getBoolean(NATIVE_TRANSPORT);
-    Transport base = nativeTransport ? Transport.EPOLL : Transport.NIO;
-    int poll = Integer.getInteger(CALLER_POLL, -1);
-    Vertx vertx = Vertx.builder()
-      .withTransport(poll >= 0 ? PollingTransport.create(base, poll) : base)
-      .build();
-    if (nativeTransport && !vertx.isNativeTransportEnabled()) {
+    Vertx vertx = Vertx.builder().withTransport(transport()).build();
+    if (Boolean.getBoolean(NATIVE_TRANSPORT) && !vertx.isNativeTransportEnabled()) {
       Throwable why = vertx.unavailableNativeTransportCause();
       vertx.close();
       throw new IllegalStateException(NATIVE_TRANSPORT + " is set but the native transport is unavailable", why);
     }
     return vertx;
+  }
+
+  private static Transport transport() {
+    Transport base = base();
+    int micros = pollMicros();
+    return micros > 0 ? PollingTransport.create(base, micros) : base;
+  }
+
+  // Unset, both are the quickstart's choice: epoll where available, polling the default time.
+  private static Transport base() {
+    if (Boolean.getBoolean(NATIVE_TRANSPORT)) {
+      return Transport.EPOLL;
+    }
+    boolean quickstart = Integer.getInteger(CALLER_POLL) == null;
+    return quickstart && Transport.EPOLL != null && Transport.EPOLL.available() ? Transport.EPOLL : Transport.NIO;
+  }
+
+  private static int pollMicros() {
+    Integer poll = Integer.getInteger(CALLER_POLL);
+    return poll != null ? poll : Boolean.getBoolean(NATIVE_TRANSPORT) ? 0 : PollingTransport.DEFAULT_POLL_MICROS;
+  }
+
+  /** The bench's transport as the record names it: "nio" or "native" (loops that sleep), or "polling nio|epoll N us". */
+  static String transportName() {
+    String base = base() == Transport.NIO ? "nio" : "native";
+    int micros = pollMicros();
+    return micros > 0 ? "polling " + (base.equals("nio") ? "nio" : "epoll") + " " + micros + " us" : base;
   }
 
   static final String CALLER_POLL = "vertxcuda.bench.callerPoll";

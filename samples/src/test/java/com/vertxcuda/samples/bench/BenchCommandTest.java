@@ -51,6 +51,10 @@ class BenchCommandTest {
     assertEquals(0, BenchMain.failures(result), result.getJsonArray("skipped").encodePrettily());
     assertEquals("host", result.getJsonObject("run").getString("backend"));
     assertEquals("in_process", result.getJsonObject("run").getString("isolation"));
+    // The callers' Vert.x is the quickstart's: a PollingTransport, on epoll where Netty's classes load.
+    String base = io.vertx.core.transport.Transport.EPOLL != null && io.vertx.core.transport.Transport.EPOLL.available()
+      ? "epoll" : "nio";
+    assertEquals("polling " + base + " 100 us", result.getJsonObject("run").getString("transport"));
   }
 
   @Test
@@ -161,6 +165,8 @@ class BenchCommandTest {
     assertTrue(html.contains("1 KiB fill round trip"));
     String md = Files.readString(out.resolve("report.md"), StandardCharsets.UTF_8);
     assertTrue(md.contains("| 1 KiB fill round trip, p50 |"), md);
+    // Which loops the callers ran on is in the runs table: the figures depend on it.
+    assertTrue(md.contains("callers' transport") && md.contains("| polling "), md);
     // The headline shows the repeats' spread; the hop tables of every op follow.
     assertTrue(md.lines().anyMatch(l -> l.startsWith("| FFT C2C 4096 |") && l.contains(" \u2013 ")), md);
     assertTrue(md.contains("## Where the time goes"), md);

@@ -23,11 +23,11 @@ final class Tables {
       JsonObject device = j.getJsonObject("device", new JsonObject());
       rows.add(List.of(run.file().getFileName().toString(), j.getString("tool", ""), run.commit(),
         j.getString("date", ""), j.getString("backend", ""), j.getString("isolation", "") == null ? ""
-          : j.getString("isolation", ""), device.getString("name", ""), j.getString("size", ""),
-        String.valueOf(j.getValue("wallSeconds", ""))));
+          : j.getString("isolation", ""), device.getString("name", ""), j.getString("transport", ""),
+        j.getString("size", ""), String.valueOf(j.getValue("wallSeconds", ""))));
     }
     return new Table("Runs", "the files this report was made from", List.of("file", "tool", "commit", "date",
-      "backend", "isolation", "device", "sizes", "wall s"), rows);
+      "backend", "isolation", "device", "callers' transport", "sizes", "wall s"), rows);
   }
 
   static Table headlines(Results r) {
