@@ -22,7 +22,8 @@
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
-#   pollhops: the hop tables with default options and with sleeping loops, then PyTorch's fill (~2 minutes);
+#   pollhops: the hop tables with default options and with sleeping loops, PyTorch's fill, then the
+#   footprint of a GPU node with one device (~2.5 minutes);
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
 #   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
@@ -395,6 +396,11 @@ if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ 
   # final: no footprint (its 20 s are the budget's; the last full run has it).
   [ "$what" = final ] || footprint
   cat "$summary"
+fi
+
+if [ "$what" = pollhops ]; then
+  # Then the host memory one GPU costs (it needs the function above).
+  footprint
 fi
 
 if [ "$what" = final ]; then
