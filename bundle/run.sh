@@ -22,8 +22,8 @@
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
-#   pollhops: the hop tables with default options and with sleeping loops, PyTorch's fill, then the
-#   footprint of a GPU node with one device (~2.5 minutes);
+#   pollhops: the footprint of a GPU node with one device, the hop tables with default options, PyTorch's
+#   fill, then the hop tables with sleeping loops and the caller's last hop (~2.5 minutes);
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
 #   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
@@ -277,13 +277,42 @@ if [ "$what" = graph ]; then
   cat "$summary"
 fi
 
+# footprint: a GPU node with one device and default options (process isolation, a spare), idle 15 s
+# after it is ready; the resident memory of the node JVM and of each device host under it.
+footprint() {
+  local log="$work/footprint-node.txt" node t0=$SECONDS
+  "$java" -Xmx2g -cp "$cp" com.vertxcuda.samples.cluster.GpuNode --devices 1 --backend "$backend" > "$log" 2>&1 &
+  node=$!
+  for _ in $(seq 1 120); do grep -q "^READY " "$log" && break; sleep 0.5; done
+  sleep 15
+  {
+    echo "footprint: GpuNode --devices 1, default options, idle 15 s after READY ($(date -u +%H:%M:%SZ))"
+    ps -o pid=,rss=,args= -p "$node" | awk '{printf "node JVM pid %s: %.0f MB resident\n", $1, $2 / 1024}'
+    local hosts
+    hosts="$(pgrep -P "$node" | tr '\n' ' ')"
+    total=0
+    for h in $hosts; do
+      rss=$(ps -o rss= -p "$h" | tr -d ' ')
+      [ -n "$rss" ] && total=$((total + rss)) && echo "device host pid $h: $((rss / 1024)) MB resident"
+    done
+    echo "device hosts together (device host and spare): $((total / 1024)) MB resident"
+  } > "$work/footprint.txt" 2>&1
+  kill "$node" 2>/dev/null; sleep 2; kill -9 "$node" 2>/dev/null
+  echo "footprint rc=0 ($((SECONDS - t0)) s)" >> "$summary"
+  cp "$work/footprint.txt" "$out/footprint.txt"
+}
+
 if [ "$what" = pollhops ]; then
-  # Least device time, the caller's loop alone: the hop tables with default options (with raw JCuda;
-  # callers polling) and with sleeping NIO loops, then PyTorch's fill (its other sweeps cut short by the budget).
+  # Least device time, most needed first (a run cut short by the device budget keeps what it made):
+  # the host memory a GPU node's device costs, the hop tables with default options (with raw JCuda;
+  # callers polling), PyTorch's fill (its other sweeps cut short by the budget), then sleeping NIO
+  # loops and the caller's last hop alone.
   echo "== pollhops"
-  hops_table default sleep
-  loop_hop
+  footprint
+  hops_table default
   pytorch 15
+  hops_table sleep
+  loop_hop
   cat "$summary"
 fi
 
@@ -365,30 +394,6 @@ if [ "$what" = focus ] || [ "$what" = bench+focus ]; then
   cat "$summary"
 fi
 
-# footprint: a GPU node with one device and default options (process isolation, a spare), idle 15 s
-# after it is ready; the resident memory of the node JVM and of each device host under it.
-footprint() {
-  local log="$work/footprint-node.txt" node t0=$SECONDS
-  "$java" -Xmx2g -cp "$cp" com.vertxcuda.samples.cluster.GpuNode --devices 1 --backend "$backend" > "$log" 2>&1 &
-  node=$!
-  for _ in $(seq 1 120); do grep -q "^READY " "$log" && break; sleep 0.5; done
-  sleep 15
-  {
-    echo "footprint: GpuNode --devices 1, default options, idle 15 s after READY ($(date -u +%H:%M:%SZ))"
-    ps -o pid=,rss=,args= -p "$node" | awk '{printf "node JVM pid %s: %.0f MB resident\n", $1, $2 / 1024}'
-    local hosts
-    hosts="$(pgrep -P "$node" | tr '\n' ' ')"
-    total=0
-    for h in $hosts; do
-      rss=$(ps -o rss= -p "$h" | tr -d ' ')
-      [ -n "$rss" ] && total=$((total + rss)) && echo "device host pid $h: $((rss / 1024)) MB resident"
-    done
-    echo "device hosts together (device host and spare): $((total / 1024)) MB resident"
-  } > "$work/footprint.txt" 2>&1
-  kill "$node" 2>/dev/null; sleep 2; kill -9 "$node" 2>/dev/null
-  echo "footprint rc=0 ($((SECONDS - t0)) s)" >> "$summary"
-  cp "$work/footprint.txt" "$out/footprint.txt"
-}
 
 if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
   echo "== phase 2: benchmark"
@@ -396,11 +401,6 @@ if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ 
   # final: no footprint (its 20 s are the budget's; the last full run has it).
   [ "$what" = final ] || footprint
   cat "$summary"
-fi
-
-if [ "$what" = pollhops ]; then
-  # Then the host memory one GPU costs (it needs the function above).
-  footprint
 fi
 
 if [ "$what" = final ]; then
