@@ -4,7 +4,6 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxBootstrap;
 import io.vertx.core.spi.VertxServiceProvider;
 import io.vertx.core.spi.context.storage.ContextLocal;
@@ -136,14 +135,8 @@ public final class CallerOrder {
     if (context == null) {
       return THREAD.get();
     }
-    // The root's: every duplicate of a context (a request's, say) is the same caller, as before.
-    ContextInternal root = ((ContextInternal) context).unwrap();
-    try {
-      // Atomic: a worker context may run on several threads at once.
-      return root.getLocal(Storage.LOCAL, CallerOrder::new);
-    } catch (IllegalArgumentException e) {
-      return (CallerOrder) root.contextData().computeIfAbsent(Storage.KEY, k -> new CallerOrder());
-    }
+    // The root's: every duplicate of a context (a request's, say) is the same caller.
+    return VertxInternals.rootLocal(context, Storage.LOCAL, Storage.KEY, CallerOrder::new);
   }
 
   /**

@@ -249,6 +249,26 @@ public final class VertxInternals {
   }
 
   /**
+   * What {@code context} keeps under {@code local}, made by {@code make} on first use (atomically: a
+   * worker context may run on several threads at once), on its root context, so every duplicate of a
+   * context (a request's, say) shares it. A Vert.x whose contexts were sized before {@code local} was
+   * registered (its service provider not seen when that Vert.x started) has no slot for it: there the
+   * value is an entry of the root's data map under {@code fallbackKey}, slower but the same value for
+   * the same context.
+   */
+  public static <T> T rootLocal(io.vertx.core.Context context, io.vertx.core.spi.context.storage.ContextLocal<T> local,
+                                Object fallbackKey, java.util.function.Supplier<T> make) {
+    ContextInternal root = ((ContextInternal) context).unwrap();
+    try {
+      return root.getLocal(local, make);
+    } catch (IllegalArgumentException noSlot) {
+      @SuppressWarnings("unchecked")
+      T value = (T) root.contextData().computeIfAbsent(fallbackKey, k -> make.get());
+      return value;
+    }
+  }
+
+  /**
    * The Netty buffer under a Vert.x {@link Buffer}: bulk data is read and written in place through
    * it (public Buffer only copies), so the event loop never copies a large payload.
    */

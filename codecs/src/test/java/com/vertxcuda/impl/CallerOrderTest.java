@@ -83,6 +83,35 @@ class CallerOrderTest {
     assertSame(order, first.getLocal(CallerOrder.Storage.LOCAL));
   }
 
+  /**
+   * A Vert.x whose contexts were sized before a local was registered (a class path where its service
+   * file was not seen, say) has no slot for it: the root context's data map holds the value instead,
+   * still one per context and shared by its duplicates; a Vert.x started after the registration
+   * gives it its slot.
+   */
+  @Test
+  void aLocalRegisteredAfterAVertxStartedLivesInItsContextsDataMap() throws Exception {
+    io.vertx.core.spi.context.storage.ContextLocal<Object[]> late =
+      io.vertx.core.spi.context.storage.ContextLocal.registerLocal(Object[].class);
+    Object key = new Object();
+    ContextInternal first = (ContextInternal) vertx.getOrCreateContext();
+    ContextInternal second = (ContextInternal) ((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext();
+    Object[] value = VertxInternals.rootLocal(first, late, key, () -> new Object[1]);
+    assertSame(value, VertxInternals.rootLocal(first.duplicate(), late, key, () -> new Object[1]));
+    assertNotSame(value, VertxInternals.rootLocal(second, late, key, () -> new Object[1]));
+    assertSame(value, first.contextData().get(key), "the data map holds it on a Vert.x older than the local");
+    Vertx later = Vertx.vertx();
+    try {
+      ContextInternal context = (ContextInternal) later.getOrCreateContext();
+      Object[] slotted = VertxInternals.rootLocal(context, late, key, () -> new Object[1]);
+      assertSame(slotted, context.getLocal(late));
+      assertFalse(context.contextData().containsKey(key));
+      assertSame(slotted, VertxInternals.rootLocal(context.duplicate(), late, key, () -> new Object[1]));
+    } finally {
+      later.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
   /** A worker context may run on several threads at once: they all find the one order it has. */
   @Test
   void aWorkerContextOnSeveralThreadsAtOnceHasOneOrder() throws Exception {
