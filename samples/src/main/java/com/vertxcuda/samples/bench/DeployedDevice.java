@@ -65,7 +65,8 @@ final class DeployedDevice implements AutoCloseable {
    * µs, or with N = 0 Vert.x's plain NIO transport, whose loops sleep until woken; with
    * {@code -Dvertxcuda.bench.nativeTransport=true} the native transport (epoll), sleeping unless
    * callerPoll says otherwise (a measurement of {@code DeviceOptions.callerWake} needs it), and the run
-   * fails rather than measure NIO when native was asked for but is missing. {@link #transportName} says which, for the record.
+   * fails rather than measure NIO when native was asked for but is missing. {@link #transportName}
+   * says which, for the record.
    */
   static Vertx newVertx() {
     Vertx vertx = Vertx.builder().withTransport(transport()).build();
@@ -97,7 +98,7 @@ final class DeployedDevice implements AutoCloseable {
     return poll != null ? poll : Boolean.getBoolean(NATIVE_TRANSPORT) ? 0 : PollingTransport.DEFAULT_POLL_MICROS;
   }
 
-  /** The bench's transport as the record names it: "nio" or "native" (loops that sleep), or "polling nio|epoll N us". */
+  /** The bench's transport as the record names it: "nio", "native" (loops that sleep), "polling nio|epoll N us". */
   static String transportName() {
     String base = base() == Transport.NIO ? "nio" : "native";
     int micros = pollMicros();
