@@ -394,7 +394,6 @@ if [ "$what" = focus ] || [ "$what" = bench+focus ]; then
   cat "$summary"
 fi
 
-
 if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
