@@ -100,9 +100,9 @@ final class DeployedDevice implements AutoCloseable {
 
   /** The bench's transport as the record names it: "nio", "native" (loops that sleep), "polling nio|epoll N us". */
   static String transportName() {
-    String base = base() == Transport.NIO ? "nio" : "native";
+    boolean nio = base() == Transport.NIO;
     int micros = pollMicros();
-    return micros > 0 ? "polling " + (base.equals("nio") ? "nio" : "epoll") + " " + micros + " us" : base;
+    return micros > 0 ? "polling " + (nio ? "nio" : "epoll") + " " + micros + " us" : nio ? "nio" : "native";
   }
 
   static final String CALLER_POLL = "vertxcuda.bench.callerPoll";

@@ -6,9 +6,6 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
-import com.vertxcuda.device.impl.InFlight;
-import com.vertxcuda.device.impl.InProcessContextTier;
-import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.GpuEvent;
@@ -16,7 +13,6 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
@@ -25,7 +21,6 @@ import org.HdrHistogram.Histogram;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 
 import static com.vertxcuda.samples.bench.Await.await;
 
@@ -90,7 +85,7 @@ final class HopsSection implements Section {
     } finally {
       context.close(false);
     }
-    tier(bench, options);
+    tier(bench, TierRoundTrips.Tier.IN_PROCESS, options);
     Plan parks = new Plan(100, 2_000);
     Histogram h = Histograms.loop(parks, i -> LockSupport.parkNanos(50_000));
     bench.latency(bench.record.series("diagnostic.park", "diagnostic", "parkNanos", "latency", "us",
@@ -107,34 +102,24 @@ final class HopsSection implements Section {
     e.release();
   }
 
-  private static void tier(Bench bench, DeviceOptions options) throws Exception {
-    tier(bench, "vertx.tier", vertx -> InProcessContextTier.launch(vertx, new DeviceOptions(options)
-      .setLibraries(List.of()), "bench", 1, reason -> { }));
-  }
-
-  /**
-   * In the process run: the same fills submitted straight into a process tier of its own (over the
-   * link to a device host, answered on the link's reader thread: no event bus, no device verticle, no
-   * event loop), so the report splits process isolation's extra into the link's hops and the caller's.
-   */
+  /** In the process run: the same fills through a process tier of its own ({@link TierRoundTrips.Tier#PROCESS}). */
   @Override
   public void alone(Bench bench, DeviceOptions options) throws Exception {
     if (options.getIsolation() == Isolation.PROCESS) {
-      tier(bench, "vertx.process-tier", vertx -> ProcessContextTier.launch(vertx, new DeviceOptions(options)
-        .setLibraries(List.of()), "bench", 1, new InFlight(), reason -> { }));
+      tier(bench, TierRoundTrips.Tier.PROCESS, options);
     }
   }
 
   /** Fills submitted straight into a context tier's queue, each answered by callback, which submits the next. */
-  private static void tier(Bench bench, String path, Function<Vertx, Future<ContextTier>> launch) throws Exception {
+  private static void tier(Bench bench, TierRoundTrips.Tier kind, DeviceOptions options) throws Exception {
     Vertx vertx = DeployedDevice.newVertx();
     try {
-      ContextTier tier = await(launch.apply(vertx));
+      ContextTier tier = await(kind.launch(vertx, new DeviceOptions(options).setLibraries(List.of())));
       BufferHandle h = (BufferHandle) await(TierRoundTrips.direct(tier, null, new AllocRequest(DType.U8, BYTES)));
       Plan plan = plan(bench);
       List<Histogram> hist = Bench.measure(true, () -> TierRoundTrips.sequential(tier, plan, null,
         i -> FillRequest.ofInteger(h, i & 0x7F)));
-      bench.latency(series(bench, path, "fill"), BYTES, "1 KiB", plan, hist, true);
+      bench.latency(series(bench, kind.path, "fill"), BYTES, "1 KiB", plan, hist, true);
       await(TierRoundTrips.direct(tier, null, new FreeRequest(h)));
       await(tier.stop());
     } finally {

@@ -9,9 +9,6 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.impl.ContextTier;
-import com.vertxcuda.device.impl.InFlight;
-import com.vertxcuda.device.impl.InProcessContextTier;
-import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
@@ -35,7 +32,6 @@ import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
 import java.util.function.IntFunction;
 
 import static com.vertxcuda.samples.bench.Await.await;
@@ -159,7 +155,7 @@ final class LibraryHopsSection implements Section {
   @Override
   public void belowTheVerticle(Bench bench, DeviceOptions options) throws Exception {
     onTheContext(bench, options);
-    tier(bench, options);
+    tier(bench, TierRoundTrips.Tier.IN_PROCESS, options);
   }
 
   /** The raw call on the context's stream, completed through the context's completion path (cuda only). */
@@ -209,22 +205,11 @@ final class LibraryHopsSection implements Section {
     }
   }
 
-  private static void tier(Bench bench, DeviceOptions options) throws Exception {
-    tier(bench, "vertx.tier", vertx -> InProcessContextTier.launch(vertx, withLibraries(options), "bench", 1,
-      reason -> { }));
-  }
-
-  /**
-   * In the process run: the same requests submitted straight into a process tier of its own (over
-   * the link to a device host, answered on the link's reader thread: no event bus, no device
-   * verticle, no event loop), so the report splits the process mode's time into the link's hops
-   * and the caller's.
-   */
+  /** In the process run: the same requests through a process tier of its own ({@link TierRoundTrips.Tier#PROCESS}). */
   @Override
   public void alone(Bench bench, DeviceOptions options) throws Exception {
     if (options.getIsolation() == Isolation.PROCESS) {
-      tier(bench, "vertx.process-tier", vertx -> ProcessContextTier.launch(vertx, withLibraries(options), "bench", 1,
-        new InFlight(), reason -> { }));
+      tier(bench, TierRoundTrips.Tier.PROCESS, options);
     }
   }
 
@@ -233,10 +218,11 @@ final class LibraryHopsSection implements Section {
   }
 
   /** Library requests submitted straight into a context tier's queue, each answered by callback, which submits the next. */
-  private static void tier(Bench bench, String path, Function<Vertx, Future<ContextTier>> launch) throws Exception {
+  private static void tier(Bench bench, TierRoundTrips.Tier kind, DeviceOptions options) throws Exception {
+    String path = kind.path;
     Vertx vertx = DeployedDevice.newVertx();
     try {
-      ContextTier tier = await(launch.apply(vertx));
+      ContextTier tier = await(kind.launch(vertx, withLibraries(options)));
       for (Op op : Op.values()) {
         long x = op.size(bench.sizes);
         if (!bench.inBudget(op.sweep, path, op.name() + " " + x)) {

@@ -2,10 +2,15 @@ package com.vertxcuda.samples.bench;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.Library;
+import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.spi.Request;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
 import org.HdrHistogram.Histogram;
 
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +25,30 @@ import java.util.function.IntFunction;
 final class TierRoundTrips {
 
   private TierRoundTrips() {
+  }
+
+  /** A context tier of the bench's own, the path its rows are recorded under, and how it is made. */
+  enum Tier {
+    /** In this JVM (the context tier in-process). */
+    IN_PROCESS("vertx.tier"),
+    /**
+     * Over the link to a device host of its own, answered on the link's reader thread: no event bus,
+     * no device verticle, no event loop, so the report splits process isolation's extra into the
+     * link's hops and the caller's.
+     */
+    PROCESS("vertx.process-tier");
+
+    final String path;
+
+    Tier(String path) {
+      this.path = path;
+    }
+
+    Future<ContextTier> launch(Vertx vertx, DeviceOptions options) {
+      return this == IN_PROCESS
+        ? InProcessContextTier.launch(vertx, options, "bench", 1, reason -> { })
+        : ProcessContextTier.launch(vertx, options, "bench", 1, new InFlight(), reason -> { });
+    }
   }
 
   /** One request for {@code library} (null: the device's own) and its answer. */
