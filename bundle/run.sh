@@ -209,22 +209,29 @@ fi
 # PollingTransport: epoll, polling 100 µs; with raw JCuda), spinN (DeviceOptions.submissionSpin N µs),
 # sleep (Vert.x's NIO transport, loops that sleep until woken: the bench's default before 2026-12-06),
 # native (Vert.x's native transport, epoll, sleeping), wakeN (DeviceOptions.callerWake N µs on the
-# native transport: on NIO it is off) or pollN (a PollingTransport on NIO polling N µs for a local
-# answer); hops.txt in the output folder.
+# native transport: on NIO it is off), pollN (a PollingTransport on NIO polling N µs for a local
+# answer) or jitS (-XX:CompileThresholdScaling=S in the bench's JVM and its device hosts: the JIT
+# compiles the request path after fewer requests); several joined by + (jit0.05+poll20000); hops.txt
+# in the output folder.
 hops_table() {
   local v mode props
   echo "== hops: one at a time, per hop, both modes; variants: $*"
   cat /sys/devices/system/cpu/cpuidle/current_driver /sys/devices/system/cpu/cpuidle/current_governor_ro \
     /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null | sed 's/^/cpuidle: /' | tee -a "$summary"
+  local part
   for v in "$@"; do
-    case $v in
-      spin*) props=(-Dvertxcuda.bench.submissionSpin=${v#spin}) ;;
-      sleep) props=(-Dvertxcuda.bench.callerPoll=0) ;;
-      native) props=(-Dvertxcuda.bench.nativeTransport=true) ;;
-      wake*) props=(-Dvertxcuda.bench.nativeTransport=true -Dvertxcuda.bench.callerWake=${v#wake}) ;;
-      poll*) props=(-Dvertxcuda.bench.callerPoll=${v#poll}) ;;
-      *) props=(-Dvertxcuda.bench.variant=default) ;;
-    esac
+    props=(-Dvertxcuda.bench.variant=$v)
+    for part in ${v//+/ }; do
+      case $part in
+        spin*) props+=(-Dvertxcuda.bench.submissionSpin=${part#spin}) ;;
+        sleep) props+=(-Dvertxcuda.bench.callerPoll=0) ;;
+        native) props+=(-Dvertxcuda.bench.nativeTransport=true) ;;
+        wake*) props+=(-Dvertxcuda.bench.nativeTransport=true -Dvertxcuda.bench.callerWake=${part#wake}) ;;
+        poll*) props+=(-Dvertxcuda.bench.callerPoll=${part#poll}) ;;
+        jit*) props+=(-XX:CompileThresholdScaling=${part#jit} \
+          -Dvertxcuda.bench.deviceHostJvmOptions=-XX:CompileThresholdScaling=${part#jit}) ;;
+      esac
+    done
     for mode in in_process process; do
       stage hops-$mode-$v 90 "$cp" -Xmx4g "${props[@]}" \
         com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode $mode --size $size --only hops,libhops \
@@ -246,13 +253,15 @@ loop_hop() {
 }
 
 if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
-  # With default options, at each spin in $SPINS (µs) and each caller wake in $WAKES (µs;
+  # With default options, at each spin in $SPINS (µs), each NIO poll time in $POLLS (µs) and each caller wake in $WAKES (µs;
   # bench+cluster+hops: 50), the wakes after the native transport alone (they need it); in hops
   # alone, then the time the GPU takes to report a poisoning fault (the floor under the poison
   # take-over).
   [ "$what" = hops ] || WAKES="${WAKES:-50}"
   variants="default"
   for v in ${SPINS:-}; do variants="$variants spin$v"; done
+  for v in ${POLLS:-}; do variants="$variants poll$v"; done
+  for v in ${EXTRA:-}; do variants="$variants $v"; done
   [ -n "${WAKES:-}" ] && variants="$variants native"
   for v in ${WAKES:-}; do variants="$variants wake$v"; done
   hops_table $variants

@@ -1,5 +1,6 @@
 package com.vertxcuda.device;
 
+import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.impl.PollingTransportImpl;
 import io.vertx.core.transport.Transport;
 
@@ -10,28 +11,36 @@ import io.vertx.core.transport.Transport;
  * context as soon as it is ready rather than after the loop's wake-up. At other times its loops sleep
  * as Vert.x's do. For short operations that wake-up is most of the toolkit's own time: a 1 KiB fill's
  * answer reached a sleeping caller loop 9.1 µs after the context tier had it (H100, c91bc53), against
- * the fill's own 5.6 µs.
+ * the fill's own 5.6 µs; for an FFT or a GEMM of a few hundred microseconds to milliseconds it is
+ * 6–15 µs on the answer's path ({@link #defaultPollMicros}).
  *
  * <pre>{@code
  * Vertx vertx = Vertx.builder().withTransport(PollingTransport.create()).build();
  * }</pre>
  *
- * The cost is a core's worth of polling, for at most the poll time, on each loop waiting for a local
- * answer (on a host of fewer than 8 cores the polling loop yields the core at every step). Loops
- * with nothing unanswered, and requests sent to another node or made off an event loop, are not
- * affected. Built on Vert.x's NIO transport or on its native epoll transport (which needs
- * {@code netty-transport-native-epoll}); {@link Transport#available} and the fallback to NIO when the
- * base is unavailable are Vert.x's.
+ * The cost is a core's worth of polling on each loop waiting for a local answer, for as long as the
+ * answer takes up to the poll time ({@link #defaultPollMicros}: 20 ms on a host of 8 cores or more,
+ * as the device's own threads spin while work is on the GPU; 100 µs on a smaller host, where the loop
+ * also yields the core at every 256th step). Loops with nothing unanswered, and requests sent to
+ * another node or made off an event loop, are not affected; {@link #create(Transport, int)} takes a
+ * shorter poll time where cores are scarce. Built on Vert.x's NIO transport or on its native epoll
+ * transport (which needs {@code netty-transport-native-epoll}); {@link Transport#available} and the
+ * fallback to NIO when the base is unavailable are Vert.x's.
  */
 public interface PollingTransport extends Transport {
 
-  /** The poll time of {@link #create()}, µs: longer than a small operation's round trip. */
-  int DEFAULT_POLL_MICROS = 100;
+  /**
+   * The poll time of {@link #create()}, µs: 20 000 on a host of 8 cores or more (one-at-a-time work
+   * up to 20 ms is answered to an awake loop), 100 on a smaller one (short operations only).
+   */
+  static int defaultPollMicros() {
+    return IdleWait.callerPollMicros();
+  }
 
-  /** Polling loops on Vert.x's native transport where it is available (epoll), else on NIO. */
+  /** Polling loops on Vert.x's native transport where it is available (epoll), else on NIO, polling {@link #defaultPollMicros}. */
   static PollingTransport create() {
     Transport base = Transport.EPOLL != null && Transport.EPOLL.available() ? Transport.EPOLL : Transport.NIO;
-    return create(base, DEFAULT_POLL_MICROS);
+    return create(base, defaultPollMicros());
   }
 
   /**

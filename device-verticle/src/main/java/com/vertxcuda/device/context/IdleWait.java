@@ -66,6 +66,23 @@ public final class IdleWait {
   }
 
   /**
+   * How long an event loop of {@code PollingTransport.create()} polls for a local answer after a
+   * request (or its last answer), µs. On a host of {@link #QUIET_CORES} cores or more: as long as a
+   * hand-off thread spins while work is outstanding ({@link #AWAIT_NANOS}), so the answer to a
+   * one-at-a-time FFT, RNG or GEMM (0.3–2.5 ms) finds its caller's loop awake, as it finds the
+   * device's own threads (and as CUDA's synchronize spins its caller's thread). A loop polling only
+   * the first 100 µs slept through those and took a wake-up on the answer's path: on the H100 host
+   * (da93a1d, the hop table's {@code poll20000} variant against the default's 100 µs) one-at-a-time FFT
+   * 2^24 / RNG 2^28 / TF32 GEMM 8192 took 294.4 / 376.8 / 2424.8 µs in-process and 315.6 / 387.1 /
+   * 2451.5 in process isolation, against 288.5 / 364.8 / 2410.5 and 302.8 / 374.3 / 2437.1 polling
+   * 20 ms. On a smaller host, 100 µs: short operations only, since a polling loop there takes a core
+   * the device's threads or the host backend need.
+   */
+  public static int callerPollMicros() {
+    return YIELDS ? 100 : (int) (AWAIT_NANOS / 1_000);
+  }
+
+  /**
    * One step of an event loop polling for an answer due to it instead of sleeping
    * ({@code PollingTransport}): on a host of fewer than {@link #QUIET_CORES} cores, one step in
    * {@link #YIELD_EVERY} yields the core, as a spinning hand-off thread's does. (Yielding at every step

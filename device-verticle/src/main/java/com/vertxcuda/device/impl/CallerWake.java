@@ -22,9 +22,9 @@ import java.util.concurrent.TimeUnit;
  *   over the context tier for a 1 KiB fill, 24–30 µs for FFT 2^24 and RNG 2^28 (~300 µs), 68 µs for
  *   a TF32 GEMM 8192 (2.5 ms), at 86f10f3 (bench/results).</li>
  * </ul>
- * A loop polls only for the short time its transport was made with (a loop must not be held from
- * sleeping for long), which covers short operations; the wakes keep a loop waiting on long ones
- * lightly asleep.
+ * A loop polls for the time its transport was made with: by default as long as the device's own
+ * hand-off threads spin for outstanding work ({@link IdleWait#callerPollMicros}), so an answer to work
+ * of up to 20 ms finds it awake; the wakes are for loops that do not poll.
  *
  * <p>One per loop thread, touched only on that thread: {@link #begin} where the request is admitted
  * on the caller's loop (elsewhere, or on a loop neither polling nor waking, nothing is done),

@@ -133,7 +133,7 @@ class PollingTransportTest {
   @ParameterizedTest
   @ValueSource(strings = {"nio", "epoll"})
   void aDeviceServesCallersOnPollingLoops(String base, VertxTestContext test) {
-    polling(base, PollingTransport.DEFAULT_POLL_MICROS);
+    polling(base, PollingTransport.defaultPollMicros());
     DeviceClient device = DeviceClient.create(vertx);
     Context caller = vertx.getOrCreateContext();
     float[] data = {1.5f, -2f, 3.25f, 0f, 7f};
@@ -148,7 +148,7 @@ class PollingTransportTest {
               assertSame(caller, Vertx.currentContext(), "answered on the caller's context");
               CallerWake wake = CallerWake.onThisLoop();
               assertNotNull(wake, "the device had the caller's loop poll for its answers");
-              assertEquals(PollingTransport.DEFAULT_POLL_MICROS * 1_000L, wake.pollNanos());
+              assertEquals(PollingTransport.defaultPollMicros() * 1_000L, wake.pollNanos());
             });
             read.handle(ar);
           }));
@@ -169,7 +169,9 @@ class PollingTransportTest {
     }
     PollingTransport made = PollingTransport.create();
     assertEquals("epoll", made.name().toLowerCase(), "epoll where it is available (it is on the test classpath)");
-    assertEquals(PollingTransport.DEFAULT_POLL_MICROS, made.pollMicros());
+    assertEquals(PollingTransport.defaultPollMicros(), made.pollMicros());
+    // As long as the device's own threads spin for outstanding work where cores allow, short otherwise.
+    assertEquals(Runtime.getRuntime().availableProcessors() >= 8 ? 20_000 : 100, made.pollMicros());
     assertTrue(made.available());
   }
 

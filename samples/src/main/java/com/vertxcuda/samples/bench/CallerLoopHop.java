@@ -37,7 +37,7 @@ public final class CallerLoopHop {
         continue;
       }
       for (boolean poll : new boolean[] {false, true}) {
-        Histogram h = run(poll ? PollingTransport.create(base, PollingTransport.DEFAULT_POLL_MICROS) : base,
+        Histogram h = run(poll ? PollingTransport.create(base, PollingTransport.defaultPollMicros()) : base,
           opNanos, requests);
         System.out.printf("[hop] %-5s %-8s op %3d us: answer -> caller's handler p50 %6.1f us  p99 %6.1f us  "
             + "p99.9 %6.1f us  (%d runs)%n", base.name(), poll ? "polling" : "sleeping", opNanos / 1000,

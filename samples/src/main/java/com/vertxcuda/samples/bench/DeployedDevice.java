@@ -95,7 +95,7 @@ final class DeployedDevice implements AutoCloseable {
 
   private static int pollMicros() {
     Integer poll = Integer.getInteger(CALLER_POLL);
-    return poll != null ? poll : Boolean.getBoolean(NATIVE_TRANSPORT) ? 0 : PollingTransport.DEFAULT_POLL_MICROS;
+    return poll != null ? poll : Boolean.getBoolean(NATIVE_TRANSPORT) ? 0 : PollingTransport.defaultPollMicros();
   }
 
   /** The bench's transport as the record names it: "nio", "native" (loops that sleep), "polling nio|epoll N us". */
