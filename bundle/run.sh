@@ -406,15 +406,16 @@ fi
 if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
   echo "== phase 2: benchmark"
   benchmark 150 160 75
-  # final: no footprint (its 20 s are the budget's; the last full run has it).
-  [ "$what" = final ] || footprint
+  footprint
   cat "$summary"
 fi
 
 if [ "$what" = final ]; then
-  # Against the bench's own hop rows (default options, callers polling on epoll) just measured: loops
-  # that sleep on NIO (the bench before 2026-12-06) and on epoll, then NIO loops polling 100 µs.
-  hops_table sleep native poll100
+  # Against the bench's own hop rows (default options, callers polling on epoll) just measured: NIO
+  # loops polling 100 µs (the quickstart's poll time before 2026-12-06 05:30), then the JIT compiling
+  # the request path after a twentieth of the requests (the hop rows' fresh tiers and device hosts
+  # serve a few thousand requests of each library: warm or not?).
+  hops_table poll100 jit0.05
   loop_hop
   cat "$summary"
 fi
