@@ -13,13 +13,14 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
 #   benchmark (callers on the quickstart's PollingTransport), then the hop tables with loops that sleep
 #   (NIO, then epoll) and polling NIO loops (about 9 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
+#   gemmcheck: BenchMain's GEMM and FFT/RNG sweeps alone, both modes, the GPU's clocks logged;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
 #   pollhops: the footprint of a GPU node with one device, the hop tables with default options, PyTorch's
@@ -155,6 +156,31 @@ if [ "$what" = quick ]; then
   suite libraries-in-process 100 "$cp" in_process "${libs[@]}"
   suite device-in-process 100 "$devcp" in_process --select-package com.vertxcuda.device
   suite libraries-process 200 "$cp" process "${libs[@]}"
+fi
+
+# gpu_log_start / gpu_log_stop: the GPU's SM clock, temperature, power and use every 250 ms while a
+# stage runs (gpu-clocks.csv in the output folder), to tell a slower GPU from a slower request path.
+gpu_log_start() {
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu,clocks_throttle_reasons.active \
+      --format=csv -lms 250 > "$out/gpu-clocks.csv" 2>&1 &
+    gpu_log=$!
+  fi
+}
+gpu_log_stop() {
+  [ -n "${gpu_log:-}" ] && kill "$gpu_log" 2>/dev/null
+  gpu_log=
+}
+
+if [ "$what" = gemmcheck ]; then
+  # One-at-a-time GEMM, FFT and RNG alone, both modes (raw JCuda in the in-process run), the GPU's
+  # clocks logged: are the toolkit's GEMM rows slower than raw's when nothing runs between them?
+  echo "== gemmcheck"
+  gpu_log_start
+  bench_runs 60 60 --only gemm,fftrng
+  gpu_log_stop
+  bench_report
+  cat "$summary"
 fi
 
 if [ "$what" = libcheck ]; then
@@ -405,7 +431,9 @@ fi
 
 if [ "$what" = bench ] || [ "$what" = all ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ] || [ "$what" = final ] || [ "$what" = bench+focus ] || [ "$what" = bench+web ]; then
   echo "== phase 2: benchmark"
+  gpu_log_start
   benchmark 150 160 75
+  gpu_log_stop
   footprint
   cat "$summary"
 fi
