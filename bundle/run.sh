@@ -13,13 +13,14 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|inprocess|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
 #   benchmark (callers on the quickstart's PollingTransport), then the hop tables with loops that sleep
 #   (NIO, then epoll) and polling NIO loops (about 9 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
+#   inprocess: BenchMain in-process alone (raw JCuda and the toolkit), the GPU's clocks logged;
 #   gemmcheck: BenchMain's GEMM and FFT/RNG sweeps alone, both modes, the GPU's clocks logged;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
@@ -178,6 +179,19 @@ if [ "$what" = gemmcheck ]; then
   echo "== gemmcheck"
   gpu_log_start
   bench_runs 60 60 --only gemm,fftrng
+  gpu_log_stop
+  bench_report
+  cat "$summary"
+fi
+
+if [ "$what" = inprocess ]; then
+  # The in-process benchmark alone (raw JCuda, then the toolkit), the GPU's clocks logged: the
+  # headline's raw-over-toolkit ratios when little device time is left.
+  echo "== inprocess"
+  gpu_log_start
+  stage bench-in_process 225 "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain \
+    --backend "$backend" --mode in_process --size $size --budget 150 --commit "$commit" --out "$work/bench"
+  cp "$work/bench/bench-in_process.json" "$out/" 2>/dev/null
   gpu_log_stop
   bench_report
   cat "$summary"
