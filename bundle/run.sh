@@ -112,14 +112,19 @@ if [ "$backend" = cuda ]; then size=full; else size=small; fi
 # start. The copy.large section times a bare new float[] beside downloadFloats either way.
 # bench_runs IN_PROCESS_BUDGET PROCESS_BUDGET [BenchMain arguments...]: BenchMain in each mode, in turn.
 bench_runs() {
-  local mode budget in="$1" proc="$2"
+  local in="$1" proc="$2"
   shift 2
-  for mode in in_process process; do
-    if [ "$mode" = in_process ]; then budget="$in"; else budget="$proc"; fi
-    stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
-      --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench" "$@"
-    cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
-  done
+  bench_run in_process "$in" "$@"
+  bench_run process "$proc" "$@"
+}
+
+# bench_run MODE BUDGET [ARGS...]: one BenchMain run, its JSON copied to the output folder.
+bench_run() {
+  local mode="$1" budget="$2"
+  shift 2
+  stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
+    --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench" "$@"
+  cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
 }
 
 # The report of what bench/ holds, and every run's progress lines.
@@ -189,9 +194,7 @@ if [ "$what" = inprocess ]; then
   # headline's raw-over-toolkit ratios when little device time is left.
   echo "== inprocess"
   gpu_log_start
-  stage bench-in_process 225 "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain \
-    --backend "$backend" --mode in_process --size $size --budget 150 --commit "$commit" --out "$work/bench"
-  cp "$work/bench/bench-in_process.json" "$out/" 2>/dev/null
+  bench_run in_process 150
   gpu_log_stop
   bench_report
   cat "$summary"

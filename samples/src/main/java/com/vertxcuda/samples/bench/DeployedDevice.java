@@ -60,8 +60,8 @@ final class DeployedDevice implements AutoCloseable {
 
   /**
    * A Vert.x for the bench, as the quickstart makes its own: a {@link PollingTransport} ({@link
-   * PollingTransport#create()}: epoll where Netty's native classes load, else NIO; polling 100 µs for a
-   * local answer). With {@code -Dvertxcuda.bench.callerPoll=N} (µs) a PollingTransport on NIO polling N
+   * PollingTransport#create()}: epoll where Netty's native classes load, else NIO; polling
+   * {@link PollingTransport#defaultPollMicros} for a local answer). With {@code -Dvertxcuda.bench.callerPoll=N} (µs) a PollingTransport on NIO polling N
    * µs, or with N = 0 Vert.x's plain NIO transport, whose loops sleep until woken; with
    * {@code -Dvertxcuda.bench.nativeTransport=true} the native transport (epoll), sleeping unless
    * callerPoll says otherwise (a measurement of {@code DeviceOptions.callerWake} needs it), and the run
@@ -78,31 +78,25 @@ final class DeployedDevice implements AutoCloseable {
     return vertx;
   }
 
+  // Unset, the quickstart's choice (PollingTransport.create()); else the base and poll time asked for.
   private static Transport transport() {
-    Transport base = base();
-    int micros = pollMicros();
-    return micros > 0 ? PollingTransport.create(base, micros) : base;
-  }
-
-  // Unset, both are the quickstart's choice: epoll where available, polling the default time.
-  private static Transport base() {
-    if (Boolean.getBoolean(NATIVE_TRANSPORT)) {
-      return Transport.EPOLL;
-    }
-    boolean quickstart = Integer.getInteger(CALLER_POLL) == null;
-    return quickstart && Transport.EPOLL != null && Transport.EPOLL.available() ? Transport.EPOLL : Transport.NIO;
-  }
-
-  private static int pollMicros() {
     Integer poll = Integer.getInteger(CALLER_POLL);
-    return poll != null ? poll : Boolean.getBoolean(NATIVE_TRANSPORT) ? 0 : PollingTransport.defaultPollMicros();
+    boolean nativeTransport = Boolean.getBoolean(NATIVE_TRANSPORT);
+    if (poll == null && !nativeTransport) {
+      return PollingTransport.create();
+    }
+    Transport base = nativeTransport ? Transport.EPOLL : Transport.NIO;
+    return poll != null && poll > 0 ? PollingTransport.create(base, poll) : base;
   }
 
   /** The bench's transport as the record names it: "nio", "native" (loops that sleep), "polling nio|epoll N us". */
   static String transportName() {
-    boolean nio = base() == Transport.NIO;
-    int micros = pollMicros();
-    return micros > 0 ? "polling " + (nio ? "nio" : "epoll") + " " + micros + " us" : nio ? "nio" : "native";
+    Transport t = transport();
+    if (t instanceof PollingTransport) {
+      PollingTransport p = (PollingTransport) t;
+      return "polling " + p.name().toLowerCase(java.util.Locale.ROOT) + " " + p.pollMicros() + " us";
+    }
+    return t == Transport.NIO ? "nio" : "native";
   }
 
   static final String CALLER_POLL = "vertxcuda.bench.callerPoll";

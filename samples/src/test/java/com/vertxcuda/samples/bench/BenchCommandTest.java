@@ -54,7 +54,7 @@ class BenchCommandTest {
     // The callers' Vert.x is the quickstart's: a PollingTransport, on epoll where Netty's classes load.
     String base = io.vertx.core.transport.Transport.EPOLL != null && io.vertx.core.transport.Transport.EPOLL.available()
       ? "epoll" : "nio";
-    assertEquals("polling " + base + " 100 us", result.getJsonObject("run").getString("transport"));
+    assertEquals("polling " + base + " " + com.vertxcuda.device.PollingTransport.defaultPollMicros() + " us", result.getJsonObject("run").getString("transport"));
   }
 
   @Test
