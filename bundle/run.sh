@@ -16,8 +16,9 @@
 # usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|inprocess|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
-#   benchmark (callers on the quickstart's PollingTransport), then the hop tables with loops that sleep
-#   (NIO, then epoll) and polling NIO loops (about 9 minutes).
+#   benchmark (callers on the quickstart's PollingTransport, GPU clocks logged), the footprint, then the
+#   hop tables with NIO loops polling 100 µs and with the JIT compiling early, and the caller's last
+#   hop (about 8.5 minutes).
 #   focus: the request path's ordering, loss and event-loop tests, both modes (bench+focus: then the benchmark).
 #   profile: small GEMMs under JFR; quick: a short benchmark, then the suites that matter most;
 #   inprocess: BenchMain in-process alone (raw JCuda and the toolkit), the GPU's clocks logged;
@@ -249,7 +250,7 @@ fi
 
 # hops_table VARIANTS: the one-at-a-time hop tables (1 KiB fill, FFT, RNG, TF32 GEMM: context, tiers, clients) in
 # both modes for each variant: default (default options, the callers' Vert.x on the quickstart's
-# PollingTransport: epoll, polling 100 µs; with raw JCuda), spinN (DeviceOptions.submissionSpin N µs),
+# PollingTransport: epoll, polling PollingTransport.defaultPollMicros; with raw JCuda), spinN (DeviceOptions.submissionSpin N µs),
 # sleep (Vert.x's NIO transport, loops that sleep until woken: the bench's default before 2026-12-06),
 # native (Vert.x's native transport, epoll, sleeping), wakeN (DeviceOptions.callerWake N µs on the
 # native transport: on NIO it is off), pollN (a PollingTransport on NIO polling N µs for a local
