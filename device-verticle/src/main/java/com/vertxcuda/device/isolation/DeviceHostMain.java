@@ -27,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -100,16 +101,26 @@ public final class DeviceHostMain {
     // once it hears HELLO; whichever comes first), so a parent killed now leaves nothing behind.
     removeNames(address, regionPath);
     Promise<ContextTier> tier = Promise.promise();
+    // The secret first, on the socket itself, before anything slow: the parent cuts off a connection
+    // that does not prove it within 2 s (making Vert.x took longer than that on a loaded machine),
+    // and only then reads the link's rings.
     Link[] link = new Link[1];
-    link[0] = new Link(channel, "vertx-cuda-device-host-link", spin,
-      frame -> serve(link[0], tier.future(), region, LinkFrame.decode(frame)),
-      why -> {
-        System.err.println("device host " + ProcessHandle.current().pid() + ": " + why + "; exiting");
-        Runtime.getRuntime().halt(0);
-      });
-    // The secret first, before anything slow: the parent cuts off a connection that does not prove
-    // it within 2 s, and making Vert.x took longer than that on a loaded machine.
-    link[0].send(LinkFrame.notice(LinkFrame.Kind.AUTH, ProcessHandle.current().pid(), 0, secret).encode());
+    try {
+      ByteBuffer auth = LinkFrame.notice(LinkFrame.Kind.AUTH, ProcessHandle.current().pid(), 0, secret).encode();
+      while (auth.hasRemaining()) {
+        channel.write(auth);
+      }
+      link[0] = new Link(channel, region.toDeviceHost(), region.toNode(), "vertx-cuda-device-host-link", spin,
+        frame -> serve(link[0], tier.future(), region, LinkFrame.decode(frame)),
+        why -> {
+          System.err.println("device host " + ProcessHandle.current().pid() + ": " + why + "; exiting");
+          Runtime.getRuntime().halt(0);
+        });
+    } catch (IOException e) {
+      System.err.println("device host: cannot prove itself to its device verticle: " + e.getMessage());
+      Runtime.getRuntime().halt(EXIT_START_FAILED);
+      return;
+    }
     // The link's reader does not block while this side owes answers: the next request follows each.
     link[0].awaiting(() -> OWED.get() > 0);
     link[0].start();
@@ -122,7 +133,7 @@ public final class DeviceHostMain {
       public void lost(String reason) {
         if (poisoned.compareAndSet(false, true)) {
           link[0].send(LinkFrame.notice(LinkFrame.Kind.POISONED, generation, 0, reason).encode());
-          // End the process once the frame has left (at once, unless the socket was full): its use
+          // End the process once the frame is in the ring (at once, unless the ring was full): its use
           // of the GPU is over, and the device verticle's take-over waits for its exit.
           link[0].flushed(100_000_000L);
           Runtime.getRuntime().halt(EXIT_POISONED);

@@ -247,7 +247,8 @@ final class DeviceHostProcess {
         SocketChannel channel = server.accept();
         if (proves(channel, deadline)) {
           server.close();
-          Link link = new Link(channel, "vertx-cuda-link-" + process.pid(), spinNanos, frames, closed);
+          Link link = new Link(channel, region.toNode(), region.toDeviceHost(), "vertx-cuda-link-" + process.pid(),
+            spinNanos, frames, closed);
           link.start();
           return link;
         }

@@ -4,7 +4,6 @@ import com.vertxcuda.device.context.IdleWait;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -12,28 +11,37 @@ import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
- * Length-prefixed frames over one socket between a device verticle and its device host, on plain
- * NIO (a Unix domain socket needs no Vert.x native transport). Frames are handed to their handler
- * on the link's reader thread, straight from the socket: no event loop in between.
+ * Frames between a device verticle and its device host: each direction a {@link LinkRing} in memory
+ * both processes map, the socket between them (a Unix domain socket, on plain NIO) only for
+ * wake-ups and the end of the peer. Frames are handed to their handler on the link's reader thread,
+ * straight from the ring: no event loop in between, no system call on the way while the reader is
+ * awake.
  *
- * <p>{@link #send} is thread-safe and never blocks: it writes what the socket takes at once and
- * leaves the rest to the reader thread, which flushes it when the socket can take more (a stopped
- * peer cannot stall the sender's event loop). The reader waits as {@link IdleWait} says before it
- * waits in {@code select}: it spins {@code spinNanos} after each frame it reads or sends, since the
- * next frame usually follows at once (an answer, or the request a caller sends when it gets one),
- * and keeps spinning while its side has work outstanding across the link ({@link #awaiting}: the
- * device verticle awaits answers, the device host owes them), so the answer to work of a few
- * milliseconds (an FFT, a large GEMM), and the request that follows it, are read the moment they
- * land instead of after a wake-up from {@code select} (tens of microseconds on a VM).
+ * <p>{@link #send} is thread-safe and never blocks: it writes what the ring has room for at once and
+ * leaves the rest to the reader thread, which writes it when the peer frees room (a stopped peer
+ * cannot stall the sender's event loop). The reader waits as {@link IdleWait} says before it blocks
+ * in {@code select}: it spins {@code spinNanos} after each frame it reads or sends, since the next
+ * frame usually follows at once (an answer, or the request a caller sends when it gets one), and
+ * keeps spinning while its side has work outstanding across the link ({@link #awaiting}: the device
+ * verticle awaits answers, the device host owes them), so the answer to work of a few milliseconds
+ * (an FFT, a large GEMM), and the request that follows it, are read the moment they land. A reader
+ * that blocks says so in its ring first; a sender that sees it writes one byte to the socket (a
+ * nudge) to wake it. While spinning the reader looks at the socket every {@link #SOCKET_CHECK_NANOS}
+ * for the end of the peer: a peer that exits or is killed closes it, and the frames it wrote before
+ * (a poisoned context's notice) are still read first.
  */
 final class Link {
 
   private static final System.Logger LOG = System.getLogger(Link.class.getName());
   /** A frame longer than this ends the link: no request or reply comes near it. */
   static final int MAX_FRAME = 64 << 20;
+  /** How often a spinning reader reads the socket (nudges, and the end of the peer). */
+  static final long SOCKET_CHECK_NANOS = 50_000;
 
   private final SocketChannel channel;
   private final Selector selector;
+  private final LinkRing in;
+  private final LinkRing out;
   private final Consumer<ByteBuffer> frames;
   private final Consumer<String> closed;
   private final long spinNanos;
@@ -44,17 +52,24 @@ final class Link {
   private long lastFrame = System.nanoTime();
   /** {@link #lastActivity} as the idle wait reads it (made once: the spin asks it at every step). */
   private final java.util.function.LongSupplier activity = this::lastActivity;
+  /** What the ring had no room for yet, in order (under its own lock, which is the producers' lock). */
   private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
+  /** Whether {@link #backlog} holds anything (read without the lock by the reader's spin). */
+  private volatile boolean backlogged;
+  private final ByteBuffer nudge = ByteBuffer.allocateDirect(1);
   private final Thread reader;
   private volatile boolean open = true;
 
   /**
-   * A link over {@code channel} (connected); {@code frames} gets each frame's body (without its
-   * length) on the reader thread, {@code closed} why the link ended, once.
+   * A link over {@code channel} (connected) with frames coming in through {@code in} and going out
+   * through {@code out}; {@code frames} gets each frame's body (without its length) on the reader
+   * thread, {@code closed} why the link ended, once.
    */
-  Link(SocketChannel channel, String name, long spinNanos, Consumer<ByteBuffer> frames, Consumer<String> closed)
-    throws IOException {
+  Link(SocketChannel channel, LinkRing in, LinkRing out, String name, long spinNanos, Consumer<ByteBuffer> frames,
+       Consumer<String> closed) throws IOException {
     this.channel = channel;
+    this.in = in;
+    this.out = out;
     this.spinNanos = spinNanos;
     this.frames = frames;
     this.closed = closed;
@@ -74,41 +89,34 @@ final class Link {
     this.awaiting = awaiting;
   }
 
-  /** Sends one frame (its length prefix included); any thread. */
+  /** Sends one frame, given with its 4-byte length prefix (as {@code LinkFrame.encode} makes it); any thread. */
   void send(ByteBuffer frame) {
     if (!open) {
       return;
     }
     sentAt = System.nanoTime();
-    boolean later;
+    ByteBuffer body = frame.duplicate();
+    body.position(body.position() + 4);
     synchronized (backlog) {
-      try {
-        if (backlog.isEmpty()) {
-          channel.write(frame);
-        }
-      } catch (IOException e) {
-        close("the link failed: " + e.getMessage());
-        return;
-      }
-      later = frame.hasRemaining();
-      if (later) {
-        ByteBuffer copy = ByteBuffer.allocate(frame.remaining());
-        copy.put(frame).flip();
-        backlog.add(copy);
+      if (!backlog.isEmpty() || !out.offer(body)) {
+        // The rest waits its turn (copied: the caller's bytes are its scratch buffer's).
+        backlog.add(ByteBuffer.allocate(body.remaining()).put(body).flip());
+        backlogged = true;
+        flushBacklog();
       }
     }
-    if (later) {
-      selector.wakeup();
+    if (out.consumerParked()) {
+      wake();
     }
   }
 
   /**
-   * Returns once every frame sent so far has gone into the socket, or after {@code timeoutNanos}
-   * (the reader thread flushes what the socket did not take at once).
+   * Returns once every frame sent so far has gone into the ring, or after {@code timeoutNanos}
+   * (the reader thread writes what the ring had no room for as the peer frees it).
    */
   void flushed(long timeoutNanos) {
     long end = System.nanoTime() + timeoutNanos;
-    while (open && hasBacklog() && System.nanoTime() - end < 0) {
+    while (open && backlogged && System.nanoTime() - end < 0) {
       java.util.concurrent.locks.LockSupport.parkNanos(100_000);
     }
   }
@@ -135,29 +143,64 @@ final class Link {
     closed.accept(why);
   }
 
+  // The peer's reader may be blocked: one byte on the socket wakes it (a full socket already will).
+  private void wake() {
+    try {
+      synchronized (nudge) {
+        nudge.clear();
+        channel.write(nudge);
+      }
+    } catch (IOException e) {
+      // The reader learns of the end from the socket itself.
+    }
+  }
+
   private void read() {
-    ByteBuffer in = ByteBuffer.allocateDirect(1 << 16).order(ByteOrder.BIG_ENDIAN);
+    ByteBuffer socketBytes = ByteBuffer.allocateDirect(64);
     try {
       lastFrame = System.nanoTime();
+      long checked = lastFrame;
       while (open) {
-        int n = channel.read(in);
-        if (n < 0) {
-          close("the peer closed the link");
+        if (in.drain(frames) > 0) {
+          lastFrame = System.nanoTime();
+          if (in.producerWaiting()) {
+            wake();
+          }
+          continue;
+        }
+        if (backlogged) {
+          writeBacklog();
+        }
+        long now = System.nanoTime();
+        if (now - checked >= SOCKET_CHECK_NANOS) {
+          checked = now;
+          if (!readSocket(socketBytes)) {
+            return;
+          }
+        }
+        if (!backlogged && IdleWait.pause(spinNanos, activity, awaiting)) {
+          continue;
+        }
+        // About to block. In this order, so no wake-up is lost: say so (a frame written from now on
+        // nudges); read away the nudges already there (one that comes from now on wakes the select);
+        // write the backlog once more, which asks for a nudge when room comes if it stays; then look
+        // at the ring a last time.
+        in.parked(true);
+        if (!readSocket(socketBytes)) {
           return;
         }
-        if (n > 0) {
-          in = deliver(in);
-          lastFrame = System.nanoTime();
-          continue;
+        if (backlogged) {
+          writeBacklog();
         }
-        if (!hasBacklog() && IdleWait.pause(spinNanos, activity, awaiting)) {
-          continue;
+        if (!in.hasRecords()) {
+          selector.select();
+          selector.selectedKeys().clear();
         }
-        SelectionKey key = channel.keyFor(selector);
-        key.interestOps(SelectionKey.OP_READ | (hasBacklog() ? SelectionKey.OP_WRITE : 0));
-        selector.select();
-        selector.selectedKeys().clear();
-        flushBacklog();
+        in.parked(false);
+        checked = System.nanoTime();
+        if (!readSocket(socketBytes)) {
+          return;
+        }
       }
     } catch (IOException | RuntimeException e) {
       if (open) {
@@ -167,57 +210,61 @@ final class Link {
     }
   }
 
+  // Reads the nudges waiting on the socket; false (the link closed) when the peer has gone, after
+  // handing on every frame it wrote before it went.
+  private boolean readSocket(ByteBuffer socketBytes) throws IOException {
+    int n;
+    do {
+      socketBytes.clear();
+      n = channel.read(socketBytes);
+    } while (n > 0);
+    if (n < 0) {
+      in.drain(frames);
+      close("the peer closed the link");
+      return false;
+    }
+    return true;
+  }
+
   // The last frame read or sent, whichever is later (the reader's own, or an answer leaving).
   private long lastActivity() {
     long sent = sentAt;
     return sent - lastFrame > 0 ? sent : lastFrame;
   }
 
-  private boolean hasBacklog() {
+  private void writeBacklog() {
     synchronized (backlog) {
-      return !backlog.isEmpty();
+      if (!flushBacklog()) {
+        return;
+      }
+    }
+    if (out.consumerParked()) {
+      wake();
     }
   }
 
-  private void flushBacklog() throws IOException {
-    synchronized (backlog) {
-      while (!backlog.isEmpty()) {
-        ByteBuffer b = backlog.peek();
-        channel.write(b);
-        if (b.hasRemaining()) {
-          return;
+  // Under the lock: writes what the ring takes of the backlog, in order; when the ring is full, asks
+  // the peer to nudge this side once it frees room. Answers whether anything went in.
+  private boolean flushBacklog() {
+    boolean wrote = false;
+    while (!backlog.isEmpty()) {
+      ByteBuffer b = backlog.peek();
+      int before = b.remaining();
+      boolean whole = out.offer(b);
+      wrote |= b.remaining() != before;
+      if (!whole) {
+        out.waitForRoom();
+        // Room may have come between the offer and the flag: the peer saw no flag then.
+        before = b.remaining();
+        whole = out.offer(b);
+        wrote |= b.remaining() != before;
+        if (!whole) {
+          return wrote;
         }
-        backlog.poll();
       }
+      backlog.poll();
     }
-  }
-
-  // Hands every whole frame in {@code in} to the handler; returns the buffer to read on into
-  // (a bigger one when a frame does not fit).
-  private ByteBuffer deliver(ByteBuffer in) {
-    in.flip();
-    while (in.remaining() >= 4) {
-      int length = in.getInt(in.position());
-      if (length < 0 || length > MAX_FRAME) {
-        throw new IllegalStateException("malformed frame length " + length);
-      }
-      if (in.remaining() < 4 + length) {
-        break;
-      }
-      ByteBuffer frame = in.slice(in.position() + 4, length);
-      in.position(in.position() + 4 + length);
-      frames.accept(frame);
-    }
-    in.compact();
-    if (in.position() >= 4) {
-      int length = in.getInt(0);
-      if (length + 4 > in.capacity() && length <= MAX_FRAME) {
-        ByteBuffer bigger = ByteBuffer.allocateDirect(length + 4);
-        in.flip();
-        bigger.put(in);
-        return bigger;
-      }
-    }
-    return in;
+    backlogged = false;
+    return wrote;
   }
 }

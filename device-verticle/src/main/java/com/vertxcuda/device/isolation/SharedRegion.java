@@ -26,8 +26,10 @@ import java.util.TreeMap;
 
 /**
  * A file in /dev/shm mapped by the device verticle and its device host: bulk data moves through it,
- * never through the link socket. The device verticle's side hands out slots (first fit, 4 KiB
- * aligned); the device host only reads and writes where a frame tells it.
+ * never through link frames. Past the region, on a page of its own, the file holds the link's two
+ * rings ({@link LinkRing}), which the frames themselves go through. The device verticle's side
+ * hands out slots (first fit, 4 KiB aligned); the device host only reads and writes where a frame
+ * tells it.
  *
  * <p>The file lies in a directory only this user can enter, under a name nobody can guess
  * ({@link DeviceHostProcess}); it is created exclusively, never through a link, readable and
@@ -40,6 +42,8 @@ final class SharedRegion {
 
   private final Path path;
   private final MappedByteBuffer mapping;
+  /** The link's rings ({@link LinkRing#PAIR_BYTES}), in the same file past the region, page-aligned. */
+  private final MappedByteBuffer rings;
   private final long base;
   private final long size;
   /** Free extents: offset → length. */
@@ -48,9 +52,10 @@ final class SharedRegion {
   /** Bytes of slots users hold (lent buffers, and downloads about to be lent); at most {@link #heldLimit}. */
   private long held;
 
-  private SharedRegion(Path path, MappedByteBuffer mapping) {
+  private SharedRegion(Path path, FileChannel ch, long size) throws IOException {
     this.path = path;
-    this.mapping = mapping;
+    this.mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
+    this.rings = ch.map(FileChannel.MapMode.READ_WRITE, ringsAt(size), LinkRing.PAIR_BYTES);
     this.size = mapping.capacity();
     this.base = VertxInternals.directBufferAddress(mapping);
     free.put(0L, size);
@@ -71,9 +76,9 @@ final class SharedRegion {
     FileAttribute<?>[] attributes = posix(path)
       ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)} : new FileAttribute<?>[0];
     try (FileChannel ch = FileChannel.open(path, how, attributes)) {
-      ch.position(size - 1);
+      ch.position(fileSize(size) - 1);
       ch.write(ByteBuffer.wrap(new byte[1]));
-      return new SharedRegion(path, ch.map(FileChannel.MapMode.READ_WRITE, 0, size));
+      return new SharedRegion(path, ch, size);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the shared region " + path, e);
     }
@@ -93,10 +98,10 @@ final class SharedRegion {
       } else if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
         throw new IOException("not a regular file");
       }
-      if (ch.size() != size) {
-        throw new IOException("it holds " + ch.size() + " bytes, not " + size);
+      if (ch.size() != fileSize(size)) {
+        throw new IOException("it holds " + ch.size() + " bytes, not " + fileSize(size));
       }
-      return new SharedRegion(path, ch.map(FileChannel.MapMode.READ_WRITE, 0, ch.size()));
+      return new SharedRegion(path, ch, size);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot map the shared region " + path + ": " + e.getMessage(), e);
     }
@@ -148,6 +153,26 @@ final class SharedRegion {
 
   Path path() {
     return path;
+  }
+
+  /** Where the link's rings start in the file: past a region of {@code size} bytes, on a page. */
+  private static long ringsAt(long size) {
+    return (size + ALIGN - 1) / ALIGN * ALIGN;
+  }
+
+  /** The file's length for a region of {@code size} bytes: the region, then the link's rings. */
+  private static long fileSize(long size) {
+    return ringsAt(size) + LinkRing.PAIR_BYTES;
+  }
+
+  /** The ring from the device verticle to the device host. */
+  LinkRing toDeviceHost() {
+    return LinkRing.toDeviceHost(rings);
+  }
+
+  /** The ring from the device host to the device verticle. */
+  LinkRing toNode() {
+    return LinkRing.toNode(rings);
   }
 
   long size() {
