@@ -13,7 +13,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|inprocess|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|inprocess|linkcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
 #   benchmark (callers on the quickstart's PollingTransport, GPU clocks logged), the footprint, then the
@@ -25,6 +25,8 @@
 #   gemmcheck: BenchMain's GEMM and FFT/RNG sweeps alone, both modes, the GPU's clocks logged;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
+#   linkcheck: BenchMain's small path in both modes (fill hops, library hops, small GEMMs) with raw
+#     JCuda, PyTorch's fill, the footprint (~170 s).
 #   pollhops: the footprint of a GPU node with one device, the hop tables with default options, PyTorch's
 #   fill, then the hop tables with sleeping loops and the caller's last hop (~2.5 minutes);
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
@@ -366,6 +368,17 @@ if [ "$what" = pollhops ]; then
   pytorch 15
   hops_table sleep
   loop_hop
+  cat "$summary"
+fi
+
+if [ "$what" = linkcheck ]; then
+  # Least device time for the link between a node and its device host: the small path in both modes
+  # (the fill's hops, the library hops, the small GEMMs, with raw JCuda), PyTorch's fill, the footprint.
+  echo "== linkcheck"
+  bench_runs 45 45 --only hops,libhops,smallgemm
+  pytorch 20
+  bench_report
+  footprint
   cat "$summary"
 fi
 

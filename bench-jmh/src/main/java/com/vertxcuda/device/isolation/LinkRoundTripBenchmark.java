@@ -5,6 +5,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
@@ -26,8 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * readers spinning as on a GPU host: the link's own share of every request's round trip in process
  * isolation. The far side echoes each frame as it gets it and the near side sends the next one as
  * the echo lands, {@value #ROUND_TRIPS} times per operation, while the benchmark's thread waits
- * parked (on a two-core machine a third spinning thread would measure the scheduler). A 64-byte
- * frame, about a fill's.
+ * parked (on a two-core machine a third spinning thread would measure the scheduler).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -42,7 +42,10 @@ public class LinkRoundTripBenchmark {
   private final AtomicLong answers = new AtomicLong();
   private volatile long target;
   private volatile Thread waiter;
-  private final ByteBuffer frame = ByteBuffer.allocate(4 + 64);
+  /** Bytes of a frame: about a fill's, and about a batch of 1,024 coalesced GEMMs'. */
+  @Param({"64", "440000"})
+  public int frameBytes;
+  private ByteBuffer frame;
 
   @Setup(Level.Trial)
   public void setup() throws Exception {
@@ -74,7 +77,8 @@ public class LinkRoundTripBenchmark {
     far.awaiting(() -> true);
     far.start();
     near.start();
-    frame.putInt(64).put(new byte[64]).flip();
+    frame = ByteBuffer.allocate(4 + frameBytes);
+    frame.putInt(frameBytes).put(new byte[frameBytes]).flip();
   }
 
   @TearDown(Level.Trial)

@@ -94,7 +94,7 @@ class LinkTest {
   }
 
   /**
-   * Three threads send 600 frames each, from 8 bytes to 3 MiB (larger than a ring, so in pieces and
+   * Three threads send 600 frames each, from 8 bytes to more than a ring holds (so in pieces and
    * through the backlog), while the far side reads: each arrives whole, each sender's in its order.
    * With spinning readers, and with readers that block (woken by nudges) as on a small host.
    */
@@ -128,7 +128,7 @@ class LinkTest {
       Thread t = new Thread(() -> {
         Random random = new Random(sender);
         for (int seq = 0; seq < each; seq++) {
-          int length = seq % 100 == 99 ? (3 << 20) + random.nextInt(4096)
+          int length = seq % 100 == 99 ? LinkRing.CAPACITY + LinkRing.CAPACITY / 3 + random.nextInt(4096)
             : seq % 10 == 9 ? 64 * 1024 + random.nextInt(200_000) : 8 + random.nextInt(2000);
           p.near.send(frame(sender, seq, length));
         }
@@ -144,14 +144,14 @@ class LinkTest {
     for (int s = 0; s < senders; s++) {
       assertEquals(each, next[s], "frames of sender " + s);
     }
-    assertTrue(bytes[0] > 3L * senders * (3 << 20), "bytes " + bytes[0]);
+    assertTrue(bytes[0] > 6L * senders * LinkRing.CAPACITY, "bytes " + bytes[0]);
     assertTrue(p.near.isOpen() && p.far.isOpen());
   }
 
   /**
-   * The far side stops reading for a second (its handler busy): the near side sends 16 MiB of frames
-   * in that time without waiting (a sender is an event loop), and they arrive in order once the far
-   * side reads again.
+   * The far side stops reading for a second (its handler busy): the near side sends 16 MiB of frames,
+   * four rings' worth, in that time without waiting (a sender is an event loop), and they arrive in
+   * order once the far side reads again.
    */
   @Test
   void aFullRingNeverBlocksTheSender(@TempDir Path dir) throws Exception {
@@ -174,7 +174,8 @@ class LinkTest {
       p.near.send(frame(0, seq, 64 * 1024));
     }
     long sendMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    assertTrue(sendMillis < 900, "sending 16 MiB into a 1 MiB ring took " + sendMillis + " ms: it waited for the reader");
+    assertTrue(sendMillis < 900, "sending 16 MiB into a ring of " + LinkRing.CAPACITY + " bytes took " + sendMillis
+      + " ms: it waited for the reader");
     for (int seq = 0; seq <= frames; seq++) {
       Integer s = got.poll(20, TimeUnit.SECONDS);
       assertNotNull(s, "frame " + seq + " never came");
