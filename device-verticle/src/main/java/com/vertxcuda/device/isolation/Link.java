@@ -58,7 +58,7 @@ final class Link {
   private volatile boolean backlogged;
   private final ByteBuffer nudge = ByteBuffer.allocateDirect(1);
   private final Thread reader;
-  private volatile boolean open = true;
+  private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
 
   /**
    * A link over {@code channel} (connected) with frames coming in through {@code in} and going out
@@ -91,7 +91,7 @@ final class Link {
 
   /** Sends one frame, given with its 4-byte length prefix (as {@code LinkFrame.encode} makes it); any thread. */
   void send(ByteBuffer frame) {
-    if (!open) {
+    if (!open.get()) {
       return;
     }
     sentAt = System.nanoTime();
@@ -116,7 +116,7 @@ final class Link {
    */
   void flushed(long timeoutNanos) {
     long end = System.nanoTime() + timeoutNanos;
-    while (open && backlogged && System.nanoTime() - end < 0) {
+    while (open.get() && backlogged && System.nanoTime() - end < 0) {
       java.util.concurrent.locks.LockSupport.parkNanos(100_000);
     }
   }
@@ -126,14 +126,14 @@ final class Link {
   }
 
   boolean isOpen() {
-    return open;
+    return open.get();
   }
 
+  // Once, whoever comes first (the reader at the peer's end, a stop): `closed` hears of it once.
   private void close(String why) {
-    if (!open) {
+    if (!open.compareAndSet(true, false)) {
       return;
     }
-    open = false;
     try {
       channel.close();
       selector.close();
@@ -160,11 +160,15 @@ final class Link {
     try {
       lastFrame = System.nanoTime();
       long checked = lastFrame;
-      while (open) {
+      while (open.get()) {
         if (in.drain(frames) > 0) {
           lastFrame = System.nanoTime();
           if (in.producerWaiting()) {
             wake();
+          }
+          // Frames that keep coming must not hold this side's backlog back.
+          if (backlogged) {
+            writeBacklog();
           }
           continue;
         }
@@ -203,10 +207,11 @@ final class Link {
         }
       }
     } catch (IOException | RuntimeException e) {
-      if (open) {
+      boolean wasOpen = open.get();
+      if (wasOpen) {
         LOG.log(System.Logger.Level.DEBUG, "link reader ends: " + e);
       }
-      close(open ? "the link failed: " + e.getMessage() : "the link was closed");
+      close(wasOpen ? "the link failed: " + e.getMessage() : "the link was closed");
     }
   }
 

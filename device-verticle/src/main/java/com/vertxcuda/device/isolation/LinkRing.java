@@ -71,9 +71,8 @@ final class LinkRing {
     if (memory.capacity() != BYTES || !memory.isDirect()) {
       throw new IllegalArgumentException("a link ring is " + BYTES + " bytes of direct memory");
     }
+    // A ring is new with its file (zeros): each side starts at 0, whatever the peer wrote meanwhile.
     this.memory = memory.order(ByteOrder.nativeOrder());
-    this.tail = (long) LONGS.getAcquire(this.memory, TAIL);
-    this.head = (long) LONGS.getAcquire(this.memory, HEAD);
   }
 
   /** The ring from the device verticle to its device host, in {@code pair} ({@link #PAIR_BYTES}, 8-byte aligned). */

@@ -76,8 +76,16 @@ final class SharedRegion {
     FileAttribute<?>[] attributes = posix(path)
       ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)} : new FileAttribute<?>[0];
     try (FileChannel ch = FileChannel.open(path, how, attributes)) {
-      ch.position(fileSize(size) - 1);
-      ch.write(ByteBuffer.wrap(new byte[1]));
+      // The region stays sparse (its pages come as transfers touch them); the rings' pages are
+      // written now, so a /dev/shm without room for them fails this start rather than a store into
+      // a ring later (a fault on the request path of either process).
+      ByteBuffer zeros = ByteBuffer.allocate(64 << 10);
+      for (long at = ringsAt(size); at < fileSize(size); at += zeros.limit()) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), fileSize(size) - at));
+        while (zeros.hasRemaining()) {
+          ch.write(zeros, at + zeros.position());
+        }
+      }
       return new SharedRegion(path, ch, size);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the shared region " + path, e);
