@@ -42,8 +42,9 @@ final class SharedRegion {
 
   private final Path path;
   private final MappedByteBuffer mapping;
-  /** The link's rings ({@link LinkRing#PAIR_BYTES}), in the same file past the region, page-aligned. */
-  private final MappedByteBuffer rings;
+  /** The link's rings, in the same file past the region, page-aligned: one object per direction, per process. */
+  private final LinkRing toDeviceHost;
+  private final LinkRing toNode;
   private final long base;
   private final long size;
   /** Free extents: offset → length. */
@@ -55,7 +56,9 @@ final class SharedRegion {
   private SharedRegion(Path path, FileChannel ch, long size) throws IOException {
     this.path = path;
     this.mapping = ch.map(FileChannel.MapMode.READ_WRITE, 0, size);
-    this.rings = ch.map(FileChannel.MapMode.READ_WRITE, ringsAt(size), LinkRing.PAIR_BYTES);
+    MappedByteBuffer rings = ch.map(FileChannel.MapMode.READ_WRITE, ringsAt(size), LinkRing.PAIR_BYTES);
+    this.toDeviceHost = LinkRing.toDeviceHost(rings);
+    this.toNode = LinkRing.toNode(rings);
     this.size = mapping.capacity();
     this.base = VertxInternals.directBufferAddress(mapping);
     free.put(0L, size);
@@ -165,7 +168,7 @@ final class SharedRegion {
 
   /** Where the link's rings start in the file: past a region of {@code size} bytes, on a page. */
   private static long ringsAt(long size) {
-    return (size + ALIGN - 1) / ALIGN * ALIGN;
+    return alignUp(size);
   }
 
   /** The file's length for a region of {@code size} bytes: the region, then the link's rings. */
@@ -175,12 +178,12 @@ final class SharedRegion {
 
   /** The ring from the device verticle to the device host. */
   LinkRing toDeviceHost() {
-    return LinkRing.toDeviceHost(rings);
+    return toDeviceHost;
   }
 
   /** The ring from the device host to the device verticle. */
   LinkRing toNode() {
-    return LinkRing.toNode(rings);
+    return toNode;
   }
 
   long size() {
@@ -205,7 +208,11 @@ final class SharedRegion {
   }
 
   private static long footprint(long length) {
-    return Math.max(ALIGN, (length + ALIGN - 1) / ALIGN * ALIGN);
+    return Math.max(ALIGN, alignUp(length));
+  }
+
+  private static long alignUp(long length) {
+    return (length + ALIGN - 1) / ALIGN * ALIGN;
   }
 
   /**
