@@ -200,4 +200,54 @@ class WireStringsTest {
     assertEquals("after", in.readString());
     in.expectEnd();
   }
+
+  /**
+   * A handle the message already carries goes as a reference to the first time: it reads back as
+   * the same object; an equal handle in another object, and one of many distinct handles, read back
+   * equal; a reference the message has not earned yet, or a tag that is not one, is refused.
+   */
+  @Test
+  void aHandleWrittenAgainReadsBackAsTheFirstAndCostsFiveBytes() {
+    BufferHandle shared = new BufferHandle("0f6c2a9e-4b1d-4c3e-9a7b-5d2e8f1c6a30", 0, 2, 7, DType.F32, 4096, 11, 12, 0, 4096);
+    BufferHandle twin = new BufferHandle(shared.node(), 0, 2, 7, DType.F32, 4096, 11, 12, 0, 4096);
+    Buffer once = Buffer.buffer();
+    new WireOut(once).writeHandle(shared);
+    Buffer wire = Buffer.buffer();
+    WireOut out = new WireOut(wire);
+    List<BufferHandle> written = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      BufferHandle own = new BufferHandle(shared.node(), 0, 2, 100 + i, DType.F16, 64, i, -i, i % 5, 32);
+      out.writeHandle(shared).writeHandle(own).writeHandle(null);
+      written.add(own);
+    }
+    out.writeHandle(twin);
+    // 300 distinct handles in full, the shared one in full once, then 299 references of 5 bytes, 300 nulls of 1.
+    assertTrue(wire.length() <= 302 * once.length() + 299 * 5 + 300, wire.length() + " bytes");
+    WireIn in = new WireIn(wire, 0, wire.length(), "test");
+    BufferHandle first = in.readHandle();
+    assertEquals(shared, first);
+    for (int i = 0; i < 300; i++) {
+      if (i > 0) {
+        assertSame(first, in.readHandle(), "the shared handle, time " + i);
+      }
+      assertEquals(written.get(i), in.readHandle(), "handle " + i);
+      assertNull(in.readHandle());
+    }
+    assertEquals(twin, in.readHandle());
+    in.expectEnd();
+
+    Buffer forged = Buffer.buffer().appendByte((byte) 2).appendInt(0);
+    WireFormatException early = assertThrows(WireFormatException.class,
+      () -> new WireIn(forged, 0, forged.length(), "test").readHandle());
+    assertTrue(early.getMessage().contains("handle 0 of the 0 read so far"), early.getMessage());
+    Buffer beyond = Buffer.buffer();
+    new WireOut(beyond).writeHandle(shared);
+    beyond.appendByte((byte) 2).appendInt(1);
+    WireIn two = new WireIn(beyond, 0, beyond.length(), "test");
+    assertEquals(shared, two.readHandle());
+    assertThrows(WireFormatException.class, two::readHandle);
+    Buffer tag = Buffer.buffer().appendByte((byte) 3);
+    WireFormatException bad = assertThrows(WireFormatException.class, () -> new WireIn(tag, 0, tag.length(), "test").readHandle());
+    assertTrue(bad.getMessage().contains("bad handle tag 3"), bad.getMessage());
+  }
 }

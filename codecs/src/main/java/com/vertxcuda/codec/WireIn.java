@@ -41,9 +41,10 @@ public final class WireIn {
   /** Longer strings (a kernel's source, a message) are not kept. */
   private static final int MEMO_LIMIT = 256;
   /** The enum types this reader has read, and their names (made at the first enum read: most messages read none). */
-  private Class<?>[] enumTypes;
-  private WireOut.EnumNames[] enumTables;
-  private int enumCount;
+  private WireEnums.Cache enums;
+  /** The handles read in full so far, by their index on the wire (later ones may name them again). */
+  private BufferHandle[] handles;
+  private int handleCount;
   private final int end;
   private int pos;
 
@@ -147,40 +148,38 @@ public final class WireIn {
       return null;
     }
     int at = take(len);
-    WireOut.EnumNames known = enumNames(cls);
-    byte[][] names = known.names();
-    for (int i = 0; i < names.length; i++) {
-      if (names[i].length == len && Arrays.equals(bytes, at, at + len, names[i], 0, len)) {
-        return cls.cast(known.constants()[i]);
-      }
+    WireEnums.Table known = enums().get(cls);
+    int i = known.find(bytes, at, len);
+    if (i < 0) {
+      throw new WireFormatException("malformed " + type + " on the wire: unknown " + cls.getSimpleName() + " '"
+        + new String(bytes, at, len, StandardCharsets.UTF_8) + "'");
     }
-    throw new WireFormatException("malformed " + type + " on the wire: unknown " + cls.getSimpleName() + " '"
-      + new String(bytes, at, len, StandardCharsets.UTF_8) + "'");
+    return cls.cast(known.constants[i]);
   }
 
-  // The names of cls's constants: this reader's few enum types kept beside it, found by identity (a
-  // batch reads a handful of types thousands of times; the shared ClassValue lookup cost more than the match).
-  private WireOut.EnumNames enumNames(Class<?> cls) {
-    for (int i = 0; i < enumCount; i++) {
-      if (enumTypes[i] == cls) {
-        return enumTables[i];
-      }
+  private WireEnums.Cache enums() {
+    if (enums == null) {
+      enums = new WireEnums.Cache();
     }
-    WireOut.EnumNames names = WireOut.enumNames(cls);
-    if (enumTypes == null) {
-      enumTypes = new Class<?>[8];
-      enumTables = new WireOut.EnumNames[8];
-    }
-    if (enumCount < enumTypes.length) {
-      enumTypes[enumCount] = cls;
-      enumTables[enumCount++] = names;
-    }
-    return names;
+    return enums;
   }
 
+  /** Reads a handle as {@link WireOut#writeHandle} wrote it: null, in full, or one read earlier in this message. */
   public BufferHandle readHandle() {
-    if (!readBoolean()) {
+    byte tag = readByte();
+    if (tag == WireOut.HANDLE_NULL) {
       return null;
+    }
+    if (tag == WireOut.HANDLE_EARLIER) {
+      int index = readInt();
+      if (index < 0 || index >= handleCount) {
+        throw new WireFormatException("malformed " + type + " on the wire: handle " + index + " of the "
+          + handleCount + " read so far");
+      }
+      return handles[index];
+    }
+    if (tag != WireOut.HANDLE_FULL) {
+      throw new WireFormatException("malformed " + type + " on the wire: bad handle tag " + tag);
     }
     String node = readString();
     int device = readInt();
@@ -195,7 +194,14 @@ public final class WireIn {
     if (node == null || dtype == null) {
       throw new WireFormatException("malformed " + type + " on the wire: handle without node or dtype");
     }
-    return new BufferHandle(node, device, generation, id, dtype, count, hi, lo, offset, length);
+    BufferHandle h = new BufferHandle(node, device, generation, id, dtype, count, hi, lo, offset, length);
+    if (handles == null) {
+      handles = new BufferHandle[4];
+    } else if (handleCount == handles.length) {
+      handles = Arrays.copyOf(handles, handleCount * 2);
+    }
+    handles[handleCount++] = h;
+    return h;
   }
 
   /** Bytes left in the message. */

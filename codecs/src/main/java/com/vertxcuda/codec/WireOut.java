@@ -32,6 +32,10 @@ public final class WireOut {
   // The last string written, and its bytes: node ids repeat in every handle of a message.
   private String lastString;
   private byte[] lastBytes;
+  /** The enum types this writer has written, and their names (made at the first enum written: most messages have none). */
+  private WireEnums.Cache enums;
+  /** The handles written in full so far, by their index on the wire. */
+  private final WireHandles handles = new WireHandles();
 
   public WireOut(Buffer buffer) {
     this.buffer = buffer;
@@ -125,36 +129,37 @@ public final class WireOut {
 
   /** Writes an enum constant by name (stable across reorderings). */
   public WireOut writeEnum(Enum<?> e) {
-    return e == null ? writeInt(-1) : writeBytes(enumNames(e.getDeclaringClass()).names()[e.ordinal()]);
+    return e == null ? writeInt(-1) : writeBytes(enums().get(e.getDeclaringClass()).names[e.ordinal()]);
   }
 
-  /** An enum's constants and their UTF-8 names, by ordinal, made once per enum (shared: never written to). */
-  record EnumNames(Object[] constants, byte[][] names) {
-  }
-
-  static EnumNames enumNames(Class<?> cls) {
-    return ENUM_NAMES.get(cls);
-  }
-
-  private static final ClassValue<EnumNames> ENUM_NAMES = new ClassValue<>() {
-    @Override
-    protected EnumNames computeValue(Class<?> type) {
-      Object[] constants = type.getEnumConstants();
-      byte[][] names = new byte[constants.length][];
-      for (int i = 0; i < constants.length; i++) {
-        names[i] = ((Enum<?>) constants[i]).name().getBytes(StandardCharsets.UTF_8);
-      }
-      return new EnumNames(constants, names);
+  private WireEnums.Cache enums() {
+    if (enums == null) {
+      enums = new WireEnums.Cache();
     }
-  };
+    return enums;
+  }
 
+  /**
+   * Writes a handle: a tag byte (0 null, 1 the handle in full, 2 one this message already carries),
+   * then its fields, or the index of the earlier one among the handles written in full. A batch names
+   * the same few buffers again and again (two of a small GEMM's three operands are usually shared by
+   * the whole batch): each is written once, about a hundred bytes, and in five bytes each time after.
+   */
   public WireOut writeHandle(BufferHandle h) {
-    writeBoolean(h != null);
-    if (h != null) {
-      writeString(h.node()).writeInt(h.device()).writeLong(h.generation()).writeLong(h.id())
-        .writeEnum(h.dtype()).writeLong(h.count()).writeLong(h.tokenHigh()).writeLong(h.tokenLow())
-        .writeLong(h.offset()).writeLong(h.length());
+    if (h == null) {
+      return writeByte(HANDLE_NULL);
     }
-    return this;
+    int earlier = handles.indexOf(h);
+    if (earlier >= 0) {
+      return writeByte(HANDLE_EARLIER).writeInt(earlier);
+    }
+    handles.add(h);
+    return writeByte(HANDLE_FULL).writeString(h.node()).writeInt(h.device()).writeLong(h.generation()).writeLong(h.id())
+      .writeEnum(h.dtype()).writeLong(h.count()).writeLong(h.tokenHigh()).writeLong(h.tokenLow())
+      .writeLong(h.offset()).writeLong(h.length());
   }
+
+  static final int HANDLE_NULL = 0;
+  static final int HANDLE_FULL = 1;
+  static final int HANDLE_EARLIER = 2;
 }

@@ -36,24 +36,237 @@ public final class LibraryWireTypes implements CodecProvider {
 
   private static final int MAX_LIST = 16;
 
-  public static final WireType<BlasRequest> BLAS_REQUEST = WireType.of(BlasRequest.class, 2,
-    (r, out) -> out.writeEnum(r.getOp()).writeEnum(r.getTransA()).writeEnum(r.getTransB()).writeEnum(r.getUplo())
-      .writeEnum(r.getSide()).writeEnum(r.getDiag()).writeInt(r.getM()).writeInt(r.getN()).writeInt(r.getK())
-      .writeDouble(r.getAlpha()).writeDouble(r.getBeta())
-      .writeHandle(r.getA()).writeInt(r.getLda()).writeHandle(r.getB()).writeInt(r.getLdb())
-      .writeHandle(r.getC()).writeInt(r.getLdc()).writeHandle(r.getX()).writeInt(r.getIncx())
-      .writeHandle(r.getY()).writeInt(r.getIncy()).writeLong(r.getStrideA()).writeLong(r.getStrideB())
-      .writeLong(r.getStrideC()).writeInt(r.getBatchCount()).writeDouble(r.getCosine()).writeDouble(r.getSine())
-      .writeBoolean(r.isTf32()).writeDouble(r.getAlphaImag()).writeDouble(r.getBetaImag()),
-    in -> new BlasRequest(in.readEnum(BlasOp.class)).setTransA(in.readEnum(Transpose.class))
-      .setTransB(in.readEnum(Transpose.class)).setUplo(in.readEnum(FillMode.class)).setSide(in.readEnum(Side.class))
-      .setDiag(in.readEnum(Diagonal.class)).setM(in.readInt()).setN(in.readInt()).setK(in.readInt())
-      .setAlpha(in.readDouble()).setBeta(in.readDouble())
-      .setA(in.readHandle()).setLda(in.readInt()).setB(in.readHandle()).setLdb(in.readInt())
-      .setC(in.readHandle()).setLdc(in.readInt()).setX(in.readHandle()).setIncx(in.readInt())
-      .setY(in.readHandle()).setIncy(in.readInt()).setStrideA(in.readLong()).setStrideB(in.readLong())
-      .setStrideC(in.readLong()).setBatchCount(in.readInt()).setCosine(in.readDouble()).setSine(in.readDouble())
-      .setTf32(in.readBoolean()).setAlphaImag(in.readDouble()).setBetaImag(in.readDouble()));
+  /** What a BLAS request's field left out on the wire stands for: a new request's. */
+  private static final BlasRequest D = new BlasRequest();
+
+  /** The fields of {@link #BLAS_REQUEST}'s mask, one bit each in this order (append only: the wire's meaning). */
+  private static final int BLAS_FIELDS = 29;
+
+  /**
+   * A BLAS request: its op, a mask of the fields that differ from a new request's (bit i for the
+   * i-th field in the order below: transA, transB, uplo, side, diag, m, n, k, alpha, beta, a, lda, b,
+   * ldb, c, ldc, x, incx, y, incy, strideA, strideB, strideC, batchCount, cosine, sine, tf32,
+   * alphaImag, betaImag), then those fields in that order. A GEMM sets about a dozen of the 29; the
+   * others (vectors, strides, rotations, imaginary parts...) cost one bit each instead of their
+   * bytes and a read each. Doubles compare by their bits (-0.0 and every NaN travel as they are);
+   * enums and handles by identity (a handle's default is none).
+   */
+  public static final WireType<BlasRequest> BLAS_REQUEST = WireType.of(BlasRequest.class, 3,
+    (r, out) -> {
+      int mask = 0;
+      mask |= r.getTransA() != D.getTransA() ? 1 << 0 : 0;
+      mask |= r.getTransB() != D.getTransB() ? 1 << 1 : 0;
+      mask |= r.getUplo() != D.getUplo() ? 1 << 2 : 0;
+      mask |= r.getSide() != D.getSide() ? 1 << 3 : 0;
+      mask |= r.getDiag() != D.getDiag() ? 1 << 4 : 0;
+      mask |= r.getM() != D.getM() ? 1 << 5 : 0;
+      mask |= r.getN() != D.getN() ? 1 << 6 : 0;
+      mask |= r.getK() != D.getK() ? 1 << 7 : 0;
+      mask |= Double.doubleToRawLongBits(r.getAlpha()) != Double.doubleToRawLongBits(D.getAlpha()) ? 1 << 8 : 0;
+      mask |= Double.doubleToRawLongBits(r.getBeta()) != Double.doubleToRawLongBits(D.getBeta()) ? 1 << 9 : 0;
+      mask |= r.getA() != D.getA() ? 1 << 10 : 0;
+      mask |= r.getLda() != D.getLda() ? 1 << 11 : 0;
+      mask |= r.getB() != D.getB() ? 1 << 12 : 0;
+      mask |= r.getLdb() != D.getLdb() ? 1 << 13 : 0;
+      mask |= r.getC() != D.getC() ? 1 << 14 : 0;
+      mask |= r.getLdc() != D.getLdc() ? 1 << 15 : 0;
+      mask |= r.getX() != D.getX() ? 1 << 16 : 0;
+      mask |= r.getIncx() != D.getIncx() ? 1 << 17 : 0;
+      mask |= r.getY() != D.getY() ? 1 << 18 : 0;
+      mask |= r.getIncy() != D.getIncy() ? 1 << 19 : 0;
+      mask |= r.getStrideA() != D.getStrideA() ? 1 << 20 : 0;
+      mask |= r.getStrideB() != D.getStrideB() ? 1 << 21 : 0;
+      mask |= r.getStrideC() != D.getStrideC() ? 1 << 22 : 0;
+      mask |= r.getBatchCount() != D.getBatchCount() ? 1 << 23 : 0;
+      mask |= Double.doubleToRawLongBits(r.getCosine()) != Double.doubleToRawLongBits(D.getCosine()) ? 1 << 24 : 0;
+      mask |= Double.doubleToRawLongBits(r.getSine()) != Double.doubleToRawLongBits(D.getSine()) ? 1 << 25 : 0;
+      mask |= r.isTf32() != D.isTf32() ? 1 << 26 : 0;
+      mask |= Double.doubleToRawLongBits(r.getAlphaImag()) != Double.doubleToRawLongBits(D.getAlphaImag()) ? 1 << 27 : 0;
+      mask |= Double.doubleToRawLongBits(r.getBetaImag()) != Double.doubleToRawLongBits(D.getBetaImag()) ? 1 << 28 : 0;
+      out.writeEnum(r.getOp()).writeInt(mask);
+      if ((mask & 1 << 0) != 0) {
+        out.writeEnum(r.getTransA());
+      }
+      if ((mask & 1 << 1) != 0) {
+        out.writeEnum(r.getTransB());
+      }
+      if ((mask & 1 << 2) != 0) {
+        out.writeEnum(r.getUplo());
+      }
+      if ((mask & 1 << 3) != 0) {
+        out.writeEnum(r.getSide());
+      }
+      if ((mask & 1 << 4) != 0) {
+        out.writeEnum(r.getDiag());
+      }
+      if ((mask & 1 << 5) != 0) {
+        out.writeInt(r.getM());
+      }
+      if ((mask & 1 << 6) != 0) {
+        out.writeInt(r.getN());
+      }
+      if ((mask & 1 << 7) != 0) {
+        out.writeInt(r.getK());
+      }
+      if ((mask & 1 << 8) != 0) {
+        out.writeDouble(r.getAlpha());
+      }
+      if ((mask & 1 << 9) != 0) {
+        out.writeDouble(r.getBeta());
+      }
+      if ((mask & 1 << 10) != 0) {
+        out.writeHandle(r.getA());
+      }
+      if ((mask & 1 << 11) != 0) {
+        out.writeInt(r.getLda());
+      }
+      if ((mask & 1 << 12) != 0) {
+        out.writeHandle(r.getB());
+      }
+      if ((mask & 1 << 13) != 0) {
+        out.writeInt(r.getLdb());
+      }
+      if ((mask & 1 << 14) != 0) {
+        out.writeHandle(r.getC());
+      }
+      if ((mask & 1 << 15) != 0) {
+        out.writeInt(r.getLdc());
+      }
+      if ((mask & 1 << 16) != 0) {
+        out.writeHandle(r.getX());
+      }
+      if ((mask & 1 << 17) != 0) {
+        out.writeInt(r.getIncx());
+      }
+      if ((mask & 1 << 18) != 0) {
+        out.writeHandle(r.getY());
+      }
+      if ((mask & 1 << 19) != 0) {
+        out.writeInt(r.getIncy());
+      }
+      if ((mask & 1 << 20) != 0) {
+        out.writeLong(r.getStrideA());
+      }
+      if ((mask & 1 << 21) != 0) {
+        out.writeLong(r.getStrideB());
+      }
+      if ((mask & 1 << 22) != 0) {
+        out.writeLong(r.getStrideC());
+      }
+      if ((mask & 1 << 23) != 0) {
+        out.writeInt(r.getBatchCount());
+      }
+      if ((mask & 1 << 24) != 0) {
+        out.writeDouble(r.getCosine());
+      }
+      if ((mask & 1 << 25) != 0) {
+        out.writeDouble(r.getSine());
+      }
+      if ((mask & 1 << 26) != 0) {
+        out.writeBoolean(r.isTf32());
+      }
+      if ((mask & 1 << 27) != 0) {
+        out.writeDouble(r.getAlphaImag());
+      }
+      if ((mask & 1 << 28) != 0) {
+        out.writeDouble(r.getBetaImag());
+      }
+    },
+    in -> {
+      BlasRequest r = new BlasRequest(in.readEnum(BlasOp.class));
+      int mask = in.readInt();
+      if ((mask & -(1 << BLAS_FIELDS)) != 0) {
+        throw new WireFormatException("malformed BlasRequest on the wire: field mask " + Integer.toHexString(mask));
+      }
+      if ((mask & 1 << 0) != 0) {
+        r.setTransA(in.readEnum(Transpose.class));
+      }
+      if ((mask & 1 << 1) != 0) {
+        r.setTransB(in.readEnum(Transpose.class));
+      }
+      if ((mask & 1 << 2) != 0) {
+        r.setUplo(in.readEnum(FillMode.class));
+      }
+      if ((mask & 1 << 3) != 0) {
+        r.setSide(in.readEnum(Side.class));
+      }
+      if ((mask & 1 << 4) != 0) {
+        r.setDiag(in.readEnum(Diagonal.class));
+      }
+      if ((mask & 1 << 5) != 0) {
+        r.setM(in.readInt());
+      }
+      if ((mask & 1 << 6) != 0) {
+        r.setN(in.readInt());
+      }
+      if ((mask & 1 << 7) != 0) {
+        r.setK(in.readInt());
+      }
+      if ((mask & 1 << 8) != 0) {
+        r.setAlpha(in.readDouble());
+      }
+      if ((mask & 1 << 9) != 0) {
+        r.setBeta(in.readDouble());
+      }
+      if ((mask & 1 << 10) != 0) {
+        r.setA(in.readHandle());
+      }
+      if ((mask & 1 << 11) != 0) {
+        r.setLda(in.readInt());
+      }
+      if ((mask & 1 << 12) != 0) {
+        r.setB(in.readHandle());
+      }
+      if ((mask & 1 << 13) != 0) {
+        r.setLdb(in.readInt());
+      }
+      if ((mask & 1 << 14) != 0) {
+        r.setC(in.readHandle());
+      }
+      if ((mask & 1 << 15) != 0) {
+        r.setLdc(in.readInt());
+      }
+      if ((mask & 1 << 16) != 0) {
+        r.setX(in.readHandle());
+      }
+      if ((mask & 1 << 17) != 0) {
+        r.setIncx(in.readInt());
+      }
+      if ((mask & 1 << 18) != 0) {
+        r.setY(in.readHandle());
+      }
+      if ((mask & 1 << 19) != 0) {
+        r.setIncy(in.readInt());
+      }
+      if ((mask & 1 << 20) != 0) {
+        r.setStrideA(in.readLong());
+      }
+      if ((mask & 1 << 21) != 0) {
+        r.setStrideB(in.readLong());
+      }
+      if ((mask & 1 << 22) != 0) {
+        r.setStrideC(in.readLong());
+      }
+      if ((mask & 1 << 23) != 0) {
+        r.setBatchCount(in.readInt());
+      }
+      if ((mask & 1 << 24) != 0) {
+        r.setCosine(in.readDouble());
+      }
+      if ((mask & 1 << 25) != 0) {
+        r.setSine(in.readDouble());
+      }
+      if ((mask & 1 << 26) != 0) {
+        r.setTf32(in.readBoolean());
+      }
+      if ((mask & 1 << 27) != 0) {
+        r.setAlphaImag(in.readDouble());
+      }
+      if ((mask & 1 << 28) != 0) {
+        r.setBetaImag(in.readDouble());
+      }
+      return r;
+    });
 
   public static final WireType<BlasReply> BLAS_REPLY = WireType.of(BlasReply.class, 1,
     (r, out) -> out.writeHandle(r.getOutput()).writeDouble(r.getValue()).writeInt(r.getIndex())
