@@ -42,7 +42,7 @@ public class LinkRoundTripBenchmark {
   private final AtomicLong answers = new AtomicLong();
   private volatile long target;
   private volatile Thread waiter;
-  /** Bytes of a frame: about a fill's, and about a batch of 1,024 coalesced GEMMs'. */
+  /** Bytes of a frame: about a fill's, and about a batch of 1,024 coalesced GEMMs' before f5c8c87 (~160 KB since). */
   @Param({"64", "440000"})
   public int frameBytes;
   private ByteBuffer frame;

@@ -35,9 +35,11 @@ import java.util.function.Consumer;
 final class LinkRing {
 
   /**
-   * Bytes of records per direction. 4 MiB: a batch of 1,024 coalesced GEMMs (~440 KB a frame) goes
-   * in one piece and several such batches fit at once; a 440 KB frame there and back took 122–123 µs
-   * against 130–132 with a 1 MiB ring (dev VM, {@code LinkRoundTripBenchmark}).
+   * Bytes of records per direction. 4 MiB: a batch of 1,024 coalesced GEMMs (~440 KB a frame when
+   * this was sized, ~160 KB since f5c8c87's compact wire) goes in one piece and several such batches
+   * fit at once; a 440 KB frame there and back took 122–123 µs against 130–132 with a 1 MiB ring (dev
+   * VM, {@code LinkRoundTripBenchmark}). Not re-measured with the smaller frames (which a 1 MiB ring's
+   * 256 KB pieces would also carry whole).
    */
   static final int CAPACITY = 4 << 20;
   /** A piece is at most this long: a larger frame takes several, so it never waits for the whole ring. */
