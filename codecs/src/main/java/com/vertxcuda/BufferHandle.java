@@ -116,7 +116,7 @@ public final class BufferHandle {
 
   @Override
   public int hashCode() {
-    // Made once and kept (the fields never change): a batch's encoder looks its handles up by it.
+    // Made once and kept (the fields never change); no boxing (handles key the registries' maps).
     int h = hash;
     if (h == 0) {
       long x = 31L * node.hashCode() + device;

@@ -148,6 +148,27 @@ class LibraryWireTypesTest {
     }
   }
 
+  /**
+   * The fields a {@code BlasRequest} on the wire leaves out stand for a new request's: this pins
+   * those defaults, so changing one (which would change what an omitted field means between two
+   * nodes) fails here first and comes with a bump of {@code BLAS_REQUEST}'s version.
+   */
+  @Test
+  void aNewBlasRequestsDefaultsAreTheWiresMeaningOfAnOmittedField() {
+    BlasRequest d = new BlasRequest();
+    assertEquals((byte) 3, LibraryWireTypes.BLAS_REQUEST.version());
+    assertEquals(List.of(Transpose.N, Transpose.N, FillMode.UPPER, Side.LEFT, Diagonal.NON_UNIT),
+      java.util.Arrays.asList(d.getTransA(), d.getTransB(), d.getUplo(), d.getSide(), d.getDiag()));
+    assertEquals(List.of(0, 0, 0, 0, 0, 0, 1, 1, 1), List.of(d.getM(), d.getN(), d.getK(), d.getLda(), d.getLdb(),
+      d.getLdc(), d.getIncx(), d.getIncy(), d.getBatchCount()));
+    assertEquals(List.of(0L, 0L, 0L), List.of(d.getStrideA(), d.getStrideB(), d.getStrideC()));
+    assertEquals(List.of(1.0, 0.0, 0.0, 0.0, 1.0, 0.0), List.of(d.getAlpha(), d.getBeta(), d.getAlphaImag(),
+      d.getBetaImag(), d.getCosine(), d.getSine()));
+    assertEquals(java.util.Arrays.asList(null, null, null, null, null),
+      java.util.Arrays.asList(d.getA(), d.getB(), d.getC(), d.getX(), d.getY()));
+    assertEquals(false, d.isTf32());
+  }
+
   @Test
   void theServiceFileContributesThem() {
     List<WireType<?>> all = CudaCodecs.wireTypes();

@@ -74,23 +74,38 @@ final class WireEnums {
   /**
    * The tables one reader or writer uses, kept beside it and found by identity: a message carries a
    * handful of enum types thousands of times, and the shared {@code ClassValue} lookup cost more than
-   * the rest of writing the name.
+   * the rest of writing the name. The first type is kept in a field: a message of one enum type (a
+   * fill's handle names its dtype) makes no arrays.
    */
   static final class Cache {
-    private final Class<?>[] types = new Class<?>[12];
-    private final Table[] tables = new Table[12];
+    private Class<?> firstType;
+    private Table firstTable;
+    private Class<?>[] types;
+    private Table[] tables;
     private int count;
 
     Table get(Class<?> cls) {
+      if (cls == firstType) {
+        return firstTable;
+      }
       for (int i = 0; i < count; i++) {
         if (types[i] == cls) {
           return tables[i];
         }
       }
       Table t = TABLES.get(cls);
-      if (count < types.length) {
-        types[count] = cls;
-        tables[count++] = t;
+      if (firstType == null) {
+        firstType = cls;
+        firstTable = t;
+      } else {
+        if (types == null) {
+          types = new Class<?>[11];
+          tables = new Table[11];
+        }
+        if (count < types.length) {
+          types[count] = cls;
+          tables[count++] = t;
+        }
       }
       return t;
     }

@@ -34,8 +34,8 @@ public final class WireOut {
   private byte[] lastBytes;
   /** The enum types this writer has written, and their names (made at the first enum written: most messages have none). */
   private WireEnums.Cache enums;
-  /** The handles written in full so far, by their index on the wire. */
-  private final WireHandles handles = new WireHandles();
+  /** The handles written in full so far, by their index on the wire (made at the first handle). */
+  private WireHandles handles;
 
   public WireOut(Buffer buffer) {
     this.buffer = buffer;
@@ -149,9 +149,13 @@ public final class WireOut {
     if (h == null) {
       return writeByte(HANDLE_NULL);
     }
-    int earlier = handles.indexOf(h);
-    if (earlier >= 0) {
-      return writeByte(HANDLE_EARLIER).writeInt(earlier);
+    if (handles == null) {
+      handles = new WireHandles();
+    } else {
+      int earlier = handles.indexOf(h);
+      if (earlier >= 0) {
+        return writeByte(HANDLE_EARLIER).writeInt(earlier);
+      }
     }
     handles.add(h);
     return writeByte(HANDLE_FULL).writeString(h.node()).writeInt(h.device()).writeLong(h.generation()).writeLong(h.id())

@@ -82,15 +82,15 @@ public final class CoreWireTypes {
     (r, out) -> out.writeHandle(r.getHandle()).writeBuffer(r.getData()),
     in -> new DownloadReply(in.readHandle(), in.readBuffer()));
 
-  public static final WireType<CopyRequest> COPY = WireType.of(CopyRequest.class, 1,
+  public static final WireType<CopyRequest> COPY = WireType.of(CopyRequest.class, 2, // 2: handles by reference
     (r, out) -> out.writeHandle(r.getSource()).writeHandle(r.getTarget()),
     in -> new CopyRequest(in.readHandle(), in.readHandle()));
 
-  public static final WireType<CopyInRequest> COPY_IN = WireType.of(CopyInRequest.class, 1,
+  public static final WireType<CopyInRequest> COPY_IN = WireType.of(CopyInRequest.class, 2, // 2: handles by reference
     (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()).writeBoolean(r.peer()),
     in -> new CopyInRequest(in.readHandle(), in.readHandle(), in.readLong(), in.readBoolean()));
 
-  public static final WireType<CopyOutRequest> COPY_OUT = WireType.of(CopyOutRequest.class, 1,
+  public static final WireType<CopyOutRequest> COPY_OUT = WireType.of(CopyOutRequest.class, 2, // 2: handles by reference
     (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()),
     in -> new CopyOutRequest(in.readHandle(), in.readHandle(), in.readLong()));
 

@@ -21,7 +21,7 @@ public final class KernelWireTypes implements CodecProvider {
 
   private static final int MAX_LIST = 1024;
 
-  public static final WireType<KernelRequest> KERNEL_REQUEST = WireType.of(KernelRequest.class, 1,
+  public static final WireType<KernelRequest> KERNEL_REQUEST = WireType.of(KernelRequest.class, 2, // 2: handles by reference
     (r, out) -> {
       out.writeEnum(r.getOp()).writeString(r.getPtx()).writeBuffer(r.getImage()).writeString(r.getSource())
         .writeString(r.getName()).writeString(r.getArch());

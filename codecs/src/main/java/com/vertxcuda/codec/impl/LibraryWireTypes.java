@@ -274,7 +274,7 @@ public final class LibraryWireTypes implements CodecProvider {
     in -> new BlasReply().setOutput(in.readHandle()).setValue(in.readDouble()).setIndex(in.readInt())
       .setBatchSize(in.readInt()));
 
-  public static final WireType<BlasBatch> BLAS_BATCH = WireType.of(BlasBatch.class, 1,
+  public static final WireType<BlasBatch> BLAS_BATCH = WireType.of(BlasBatch.class, 2, // 2: handles by reference
     (b, out) -> {
       List<BlasRequest> requests = b.getRequests() == null ? List.of() : b.getRequests();
       out.writeInt(requests.size());
@@ -286,7 +286,7 @@ public final class LibraryWireTypes implements CodecProvider {
       }
     },
     in -> {
-      int n = readCount(in, BlasBatch.MAX_REQUESTS, "BlasBatch");
+      int n = in.readCount(BlasBatch.MAX_REQUESTS, 1); // each at least its presence byte
       List<BlasRequest> requests = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         requests.add(in.readBoolean() ? BLAS_REQUEST.read(in) : null);
@@ -294,7 +294,7 @@ public final class LibraryWireTypes implements CodecProvider {
       return new BlasBatch(requests);
     });
 
-  public static final WireType<BlasBatchReply> BLAS_BATCH_REPLY = WireType.of(BlasBatchReply.class, 1,
+  public static final WireType<BlasBatchReply> BLAS_BATCH_REPLY = WireType.of(BlasBatchReply.class, 2, // 2: handles by reference
     (b, out) -> {
       out.writeInt(b.getOutcomes().size());
       for (BlasOutcome o : b.getOutcomes()) {
@@ -307,7 +307,7 @@ public final class LibraryWireTypes implements CodecProvider {
       }
     },
     in -> {
-      int n = readCount(in, BlasBatch.MAX_REQUESTS, "BlasBatchReply");
+      int n = in.readCount(BlasBatch.MAX_REQUESTS, 1); // each at least its outcome byte
       List<BlasOutcome> outcomes = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         outcomes.add(in.readBoolean() ? BlasOutcome.of(BLAS_REPLY.read(in))
@@ -316,7 +316,7 @@ public final class LibraryWireTypes implements CodecProvider {
       return new BlasBatchReply(outcomes);
     });
 
-  public static final WireType<FftRequest> FFT_REQUEST = WireType.of(FftRequest.class, 1,
+  public static final WireType<FftRequest> FFT_REQUEST = WireType.of(FftRequest.class, 2, // 2: handles by reference
     (r, out) -> {
       out.writeEnum(r.getType()).writeEnum(r.getDirection());
       writeInts(out, r.getN());
@@ -346,14 +346,6 @@ public final class LibraryWireTypes implements CodecProvider {
   @Override
   public List<WireType<?>> wireTypes() {
     return List.of(BLAS_REQUEST, BLAS_REPLY, BLAS_BATCH, BLAS_BATCH_REPLY, FFT_REQUEST, FFT_REPLY, RAND_REQUEST);
-  }
-
-  private static int readCount(WireIn in, int max, String type) {
-    int n = in.readInt();
-    if (n < 0 || n > max) {
-      throw new WireFormatException("malformed " + type + " on the wire: a list of " + n + " entries");
-    }
-    return n;
   }
 
   private static void writeInts(WireOut out, List<Integer> values) {
