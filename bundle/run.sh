@@ -65,7 +65,7 @@ summary="$work/summary.txt"
   echo "commit: $(tr '\n' ' ' < "$here/COMMIT")"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   uname -a
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || echo "nvidia-smi: not available"
+  nvidia-smi --query-gpu=name,uuid,driver_version,memory.total --format=csv 2>&1 || echo "nvidia-smi: not available"
   nproc
   "$java" -version 2>&1
 } > "$work/host.txt"
