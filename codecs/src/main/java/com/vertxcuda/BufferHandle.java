@@ -30,8 +30,6 @@ public final class BufferHandle {
   private final long tokenLow;
   private final long offset;
   private final long length;
-  /** {@link #hashCode}, once made (0 before). */
-  private int hash;
 
   public BufferHandle(String node, int device, long generation, long id, DType dtype, long count,
                       long tokenHigh, long tokenLow, long offset, long length) {
@@ -116,22 +114,7 @@ public final class BufferHandle {
 
   @Override
   public int hashCode() {
-    // Made once and kept (the fields never change); no boxing (handles key the registries' maps).
-    int h = hash;
-    if (h == 0) {
-      long x = 31L * node.hashCode() + device;
-      x = 31 * x + generation;
-      x = 31 * x + id;
-      x = 31 * x + dtype.hashCode();
-      x = 31 * x + count;
-      x = 31 * x + tokenHigh;
-      x = 31 * x + tokenLow;
-      x = 31 * x + offset;
-      x = 31 * x + length;
-      h = Long.hashCode(x) | 1;
-      hash = h;
-    }
-    return h;
+    return Objects.hash(node, device, generation, id, dtype, count, tokenHigh, tokenLow, offset, length);
   }
 
   @Override

@@ -7,14 +7,21 @@ import com.vertxcuda.BufferHandle;
  * writer remembers them: the same handle object as one of the last few written is found (by
  * identity, in a table of 64 slots chosen by its identity hash); an equal handle in another object,
  * or one no longer in its slot, is written in full again, which is as correct and a hundred bytes
- * longer. A handle found again keeps its slot: a batch's shared operands, the same object request
- * after request, are not pushed out by the one-off outputs that land on their slot. Looking every
+ * longer. A handle found again keeps its slot, and a new one keeps it for the next {@link #GRACE}
+ * written: a batch's shared operands, the same object request after request, are not pushed out by
+ * the one-off outputs that land on their slot. Looking every
  * handle up in a map by its fields cost more than writing it (JMH on the development VM, a
  * 1,024-GEMM frame).
  */
 final class WireHandles {
 
   private static final int SLOTS = 64;
+  /**
+   * A handle is not pushed out of its slot by the next few written after it, found again or not: a
+   * batch's shared operands are written in full in its first request and found from its second, so
+   * the first request's other handles cannot take their slots in between.
+   */
+  private static final int GRACE = 8;
 
   /** The first handle written: a message with one (a fill, a download) makes no table. */
   private BufferHandle first;
@@ -28,7 +35,8 @@ final class WireHandles {
   /** The index at which this very object was written in full, or -1. */
   int indexOf(BufferHandle h) {
     if (handles == null) {
-      if (count > 0 && h == first) {
+      // A writer makes this at its first handle, so first is set.
+      if (h == first) {
         firstFound = true;
         return 0;
       }
@@ -59,7 +67,7 @@ final class WireHandles {
     }
     int slot = slot(h);
     int index = count++;
-    if (handles[slot] == null || !found[slot]) {
+    if (handles[slot] == null || !found[slot] && index - indexes[slot] > GRACE) {
       handles[slot] = h;
       indexes[slot] = index;
       found[slot] = false;
