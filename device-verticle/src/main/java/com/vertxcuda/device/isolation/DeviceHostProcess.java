@@ -388,7 +388,72 @@ final class DeviceHostProcess {
 
   /** The exit code or signal of the ended device host, in words. */
   String exitReason() {
-    int code = process.exitValue();
+    return reason(process.exitValue());
+  }
+
+  /**
+   * Why the device host ends, as soon as Linux knows: its exit reason once Java has reaped it, else
+   * the exit status the kernel gave it when its exit began ({@link #exitingCode}); null while it is
+   * not ending, or where that cannot be read. A device host killed while it holds a CUDA context stays
+   * in its exit while the driver tears the context down, and its link closes before Java learns the
+   * status; the loss is reported on that close, not after the teardown.
+   */
+  String endingReason() {
+    if (!process.isAlive()) {
+      return exitReason();
+    }
+    int code = exitingCode(process.pid());
+    return code < 0 ? null : reason(code);
+  }
+
+  /** The PF_EXITING bit of a task's flags (include/linux/sched.h): set as its exit begins. */
+  private static final long PF_EXITING = 0x4;
+
+  /**
+   * The exit code of process {@code pid} once it has begun to exit, as {@link Process#exitValue} would
+   * give it (128 + the signal that killed it): read from {@code /proc/<pid>/stat}, whose {@code flags}
+   * (field 9) carry {@code PF_EXITING} from the first step of the exit and whose {@code exit_code}
+   * (field 52, in {@code waitpid}'s form) is set before the process's memory and files are released.
+   * -1 while it is not exiting, when it exits with 0 (not told apart from the moment before the code
+   * is written), or where there is no such file.
+   */
+  static int exitingCode(long pid) {
+    String stat;
+    try {
+      stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+    return exitingCode(stat);
+  }
+
+  /** {@link #exitingCode(long)} of the text of a {@code /proc/<pid>/stat}. */
+  static int exitingCode(String stat) {
+    // The command name (field 2) is in parentheses and may hold spaces or parentheses: the fields
+    // from 3 on follow the last ')'.
+    int close = stat.lastIndexOf(')');
+    if (close < 0) {
+      return -1;
+    }
+    String[] f = stat.substring(close + 1).trim().split(" +");
+    if (f.length < 50) {
+      return -1;
+    }
+    try {
+      long flags = Long.parseLong(f[9 - 3]);
+      int status = Integer.parseInt(f[52 - 3].trim());
+      if ((flags & PF_EXITING) == 0 || status == 0) {
+        return -1;
+      }
+      int signal = status & 0x7f;
+      return signal != 0 ? 128 + signal : (status >> 8) & 0xff;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** An exit code in words (a code above 128: killed by the signal 128 below it, as a shell reports it). */
+  static String reason(int code) {
     if (code == DeviceHostMain.EXIT_POISONED) {
       return "the device host exited after a sticky error (exit code " + code + ")";
     }

@@ -328,7 +328,15 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   private void linkClosed(String why) {
-    // Wait briefly for the exit status, so the reason names the exit code or signal.
+    // A device host that is ending (killed, crashed) is reported lost at once, its exit status read
+    // from Linux: one killed while it held a CUDA context is gone only once the driver has torn the
+    // context down, tens of milliseconds after its link closed. Otherwise wait briefly for the exit
+    // status, so the reason names the exit code or signal.
+    String ending = process.endingReason();
+    if (ending != null) {
+      end(ending);
+      return;
+    }
     process.onExit().orTimeout(1, TimeUnit.SECONDS).whenComplete((p, t) ->
       end(p != null ? process.exitReason() : "the link to the device host closed: " + why));
   }

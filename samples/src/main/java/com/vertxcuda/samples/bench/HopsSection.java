@@ -110,7 +110,7 @@ final class HopsSection implements Section {
     }
   }
 
-  /** Fills submitted straight into a context tier's queue, each answered by callback, which submits the next. */
+  /** Fills submitted straight into a context tier's queue, one at a time from this thread, which waits for each answer spinning ({@link TierRoundTrips#sequential}). */
   private static void tier(Bench bench, TierRoundTrips.Tier kind, DeviceOptions options) throws Exception {
     Vertx vertx = DeployedDevice.newVertx();
     try {

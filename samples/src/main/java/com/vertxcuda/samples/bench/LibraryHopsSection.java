@@ -217,7 +217,7 @@ final class LibraryHopsSection implements Section {
     return new DeviceOptions(options).setLibraries(List.of(Library.FFT, Library.RAND, Library.BLAS));
   }
 
-  /** Library requests submitted straight into a context tier's queue, each answered by callback, which submits the next. */
+  /** Library requests submitted straight into a context tier's queue, one at a time from this thread, which waits for each answer spinning ({@link TierRoundTrips#sequential}). */
   private static void tier(Bench bench, TierRoundTrips.Tier kind, DeviceOptions options) throws Exception {
     String path = kind.path;
     Vertx vertx = DeployedDevice.newVertx();
