@@ -334,7 +334,10 @@ public final class ProcessContextTier implements ContextTier {
     // status, so the reason names the exit code or signal.
     String ending = process.endingReason();
     if (ending != null) {
+      long closed = System.nanoTime();
       end(ending);
+      process.onExit().thenAccept(p -> LOG.log(System.Logger.Level.INFO, "the device host (pid " + p.pid()
+        + ") was gone " + (System.nanoTime() - closed) / 1_000_000 + " ms after its link closed: " + ending));
       return;
     }
     process.onExit().orTimeout(1, TimeUnit.SECONDS).whenComplete((p, t) ->
