@@ -441,7 +441,7 @@ final class DeviceHostProcess {
     }
     try {
       long flags = Long.parseLong(f[9 - 3]);
-      int status = Integer.parseInt(f[52 - 3].trim());
+      int status = Integer.parseInt(f[52 - 3]);
       if ((flags & PF_EXITING) == 0 || status == 0) {
         return -1;
       }
