@@ -407,7 +407,23 @@ final class DeviceHostProcess {
   }
 
   /** The PF_EXITING bit of a task's flags (include/linux/sched.h): set as its exit begins. */
-  private static final long PF_EXITING = 0x4;
+  static final long PF_EXITING = 0x4;
+
+  /**
+   * Whether {@code /proc} shows this JVM's own PID namespace ({@code /proc/self} names this process's
+   * pid): where it is another namespace's (a container that kept its host's {@code /proc}), a pid of
+   * ours names some other process there, and nothing is read of it.
+   */
+  private static final boolean PROC_IS_OURS = procIsOurs();
+
+  private static boolean procIsOurs() {
+    try {
+      return Path.of("/proc/self").toRealPath().getFileName().toString()
+        .equals(Long.toString(ProcessHandle.current().pid()));
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
 
   /**
    * The exit code of process {@code pid} once it has begun to exit, as {@link Process#exitValue} would
@@ -415,28 +431,30 @@ final class DeviceHostProcess {
    * (field 9) carry {@code PF_EXITING} from the first step of the exit and whose {@code exit_code}
    * (field 52, in {@code waitpid}'s form) is set before the process's memory and files are released.
    * -1 while it is not exiting, when it exits with 0 (not told apart from the moment before the code
-   * is written), or where there is no such file.
+   * is written), where there is no such file, and where {@code /proc} does not report a task's flags
+   * and exit code (gVisor's shows zeros): the tier then waits for Java's exit status.
    */
   static int exitingCode(long pid) {
-    String stat;
-    try {
-      stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-    } catch (IOException | RuntimeException e) {
-      return -1;
+    String stat = procStat(pid);
+    return stat == null ? -1 : exitingCode(stat);
+  }
+
+  /** The text of {@code /proc/<pid>/stat}, or null where there is none or {@code /proc} is not ours. */
+  static String procStat(long pid) {
+    if (!PROC_IS_OURS) {
+      return null;
     }
-    return exitingCode(stat);
+    try {
+      return Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** {@link #exitingCode(long)} of the text of a {@code /proc/<pid>/stat}. */
   static int exitingCode(String stat) {
-    // The command name (field 2) is in parentheses and may hold spaces or parentheses: the fields
-    // from 3 on follow the last ')'.
-    int close = stat.lastIndexOf(')');
-    if (close < 0) {
-      return -1;
-    }
-    String[] f = stat.substring(close + 1).trim().split(" +");
-    if (f.length < 50) {
+    String[] f = statFields(stat);
+    if (f == null || f.length < 50) {
       return -1;
     }
     try {
@@ -450,6 +468,16 @@ final class DeviceHostProcess {
     } catch (NumberFormatException e) {
       return -1;
     }
+  }
+
+  /**
+   * The fields of a {@code /proc/<pid>/stat} from the third (the state) on, field n at index n - 3; null
+   * where the text has no command name. The command name (field 2) is in parentheses and may hold
+   * spaces or parentheses: the fields from 3 on follow the last ')'.
+   */
+  static String[] statFields(String stat) {
+    int close = stat.lastIndexOf(')');
+    return close < 0 ? null : stat.substring(close + 1).trim().split(" +");
   }
 
   /** An exit code in words (a code above 128: killed by the signal 128 below it, as a shell reports it). */
