@@ -77,9 +77,14 @@ class DeviceHostExitTest {
           stat = DeviceHostProcess.procStat(child);
           fields = stat == null ? null : DeviceHostProcess.statFields(stat);
           code = stat == null ? -1 : DeviceHostProcess.exitingCode(stat);
-          if (code < 0 && !reportsExits && (fields == null || fields[0].equals("Z") || fields[0].equals("X"))) {
-            // Killed (a zombie, dead, or gone from this /proc) and no exit code shown: the tier waits for
-            // Java's exit status instead. (Where one is shown, it must be the right one, below.)
+          if (stat == null) {
+            // Reaped at once, though its parent never waits (a parent that ignores SIGCHLD, inherited
+            // from whatever started this JVM, has its children reaped by the kernel): no zombie to read.
+            abort("the killed child " + child + " was reaped at once: its exit cannot be seen here");
+          }
+          if (code < 0 && !reportsExits && fields != null && (fields[0].equals("Z") || fields[0].equals("X"))) {
+            // Killed (a zombie, or dead) and no exit code shown: the tier waits for Java's exit status
+            // instead. (Where one is shown, it must be the right one, below.)
             abort("this /proc does not report a task's flags and exit code: " + own.strip() + " / " + stat);
           }
           Thread.sleep(1);
