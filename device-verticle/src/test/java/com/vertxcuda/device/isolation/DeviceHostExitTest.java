@@ -72,16 +72,15 @@ class DeviceHostExitTest {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         int code = -1;
         String stat = null;
-        String[] fields = null;
         while (code < 0 && System.nanoTime() < deadline) {
           stat = DeviceHostProcess.procStat(child);
-          fields = stat == null ? null : DeviceHostProcess.statFields(stat);
-          code = stat == null ? -1 : DeviceHostProcess.exitingCode(stat);
           if (stat == null) {
             // Reaped at once, though its parent never waits (a parent that ignores SIGCHLD, inherited
             // from whatever started this JVM, has its children reaped by the kernel): no zombie to read.
             abort("the killed child " + child + " was reaped at once: its exit cannot be seen here");
           }
+          code = DeviceHostProcess.exitingCode(stat);
+          String[] fields = DeviceHostProcess.statFields(stat);
           if (code < 0 && !reportsExits && fields != null && (fields[0].equals("Z") || fields[0].equals("X"))) {
             // Killed (a zombie, or dead) and no exit code shown: the tier waits for Java's exit status
             // instead. (Where one is shown, it must be the right one, below.)
