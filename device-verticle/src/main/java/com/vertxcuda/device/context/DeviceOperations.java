@@ -20,7 +20,7 @@ final class DeviceOperations implements RequestHandler {
   private final ControlOperations control;
 
   DeviceOperations(ContextRuntime runtime, GpuStream stream) {
-    this.memory = new MemoryOperations(runtime);
+    this.memory = new MemoryOperations(runtime, stream);
     this.transfers = new TransferOperations(runtime, stream);
     this.copies = new CopyOperations(runtime, stream);
     this.pipelines = new Pipelines(runtime);

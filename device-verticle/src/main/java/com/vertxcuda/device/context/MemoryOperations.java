@@ -5,6 +5,7 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.GpuEvent;
+import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.impl.ReclaimRequest;
@@ -24,10 +25,13 @@ final class MemoryOperations {
 
   private final ContextRuntime runtime;
   private final DeviceContext device;
+  /** The context's copy stream: new buffers are zeroed there. */
+  private final GpuStream stream;
 
-  MemoryOperations(ContextRuntime runtime) {
+  MemoryOperations(ContextRuntime runtime, GpuStream stream) {
     this.runtime = runtime;
     this.device = runtime.device();
+    this.stream = stream;
   }
 
   /**
@@ -49,8 +53,31 @@ final class MemoryOperations {
     } else {
       memory = ((PreparedMemory) prepared).memory;
     }
-    r.reply(table.register(a.getDtype(), a.getCount(), owner, memory).handle());
+    Allocation allocation = table.register(a.getDtype(), a.getCount(), owner, memory);
+    zero(allocation);
+    r.reply(allocation.handle());
     return null;
+  }
+
+  /**
+   * A new buffer reads as zeros until written, as an OS's fresh pages do: memory comes from a cache
+   * of blocks other owners freed (and a fresh device allocation is not cleared either). The memset
+   * is queued on the copy stream and recorded as the buffer's last write, so every later use, on
+   * any stream, is ordered after it; the reply does not wait for it.
+   */
+  private void zero(Allocation a) throws BackendException {
+    long bytes = a.bytes();
+    if (bytes == 0) {
+      return;
+    }
+    int unit = bytes % Integer.BYTES == 0 ? Integer.BYTES : 1;
+    try {
+      runtime.ordering().run(stream, List.of(), List.of(a),
+        () -> device.fill(stream, a.memory(), 0, bytes / unit, unit, 0L)).release();
+    } catch (BackendException | RuntimeException e) {
+      release(runtime.allocations().remove(a.handle()));
+      throw e;
+    }
   }
 
   /**

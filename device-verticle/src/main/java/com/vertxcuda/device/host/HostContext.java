@@ -166,16 +166,26 @@ final class HostContext implements DeviceContext, FaultInjection {
     throws BackendException {
     enqueue(stream, () -> {
       ByteBuffer b = slice(dst, byteOffset, count * elementSize);
-      for (long i = 0; i < count; i++) {
-        switch (elementSize) {
-          case 1: b.put((byte) bits); break;
-          case 2: b.putShort((short) bits); break;
-          case 4: b.putInt((int) bits); break;
-          default: b.putLong(bits); break;
+      // One pattern block, then bulk copies of it: a byte loop over a large buffer is slow.
+      ByteBuffer pattern = ByteBuffer.allocate((int) Math.min(b.remaining(), FILL_BLOCK)).order(b.order());
+      if (bits != 0) {
+        while (pattern.hasRemaining()) {
+          switch (elementSize) {
+            case 1: pattern.put((byte) bits); break;
+            case 2: pattern.putShort((short) bits); break;
+            case 4: pattern.putInt((int) bits); break;
+            default: pattern.putLong(bits); break;
+          }
         }
+      }
+      while (b.hasRemaining()) {
+        b.put(pattern.clear().limit(Math.min(pattern.capacity(), b.remaining())));
       }
     });
   }
+
+  /** Bytes of the pattern a fill copies from: a multiple of every element size. */
+  private static final int FILL_BLOCK = 64 << 10;
 
   @Override
   public void poison(GpuStream stream) throws BackendException {
