@@ -54,9 +54,17 @@ public interface DeviceClient {
   /**
    * Allocates {@code count} elements of {@code dtype}, owned by this node: the device frees it when
    * this node leaves the cluster (the device takes the owner from the event bus, not from the
-   * request), and counts it against this node's quota, if the device has one.
+   * request), and counts it against this node's quota, if the device has one. The buffer reads as
+   * zeros until written.
    */
   Future<BufferHandle> alloc(DType dtype, long count);
+
+  /**
+   * Like {@link #alloc}, but the contents are undefined until written: they may be bytes another
+   * owner freed. For buffers the caller overwrites whole before reading (an upload's target, a
+   * GEMM's output with beta 0); it saves the device's zeroing pass over the buffer.
+   */
+  Future<BufferHandle> allocUninitialized(DType dtype, long count);
 
   /**
    * Hands a buffer to the device: it no longer belongs to the node that allocated it, so it

@@ -63,6 +63,11 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   @Override
+  public Future<BufferHandle> allocUninitialized(DType dtype, long count) {
+    return sender.request(new AllocRequest(dtype, count).setUninitialized(true));
+  }
+
+  @Override
   public Future<BufferHandle> keep(BufferHandle buffer) {
     return sender.request(new KeepRequest(buffer));
   }

@@ -15,6 +15,7 @@ public class AllocRequest {
 
   private DType dtype;
   private long count;
+  private boolean uninitialized;
 
   public AllocRequest() {
   }
@@ -41,4 +42,11 @@ public class AllocRequest {
   /** Number of elements (not bytes). */
   public long getCount() { return count; }
   public AllocRequest setCount(long count) { this.count = count; return this; }
+
+  /**
+   * Whether the buffer may keep whatever bytes its memory held (false by default: it reads as zeros
+   * until written). For buffers the caller overwrites whole before reading.
+   */
+  public boolean isUninitialized() { return uninitialized; }
+  public AllocRequest setUninitialized(boolean uninitialized) { this.uninitialized = uninitialized; return this; }
 }

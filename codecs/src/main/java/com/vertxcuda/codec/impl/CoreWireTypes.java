@@ -54,9 +54,9 @@ public final class CoreWireTypes {
       return h;
     });
 
-  public static final WireType<AllocRequest> ALLOC = WireType.of(AllocRequest.class, 2,
-    (r, out) -> out.writeEnum(r.getDtype()).writeLong(r.getCount()),
-    in -> new AllocRequest(in.readEnum(DType.class), in.readLong()));
+  public static final WireType<AllocRequest> ALLOC = WireType.of(AllocRequest.class, 3,
+    (r, out) -> out.writeEnum(r.getDtype()).writeLong(r.getCount()).writeBoolean(r.isUninitialized()),
+    in -> new AllocRequest(in.readEnum(DType.class), in.readLong()).setUninitialized(in.readBoolean()));
 
   public static final WireType<KeepRequest> KEEP = WireType.of(KeepRequest.class, 1,
     (r, out) -> out.writeHandle(r.getHandle()),

@@ -54,7 +54,9 @@ final class MemoryOperations {
       memory = ((PreparedMemory) prepared).memory;
     }
     Allocation allocation = table.register(a.getDtype(), a.getCount(), owner, memory);
-    zero(allocation);
+    if (!a.isUninitialized()) {
+      zero(allocation);
+    }
     r.reply(allocation.handle());
     return null;
   }
