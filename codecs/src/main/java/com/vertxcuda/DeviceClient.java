@@ -259,14 +259,16 @@ public interface DeviceClient {
 
   /**
    * Subscribes to the device's lifecycle events (generation changed, lost, ready, removed). Anything
-   * can publish on the events address, so an event reaches {@code handler} only once the device
-   * confirms it: asked for its state and generation, it must say it is LOST (or no longer answer)
-   * for a LOST or REMOVED, and be at the event's new generation or later, newer than any this
-   * subscriber knew, for a GENERATION_CHANGED. A body that is not a {@link DeviceEvent}, one without
-   * a type, for another node or device, with a negative or decreasing generation, one the device
-   * does not confirm, and a repeat of one delivered are counted in {@link #ignoredEvents()} and
-   * never reach {@code handler}. Confirmed events arrive in the order published, one device
-   * round trip after it.
+   * can publish on the events address, so an event is only a reason to ask the device for its state
+   * and generation: {@code handler} hears the transition the answer shows, from the generation this
+   * subscriber knows — GENERATION_CHANGED when it serves at a newer generation, READY when a device
+   * starting, gone or not seen serves, LOST when it says LOST, REMOVED when it no longer answers — and
+   * only when an event of that type was offered, each transition once. Its generations are the
+   * device's; its reason is the publisher's. An event of an older generation, or of a transition
+   * already heard, costs no round trip; events that come while the device is being asked wait for
+   * that answer. A body that is not a {@link DeviceEvent}, one without a type, for another node or
+   * device, with a negative or decreasing generation, and every event not delivered are counted in
+   * {@link #ignoredEvents()}. A transition arrives one or two device round trips after its event.
    */
   MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler);
 

@@ -109,11 +109,13 @@ public interface DeviceRegistry {
   /**
    * Watches devices of the whole cluster come and go: {@code handler} hears every device's READY,
    * GENERATION_CHANGED, LOST and REMOVED events, and a LOST event (raised on this node) for each
-   * device it has seen whose node leaves the cluster. Starts with the devices listed now. Each
-   * event is confirmed with the device it names before it is delivered, as
-   * {@link DeviceClient#events} does; one that is not valid, that the device does not confirm, or
-   * that repeats one delivered is dropped and counted in {@link #ignoredEntries()}. Unregister the
-   * consumer to stop.
+   * device it has seen serving whose node leaves the cluster. Starts with the devices listed now
+   * (not announced). Each event is judged with the device it names, as {@link DeviceClient#events}
+   * does, and only for devices the registry lists: an event for any other asks for a new listing,
+   * and a device listed for the first time is announced READY once it confirms. At most
+   * {@link RegistryWatch#MAX_DEVICES} devices are followed; one confirmed gone is
+   * forgotten. Events not valid or not delivered are counted in {@link #ignoredEntries()}.
+   * Unregister the consumer to stop.
    */
   static MessageConsumer<DeviceEvent> watch(Vertx vertx, Handler<DeviceEvent> handler) {
     return RegistryWatch.start(vertx, handler);

@@ -384,13 +384,13 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   /**
-   * Each valid event is confirmed with the device before it reaches {@code handler}
-   * ({@link TrustedEvents}); the generation known to start with is the device's own, asked first.
+   * Each valid event is judged with the device's own answer before anything reaches {@code handler}
+   * ({@link TrustedEvents}); the starting point is the device's answer to a describe sent first.
    */
   @Override
   @SuppressWarnings("unchecked")
   public MessageConsumer<DeviceEvent> events(Handler<DeviceEvent> handler) {
-    TrustedEvents trusted = new TrustedEvents(this::describe, handler, ignoredEvents);
+    TrustedEvents trusted = new TrustedEvents(node, device, this::describe, handler, ignoredEvents, () -> { });
     // Consumed as Object: a body of another type must not reach a cast in the subscriber.
     MessageConsumer<Object> consumer = sender.vertx().eventBus().consumer(Addresses.events(node, device), m -> {
       Object body = m.body();
@@ -400,13 +400,12 @@ public final class DeviceClientImpl implements DeviceClient {
         ignoredEvents.incrementAndGet();
       }
     });
-    trusted.startFrom(describe().map(DeviceInfo::getGeneration));
+    trusted.startFrom(describe());
     if (sender.remote()) {
       // A node that left publishes nothing: its LOST event is raised here.
       ClusterWatch.of(sender.vertx()).onLeftWhileRegistered(consumer, sender.vertx().getOrCreateContext(), left -> {
         if (left.equals(node)) {
-          trusted.deliverLocal(new DeviceEvent(DeviceEvent.Type.LOST, node, device, trusted.known(), trusted.known(),
-            "node " + node + " left the cluster"));
+          trusted.deliverLocal("node " + node + " left the cluster");
         }
       });
     }

@@ -13,13 +13,15 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * What a subscriber hears of the events offered, given what the device answers when asked: only
- * events the device stands behind, each once, in the order offered.
+ * transitions the device's answer shows, each once, and no question asked for an event that cannot
+ * be news.
  */
 class TrustedEventsTest {
 
@@ -28,67 +30,144 @@ class TrustedEventsTest {
   private final Queue<Promise<DeviceInfo>> asked = new ArrayDeque<>();
   private final List<DeviceEvent> heard = new ArrayList<>();
   private final AtomicLong dropped = new AtomicLong();
-  private final TrustedEvents trusted = new TrustedEvents(() -> {
+  private final AtomicInteger gone = new AtomicInteger();
+  private final TrustedEvents trusted = new TrustedEvents("n", 0, () -> {
     Promise<DeviceInfo> p = Promise.promise();
     asked.add(p);
     return p.future();
-  }, heard::add, dropped);
+  }, heard::add, dropped, gone::incrementAndGet);
 
   @Test
-  void aLostIsHeardOnlyWhenTheDeviceSaysLostOrNoLongerAnswers() {
-    trusted.startFrom(Future.succeededFuture(G));
+  void aLostIsHeardOnlyWhenTheDeviceSaysLostAndOnlyOnce() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
     trusted.offer(event(DeviceEvent.Type.LOST, G, G));
     answer(DeviceState.READY, G);
     trusted.offer(event(DeviceEvent.Type.LOST, G, G));
     answer(DeviceState.LOST, G);
     trusted.offer(event(DeviceEvent.Type.LOST, G, G));
-    answer(DeviceState.LOST, G);
+    assertEquals(0, asked.size(), "a LOST already heard is not asked about");
     assertEquals(List.of("LOST/" + G), names());
     assertEquals(2, dropped.get(), "the forged one while READY and the repeat");
 
     trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
     asked.remove().fail(new CudaException(FailureCode.CONTEXT_LOST, "no device serves this address"));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G + 5, G + 5));
+    assertEquals(0, asked.size(), "nothing is removed twice");
     assertEquals(List.of("LOST/" + G, "REMOVED/" + G), names());
+    assertEquals(1, gone.get());
   }
 
   @Test
-  void aGenerationChangeIsHeardOnlyForAGenerationTheDeviceReachedAndNoOlderThanKnown() {
-    trusted.startFrom(Future.succeededFuture(G));
+  void aGenerationChangeIsHeardOnlyOnceTheDeviceServesItsGeneration() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
     trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
     answer(DeviceState.READY, G);
+    trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
+    answer(DeviceState.REBUILDING, G + 1);
     trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G - 1, G));
-    answer(DeviceState.READY, G);
-    assertEquals(List.of(), names(), "ahead of the device, then a replay of the change it started from");
-    assertEquals(2, dropped.get());
+    assertEquals(0, asked.size(), "a change to the generation known is not asked about");
+    assertEquals(List.of(), names(), "ahead of the device, before it serves, then a replay");
+    assertEquals(3, dropped.get());
 
     trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
     answer(DeviceState.READY, G + 1);
     trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
-    answer(DeviceState.READY, G + 1);
-    assertEquals(List.of("GENERATION_CHANGED/" + (G + 1)), names());
-    assertEquals(3, dropped.get(), "and the repeat");
+    assertEquals(0, asked.size());
+    assertEquals(List.of("GENERATION_CHANGED/" + G + ">" + (G + 1)), changes());
+    assertEquals(4, dropped.get(), "and the repeat");
   }
 
   @Test
-  void eventsWaitForTheStartingGenerationAndArriveInTheOrderOffered() {
-    Promise<Long> start = Promise.promise();
+  void eventsOfAnOlderGenerationAreDroppedWithoutAQuestion() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    for (long g : new long[] {0, 1, G - 1}) {
+      trusted.offer(event(DeviceEvent.Type.LOST, g, g));
+      trusted.offer(event(DeviceEvent.Type.REMOVED, g, g));
+      trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, Math.max(0, g - 1), g));
+      trusted.offer(event(DeviceEvent.Type.READY, g, g));
+    }
+    assertEquals(0, asked.size());
+    assertEquals(12, dropped.get());
+    assertEquals(List.of(), names());
+  }
+
+  @Test
+  void aForgedLostOfTheGenerationBeforeIsNotHeardOnceTheChangeWas() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    // The forged LOST and the real change both came before the device answered: the answer shows a
+    // device serving at G + 1, which is the change, not a loss.
+    trusted.offer(event(DeviceEvent.Type.LOST, G, G));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
+    assertEquals(1, asked.size(), "events that come while one question is out merge into it");
+    answer(DeviceState.READY, G + 1);
+    trusted.offer(event(DeviceEvent.Type.LOST, G, G));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    assertEquals(0, asked.size());
+    assertEquals(List.of("GENERATION_CHANGED/" + G + ">" + (G + 1)), changes());
+    assertEquals(4, dropped.get());
+  }
+
+  @Test
+  void eventsWaitForTheStartingPointAndMergeIntoOneQuestion() {
+    Promise<DeviceInfo> start = Promise.promise();
     trusted.startFrom(start.future());
     trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
     trusted.offer(event(DeviceEvent.Type.LOST, G + 1, G + 1));
-    assertEquals(0, asked.size(), "nothing is judged before the generation to start from is known");
-    start.complete(G);
+    assertEquals(0, asked.size(), "nothing is judged before the starting point is known");
+    start.complete(info(DeviceState.READY, G));
+    assertEquals(1, asked.size());
+    for (int i = 0; i < 1_000; i++) {
+      trusted.offer(event(DeviceEvent.Type.LOST, G + 1, G + 1));
+    }
     answer(DeviceState.LOST, G + 1);
-    answer(DeviceState.LOST, G + 1);
-    assertEquals(List.of("GENERATION_CHANGED/" + (G + 1), "LOST/" + (G + 1)), names());
+    assertEquals(0, asked.size(), "all were answered by the one question");
+    assertEquals(List.of("LOST/" + (G + 1)), names());
+    assertEquals(1_001, dropped.get());
+  }
+
+  @Test
+  void aDeviceNeverSeenIsNeitherLostNorRemoved() {
+    trusted.startFrom(Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "no device")));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, 1, 1));
+    assertEquals(0, asked.size());
+    trusted.offer(event(DeviceEvent.Type.LOST, 1, 1));
+    asked.remove().fail(new CudaException(FailureCode.CONTEXT_LOST, "no device"));
+    assertEquals(List.of(), names());
+    assertEquals(1, gone.get(), "a watcher may forget it");
+
+    trusted.offer(event(DeviceEvent.Type.READY, G, G));
+    answer(DeviceState.READY, G);
+    assertEquals(List.of("READY/" + G), names(), "until it is deployed");
+  }
+
+  @Test
+  void aRedeployedDeviceIsRemovedThenReadyAtItsNewGeneration() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    asked.remove().fail(new CudaException(FailureCode.CONTEXT_LOST, "no device"));
+    trusted.offer(event(DeviceEvent.Type.READY, G + 100, G + 100));
+    answer(DeviceState.READY, G + 100);
+    trusted.offer(event(DeviceEvent.Type.LOST, G + 100, G + 100));
+    answer(DeviceState.LOST, G + 100);
+    assertEquals(List.of("REMOVED/" + G, "READY/" + (G + 100), "LOST/" + (G + 100)), names());
     assertEquals(0, dropped.get());
   }
 
   private void answer(DeviceState state, long generation) {
-    asked.remove().complete(new DeviceInfo().setState(state).setGeneration(generation));
+    asked.remove().complete(info(state, generation));
+  }
+
+  private static DeviceInfo info(DeviceState state, long generation) {
+    return new DeviceInfo().setState(state).setGeneration(generation);
   }
 
   private List<String> names() {
     return heard.stream().map(e -> e.getType() + "/" + e.getNewGeneration()).toList();
+  }
+
+  private List<String> changes() {
+    return heard.stream().map(e -> e.getType() + "/" + e.getOldGeneration() + ">" + e.getNewGeneration()).toList();
   }
 
   private static DeviceEvent event(DeviceEvent.Type type, long oldGeneration, long newGeneration) {

@@ -126,8 +126,10 @@ public class DeviceVerticle extends VerticleBase {
     ClusterWatch watch = ClusterWatch.of(vertx);
     return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> serveBulk()).compose(v -> launch(generation))
       .onSuccess(tier -> {
-        ready(tier);
-        registry.publish(DeviceEvent.Type.READY, generation, generation, "started");
+        long started = generation;
+        // Published once the registry lists it: a watcher asks the registry about a device it has
+        // not seen, and must find it there.
+        ready(tier).onComplete(x -> registry.publish(DeviceEvent.Type.READY, started, started, "started"));
         // What a node that left the cluster held here goes back.
         stopWatching = watch.onLeft(gone -> eventLoop.runOnContext(x -> reclaim(gone)));
         registry.start();
@@ -297,13 +299,15 @@ public class DeviceVerticle extends VerticleBase {
     return admission.route().releaseTransferBuffer(buffer);
   }
 
-  private void ready(ContextTier tier) {
+  /** Serves from {@code tier}; completes once the registry lists the device as READY. */
+  private Future<Void> ready(ContextTier tier) {
     context = tier;
     // What waited goes first; only then may local callers submit from their own threads.
     admission.drain(tier);
     state = DeviceState.READY;
-    registry.put();
+    Future<Void> listed = registry.put();
     startSpare();
+    return listed;
   }
 
   // A context whose submission thread is stuck (a hung call, a stopped device host) is as lost as a

@@ -51,16 +51,20 @@ public final class RegistryPublisher {
     return refreshTimer != -1;
   }
 
-  /** Puts the device's entry now (not for a stopped device). */
-  public void put() {
+  /**
+   * Puts the device's entry now (not for a stopped device); completes once the registry has it, or
+   * the put failed (logged).
+   */
+  public Future<Void> put() {
     DeviceInfo now = info.get();
     if (now.getState() == DeviceState.STOPPED) {
-      return;
+      return Future.succeededFuture();
     }
     now.setUpdated(System.currentTimeMillis());
     published = summary(now);
-    DeviceRegistry.put(vertx, now, 3 * options.getRegistryRefresh())
-      .onFailure(t -> LOG.log(System.Logger.Level.DEBUG, "registry update failed: " + t));
+    return DeviceRegistry.put(vertx, now, 3 * options.getRegistryRefresh())
+      .onFailure(t -> LOG.log(System.Logger.Level.DEBUG, "registry update failed: " + t))
+      .otherwiseEmpty();
   }
 
   private void putIfChanged() {
