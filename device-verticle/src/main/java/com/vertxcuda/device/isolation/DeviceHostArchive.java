@@ -43,7 +43,7 @@ import java.util.zip.CRC32C;
  * The device hosts' class-data archive (AppCDS: a JDK dynamic archive stacked on the JDK's default
  * one), decided here and nowhere else. Most of a device host's start is loading and linking classes
  * (Vert.x, Jackson, Netty, the toolkit: about 1,700 beyond the JDK's default archive); mapped from an
- * archive they take about a quarter off a start (docs/architecture.md has the numbers).
+ * archive they take about a quarter off a start.
  *
  * <p>Never on a start's critical path: a start uses the archive if one is there, and nothing else. It
  * is made by a training run once a first device host is ready: a device host of its own, under
