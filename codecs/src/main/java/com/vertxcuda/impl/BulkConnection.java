@@ -30,7 +30,8 @@ import java.util.List;
  * until it has answered, the connection's idle limit ({@link BulkServer#IDLE_MILLIS}) and read-idle
  * timeout ({@link BulkServer#READ_IDLE_MILLIS}) hold, not the client's timeout. A refused header (a
  * forged token, a freed buffer, a range past its end, a malformed header, the server's byte budget
- * spent) is answered with one FAIL and the connection is closed at once. A proven upload takes its
+ * spent) is answered with one FAIL and the end of the stream, and the connection is closed within
+ * {@link #LINGER_MILLIS} ({@link #refuse}). A proven upload takes its
  * bytes from the server's budget ({@link BulkServer#reserve}) for as long as it may hold them; the
  * reading socket is paused while {@link BulkServer#WINDOW} segments are on their way, so a connection
  * never holds more than that. The device still checks the handle and its token on every segment.
@@ -49,6 +50,8 @@ final class BulkConnection {
 
   /** Bytes that may arrive after a header before its token is proven: the rest of one read, in practice. */
   private static final int MAX_EARLY_BYTES = 1 << 20;
+  /** How long a refused connection is read (and what it sends dropped) after its FAIL, at most, in ms. */
+  static final long LINGER_MILLIS = 2_000;
 
   private final Vertx vertx;
   private final NetSocket socket;
@@ -207,15 +210,29 @@ final class BulkConnection {
       transfer.pieces.clear();
       transfer.giveBack();
     }
-    if (!closed) {
-      Future<Void> written = socket.write(BulkWire.failFrame(t));
-      socket.resume();
-      if (proven) {
-        timer = vertx.setTimer(BulkServer.IDLE_MILLIS, id -> socket.close());
-      } else {
-        written.onComplete(ar -> socket.close());
-      }
+    if (closed) {
+      return;
     }
+    if (!proven) {
+      refuse(vertx, socket, t);
+      return;
+    }
+    socket.write(BulkWire.failFrame(t));
+    socket.resume();
+    timer = vertx.setTimer(BulkServer.IDLE_MILLIS, id -> socket.close());
+  }
+
+  /**
+   * Refuses what {@code socket} carries: one FAIL, then the end of what the node sends, and the
+   * socket closed within {@link #LINGER_MILLIS}. What the peer still sends meanwhile is read and
+   * dropped, so it hears the FAIL and the end instead of a reset (a close on unread bytes) that
+   * could lose them.
+   */
+  static void refuse(Vertx vertx, NetSocket socket, Throwable t) {
+    socket.handler(b -> { });
+    socket.resume();
+    socket.write(BulkWire.failFrame(t)).onComplete(ar -> VertxInternals.shutdownOutput(socket));
+    vertx.setTimer(LINGER_MILLIS, id -> socket.close());
   }
 
   /** One transfer on the connection: its segments to or from the device, in order. */

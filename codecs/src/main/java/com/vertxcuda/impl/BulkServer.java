@@ -114,7 +114,7 @@ public final class BulkServer {
     String peer = s.remoteAddress() == null ? "" : s.remoteAddress().hostAddress();
     String refused = admit(peer);
     if (refused != null) {
-      s.write(BulkWire.failFrame(new CudaException(FailureCode.QUEUE_FULL, refused))).onComplete(ar -> s.close());
+      BulkConnection.refuse(vertx, s, new CudaException(FailureCode.QUEUE_FULL, refused));
       return;
     }
     new BulkConnection(vertx, s, this, () -> closed(peer)).start();
