@@ -89,6 +89,10 @@ final class BulkChannels {
         return Future.failedFuture(new CudaException(FailureCode.UNSUPPORTED,
           "the bulk channel needs a clustered event bus whose options can be read"));
       }
+      String unlike = BulkWire.tlsMismatch(bus);
+      if (unlike != null) {
+        return Future.failedFuture(new CudaException(FailureCode.UNSUPPORTED, unlike));
+      }
       Promise<NetClient> made = Promise.promise();
       VertxInternals.newEventLoopContext(vertx).runOnContext(v -> made.complete(vertx.createNetClient(BulkWire.clientOptions(bus))));
       client = made.future();

@@ -23,10 +23,18 @@ import java.util.List;
  * ({@link BulkWire}), each answered once (DONE or FAIL); after a FAIL it carries nothing more. The bytes
  * of an upload go into the device through its local route, by the one pump ({@link ChunkedTransfer}),
  * a segment of the stream at a time, in order; a download's views are read from the device, a few at a
- * time, and written back as they come, each returned to the device once written. The device checks
- * the handle and its token on every segment: a forged token is answered FORBIDDEN (one FAIL frame) and
- * the device serves on. The reading socket is paused while {@link BulkServer#WINDOW} segments are on
- * their way, so a connection never holds more than that.
+ * time, and written back as they come, each returned to the device once written.
+ *
+ * <p>A transfer is proven before a byte of its payload is kept or read: once its header is read, the
+ * socket is paused and the device checks the handle's token and range ({@link ChunkedTransfer#rangeProbe});
+ * until it has answered, the connection's idle limit ({@link BulkServer#IDLE_MILLIS}) and read-idle
+ * timeout ({@link BulkServer#READ_IDLE_MILLIS}) hold, not the client's timeout. A refused header (a
+ * forged token, a freed buffer, a range past its end, a malformed header, the server's byte budget
+ * spent) is answered with one FAIL and the end of the stream, and the connection is closed within
+ * {@link #LINGER_MILLIS} ({@link #refuse}). A proven upload takes its
+ * bytes from the server's budget ({@link BulkServer#reserve}) for as long as it may hold them; the
+ * reading socket is paused while {@link BulkServer#WINDOW} segments are on their way, so a connection
+ * never holds more than that. The device still checks the handle and its token on every segment.
  *
  * <p>Its requests keep their place in an order of its own ({@link CallerOrder#separate}): a
  * transfer's segments reach the device in order, and transfers on other connections do not wait
@@ -40,23 +48,41 @@ final class BulkConnection {
 
   private static final System.Logger LOG = System.getLogger(BulkConnection.class.getName());
 
+  /** Bytes that may arrive after a header before its token is proven: the rest of one read, in practice. */
+  private static final int MAX_EARLY_BYTES = 1 << 20;
+  /** How long a refused connection is read (and what it sends dropped) after its FAIL, at most, in ms. */
+  static final long LINGER_MILLIS = 2_000;
+
   private final Vertx vertx;
   private final NetSocket socket;
+  private final BulkServer server;
+  private final Runnable onClose;
   private final BulkWire.Cutter cutter = new BulkWire.Cutter();
   private final CallerOrder order = CallerOrder.separate();
   private boolean closed;
   private boolean failed;
-  /** While no transfer runs, the idle limit; while one does, its deadline. */
+  /** While no transfer is proven, the idle limit; while one is, its deadline. */
   private long timer = -1;
   private Transfer transfer;
+  /** Whether the node waits for the client's bytes (a header begun, an upload's payload not paused). */
+  private boolean reading;
+  private long lastRead;
+  private long readTimer = -1;
 
-  BulkConnection(Vertx vertx, NetSocket socket) {
+  /** {@code onClose} runs once, when the socket has closed. */
+  BulkConnection(Vertx vertx, NetSocket socket, BulkServer server, Runnable onClose) {
     this.vertx = vertx;
     this.socket = socket;
+    this.server = server;
+    this.onClose = onClose;
   }
 
   void start() {
     socket.handler(b -> {
+      lastRead = System.nanoTime();
+      if (transfer == null && !failed) {
+        reading(true); // a header begins
+      }
       try {
         cutter.feed(b);
       } catch (RuntimeException e) {
@@ -67,20 +93,51 @@ final class BulkConnection {
       closed = true;
       cutter.close();
       vertx.cancelTimer(timer);
+      vertx.cancelTimer(readTimer);
+      if (transfer != null) {
+        transfer.giveBack();
+      }
+      onClose.run();
     });
     socket.exceptionHandler(t -> LOG.log(System.Logger.Level.DEBUG, "bulk stream: " + t));
     next();
   }
 
-  // Waits for the next transfer's header, at most BulkServer.IDLE_MILLIS.
+  // Waits for the next transfer's header, at most BulkServer.IDLE_MILLIS until it is proven.
   private void next() {
     transfer = null;
+    reading = false;
     if (closed) {
       return;
     }
     vertx.cancelTimer(timer);
     timer = vertx.setTimer(BulkServer.IDLE_MILLIS, id -> socket.close());
     cutter.field(BulkWire.HEADER, this::header);
+  }
+
+  // The node waits for the client's bytes from now (true) or not (false): while it does, a client that
+  // sends nothing for BulkServer.READ_IDLE_MILLIS is answered TIMEOUT.
+  private void reading(boolean on) {
+    if (on && !reading) {
+      lastRead = System.nanoTime();
+    }
+    reading = on;
+    if (on && readTimer < 0) {
+      readTimer = vertx.setTimer(BulkServer.READ_IDLE_MILLIS, id -> readIdle());
+    }
+  }
+
+  private void readIdle() {
+    readTimer = -1;
+    if (!reading || failed || closed) {
+      return;
+    }
+    long idle = (System.nanoTime() - lastRead) / 1_000_000;
+    if (idle >= BulkServer.READ_IDLE_MILLIS) {
+      fail(new CudaException(FailureCode.TIMEOUT, "the bulk stream sent nothing for " + idle + " ms"));
+    } else {
+      readTimer = vertx.setTimer(BulkServer.READ_IDLE_MILLIS - idle, id -> readIdle());
+    }
   }
 
   private void header(Buffer fixed) {
@@ -118,16 +175,13 @@ final class BulkConnection {
       fail(new CudaException(FailureCode.CONTEXT_LOST, "no device of this node serves " + address));
       return;
     }
-    vertx.cancelTimer(timer);
-    timer = vertx.setTimer(timeout, id -> fail(new CudaException(FailureCode.TIMEOUT,
-      "the bulk transfer did not finish within " + timeout + " ms")));
-    transfer = new Transfer(handle, route, address, System.nanoTime() + timeout * 1_000_000);
-    if (upload) {
-      transfer.checkRange();
-      transfer.receive();
-    } else {
-      transfer.ask();
-    }
+    // Not an owner yet: nothing more is read, and the idle limit holds, until the device has checked
+    // the handle's token and range.
+    reading = false;
+    socket.pause();
+    cutter.hold(MAX_EARLY_BYTES);
+    transfer = new Transfer(handle, route, address, upload, timeout);
+    transfer.prove();
   }
 
   // The transfer's answer: DONE, and the connection waits for the next.
@@ -137,25 +191,48 @@ final class BulkConnection {
   }
 
   // The failure of the transfer (or of a header): one FAIL, and the connection carries nothing more.
-  // The client closes it once it has read why (closing here first could reset the connection
-  // before the client reads it).
+  // A refused one (no transfer proven) is closed once the FAIL is written. A proven transfer's client
+  // closes it once it has read why (it may still be writing its upload, and closing on unread bytes
+  // resets the connection); what still arrives is dropped, and a client that never closes is closed
+  // after a while.
   private void fail(Throwable t) {
     if (failed) {
       return;
     }
     failed = true;
+    reading = false;
     vertx.cancelTimer(timer);
+    vertx.cancelTimer(readTimer);
     cutter.close();
+    boolean proven = transfer != null && transfer.proven;
     if (transfer != null) {
       transfer.answered = true;
       transfer.pieces.clear();
+      transfer.giveBack();
     }
-    if (!closed) {
-      socket.write(BulkWire.failFrame(t));
-      socket.resume();
-      // Dropped from here on; a client that never closes is closed after a while.
-      timer = vertx.setTimer(BulkServer.IDLE_MILLIS, id -> socket.close());
+    if (closed) {
+      return;
     }
+    if (!proven) {
+      refuse(vertx, socket, t);
+      return;
+    }
+    socket.write(BulkWire.failFrame(t));
+    socket.resume();
+    timer = vertx.setTimer(BulkServer.IDLE_MILLIS, id -> socket.close());
+  }
+
+  /**
+   * Refuses what {@code socket} carries: one FAIL, then the end of what the node sends, and the
+   * socket closed within {@link #LINGER_MILLIS}. What the peer still sends meanwhile is read and
+   * dropped, so it hears the FAIL and the end instead of a reset (a close on unread bytes) that
+   * could lose them.
+   */
+  static void refuse(Vertx vertx, NetSocket socket, Throwable t) {
+    socket.handler(b -> { });
+    socket.resume();
+    socket.write(BulkWire.failFrame(t)).onComplete(ar -> VertxInternals.shutdownOutput(socket));
+    vertx.setTimer(LINGER_MILLIS, id -> socket.close());
   }
 
   /** One transfer on the connection: its segments to or from the device, in order. */
@@ -163,10 +240,17 @@ final class BulkConnection {
     private final BufferHandle handle;
     private final LocalRoutes.Route route;
     private final String address;
+    private final boolean upload;
+    /** The client's timeout, from its header: it holds once the transfer is proven. */
+    private final long timeout;
     /** The client's deadline, as this node reads it: each segment gets the time left, not the whole. */
     private final long deadline;
     private final long segmentBytes;
     private final long segments;
+    /** The device has checked the handle's token and range. */
+    private boolean proven;
+    /** Bytes of the server's budget this upload holds. */
+    private long reserved;
     private boolean answered;
     private long done;
     private int onTheirWay;
@@ -176,26 +260,68 @@ final class BulkConnection {
     // A download's views asked for, in order, and those written.
     private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
 
-    Transfer(BufferHandle handle, LocalRoutes.Route route, String address, long deadline) {
+    Transfer(BufferHandle handle, LocalRoutes.Route route, String address, boolean upload, long timeout) {
       this.handle = handle;
       this.route = route;
       this.address = address;
-      this.deadline = deadline;
+      this.upload = upload;
+      this.timeout = timeout;
+      this.deadline = System.nanoTime() + timeout * 1_000_000;
       // Segments of the pump's chunk size (a multiple of 4096 bytes, so of every dtype's size).
       this.segmentBytes = ChunkedTransfer.localChunk(route.lendingLimit());
       this.segments = Math.max(1, (handle.byteLength() + segmentBytes - 1) / segmentBytes);
     }
 
-    // An upload of several segments: they go to the device once its whole range is known good
-    // (ChunkedTransfer.rangeProbe), so a refused upload writes none of them; received meanwhile.
-    private Future<Void> checked = Future.succeededFuture();
-
-    private void checkRange() {
-      if (segments > 1) {
-        checked = device().<DownloadReply>request(ChunkedTransfer.rangeProbe(handle)).map(probe -> {
-          route.releaseTransferBuffer(probe.getData());
-          return null;
+    // The device checks the handle's token and its whole range (ChunkedTransfer.rangeProbe), within
+    // the time the connection's idle limit allows, before a byte of the payload is kept or read: a
+    // refused transfer keeps, writes and reads none.
+    private void prove() {
+      long left = Math.min(timeout, BulkServer.IDLE_MILLIS);
+      new RequestSender(vertx, address, left, order).<DownloadReply>request(ChunkedTransfer.rangeProbe(handle))
+        .onComplete(ar -> {
+          if (ar.succeeded()) {
+            route.releaseTransferBuffer(ar.result().getData());
+          }
+          if (answered || closed) {
+            return;
+          }
+          if (ar.failed()) {
+            fail(ar.cause());
+            return;
+          }
+          // An upload holds at most its window of segments (the socket pauses past it).
+          long holds = upload ? Math.min(handle.byteLength(), BulkServer.WINDOW * segmentBytes) : 0;
+          if (holds > 0 && !server.reserve(holds)) {
+            fail(new CudaException(FailureCode.QUEUE_FULL, "the bulk side channel holds as many bytes of uploads as it may"));
+            return;
+          }
+          reserved = holds;
+          proven = true;
+          vertx.cancelTimer(timer);
+          long rest = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+          timer = vertx.setTimer(rest, id -> fail(new CudaException(FailureCode.TIMEOUT,
+            "the bulk transfer did not finish within " + timeout + " ms")));
+          if (upload) {
+            receive();
+            reading(true);
+            cutter.release();
+            if (!closed && !answered && onTheirWay < BulkServer.WINDOW) {
+              socket.resume();
+            }
+          } else {
+            cutter.release();
+            socket.resume();
+            ask();
+          }
         });
+    }
+
+    // The budget this upload took goes back once nothing of it is held: answered (or its connection
+    // closed) and no segment on its way to the device.
+    private void giveBack() {
+      if (reserved > 0 && (answered || closed) && onTheirWay == 0) {
+        server.unreserve(reserved);
+        reserved = 0;
       }
     }
 
@@ -223,32 +349,35 @@ final class BulkConnection {
       onTheirWay++;
       if (onTheirWay >= BulkServer.WINDOW) {
         socket.pause();
+        reading(false);
       }
-      // In segment order: callbacks of one future run in the order they were added.
-      Future<Void> sent = checked.compose(v -> {
-        if (answered) {
-          // Failed while the probe was out (its deadline, say): what waited behind it is not written.
-          return Future.failedFuture(new CudaException(FailureCode.CONTEXT_LOST, "the bulk transfer was answered"));
-        }
-        try {
-          return ChunkedTransfer.upload(device(), view(k), HostElements.received(bytes), Integer.MAX_VALUE);
-        } catch (RuntimeException e) {
-          return Future.failedFuture(e);
-        }
-      });
+      // In segment order: the connection's requests keep their order (CallerOrder.separate).
+      Future<Void> sent;
+      try {
+        sent = ChunkedTransfer.upload(device(), view(k), HostElements.received(bytes), Integer.MAX_VALUE);
+      } catch (RuntimeException e) {
+        sent = Future.failedFuture(e);
+      }
       sent.onComplete(ar -> {
         onTheirWay--;
+        giveBack();
         if (ar.failed()) {
           fail(ar.cause());
           return;
         }
-        if (!closed) {
+        if (!closed && !answered) {
           socket.resume();
+          if (next < segments) {
+            reading(true);
+          }
         }
         if (++done == segments) {
           succeed();
         }
       });
+      if (next == segments) {
+        reading(false); // every byte came: what is left is the device's
+      }
     }
 
     // A download: views asked for in order, at most WINDOW not yet written.
@@ -310,6 +439,7 @@ final class BulkConnection {
     private void succeed() {
       if (!answered) {
         answered = true;
+        giveBack();
         BulkConnection.this.succeed();
       }
     }

@@ -76,10 +76,73 @@ final class BulkWire {
 
   /**
    * The side channel's server: the event bus's host, TLS and client authentication (so it is exactly
-   * as protected as the bus), any free port.
+   * as protected as the bus), any free port. Settings are copied typed: a JSON copy of the bus's
+   * options drops what has no JSON form (key and trust given as {@code KeyStoreOptions}).
    */
   static NetServerOptions serverOptions(Vertx vertx, EventBusOptions bus) {
-    return new NetServerOptions(bus.toJson()).setHost(bindHost(vertx, bus)).setPort(0);
+    NetServerOptions o = new NetServerOptions();
+    copy(bus, o);
+    o.setClientAuth(bus.getClientAuth());
+    return o.setHost(bindHost(vertx, bus)).setPort(0);
+  }
+
+  /**
+   * The side channel's client: the event bus's TLS settings, and, as the clustered bus's own client,
+   * peers trusted by the trust store alone: never every server (the bus's {@code trustAll} is not
+   * carried over), and no host-name check (nodes are reached by address).
+   */
+  static NetClientOptions clientOptions(EventBusOptions bus) {
+    NetClientOptions o = new NetClientOptions();
+    copy(bus, o);
+    return o.setTrustAll(false).setHostnameVerificationAlgorithm("");
+  }
+
+  /**
+   * Why a side channel with the TLS settings of {@code bus} would be less protected than the bus;
+   * null where it is as protected (a plain bus, or a TLS bus that names its key and its trust). A TLS
+   * side channel needs both: the key to serve, the trust to know the nodes it connects to.
+   */
+  static String tlsMismatch(EventBusOptions bus) {
+    if (!bus.isSsl()) {
+      return null;
+    }
+    if (bus.getKeyCertOptions() == null) {
+      return "the event bus uses TLS but names no key and certificate (EventBusOptions.setKeyCertOptions):"
+        + " the bulk side channel cannot serve TLS";
+    }
+    if (bus.getTrustOptions() == null) {
+      return "the event bus uses TLS but names no trust (EventBusOptions.setTrustOptions): the bulk side channel"
+        + " would trust any server; give the bus the trust store that its nodes' certificates are checked against";
+    }
+    return null;
+  }
+
+  // The bus's TCP and TLS settings onto a side-channel server's or client's, each by its typed
+  // getter. Not carried over: the bus's idle timeouts (the side channel keeps its own) and ALPN (the
+  // side channel speaks its own protocol).
+  private static void copy(EventBusOptions bus, io.vertx.core.net.TCPSSLOptions o) {
+    o.setTcpNoDelay(bus.isTcpNoDelay()).setTcpKeepAlive(bus.isTcpKeepAlive()).setSoLinger(bus.getSoLinger())
+      .setSendBufferSize(bus.getSendBufferSize()).setReceiveBufferSize(bus.getReceiveBufferSize())
+      .setReuseAddress(bus.isReuseAddress()).setReusePort(bus.isReusePort()).setTrafficClass(bus.getTrafficClass())
+      .setTcpFastOpen(bus.isTcpFastOpen()).setTcpCork(bus.isTcpCork()).setTcpQuickAck(bus.isTcpQuickAck())
+      .setTcpUserTimeout(bus.getTcpUserTimeout()).setLogActivity(bus.getLogActivity());
+    o.setSsl(bus.isSsl());
+    o.setKeyCertOptions(bus.getKeyCertOptions() == null ? null : bus.getKeyCertOptions().copy());
+    o.setTrustOptions(bus.getTrustOptions() == null ? null : bus.getTrustOptions().copy());
+    if (bus.getEnabledCipherSuites() != null) {
+      bus.getEnabledCipherSuites().forEach(o::addEnabledCipherSuite);
+    }
+    if (bus.getCrlPaths() != null) {
+      bus.getCrlPaths().forEach(o::addCrlPath);
+    }
+    if (bus.getCrlValues() != null) {
+      bus.getCrlValues().forEach(v -> o.addCrlValue(v.copy()));
+    }
+    if (bus.getEnabledSecureTransportProtocols() != null) {
+      o.setEnabledSecureTransportProtocols(new java.util.LinkedHashSet<>(bus.getEnabledSecureTransportProtocols()));
+    }
+    o.setSslEngineOptions(bus.getSslEngineOptions() == null ? null : bus.getSslEngineOptions().copy());
+    o.setSslHandshakeTimeout(bus.getSslHandshakeTimeout()).setSslHandshakeTimeoutUnit(bus.getSslHandshakeTimeoutUnit());
   }
 
   /** Where clients reach the side channel: the bus's public host, else the one it binds. */
@@ -101,10 +164,6 @@ final class BulkWire {
    * The side channel's client: the event bus's TLS settings, and, as the clustered bus's own client,
    * peers trusted by the trust store alone (no host-name check: nodes are reached by address).
    */
-  static NetClientOptions clientOptions(EventBusOptions bus) {
-    return new NetClientOptions(bus.toJson()).setHostnameVerificationAlgorithm("");
-  }
-
   private BulkWire() {
   }
 
@@ -155,6 +214,8 @@ final class BulkWire {
     private Consumer<Buffer> onSlice;
     private Runnable onRunEnd;
     private boolean closed;
+    private boolean holding;
+    private Buffer kept;
 
     /** Next: {@code n} bytes, handed to {@code then} in one buffer. */
     void field(int n, Consumer<Buffer> then) {
@@ -179,6 +240,28 @@ final class BulkWire {
       }
     }
 
+    /**
+     * Nothing more is handed over until {@link #release}: what arrives meanwhile is kept as it came,
+     * at most {@code bound} bytes (past them the stream is malformed). Its reader pauses the socket,
+     * so what is kept is the rest of one read.
+     */
+    void hold(int bound) {
+      holding = true;
+      holdBound = bound;
+    }
+
+    private int holdBound;
+
+    /** Hands over what was kept, to what comes next, and what arrives from now on. */
+    void release() {
+      holding = false;
+      Buffer k = kept;
+      kept = null;
+      if (k != null) {
+        feed(k);
+      }
+    }
+
     /** Nothing more is read (the stream failed or ended). */
     void close() {
       closed = true;
@@ -188,6 +271,14 @@ final class BulkWire {
     void feed(Buffer b) {
       int pos = 0;
       while (pos < b.length() && !closed) {
+        if (holding) {
+          int n = b.length() - pos;
+          if (n > holdBound - (kept == null ? 0 : kept.length())) {
+            throw new WireFormatException("the bulk stream sent " + n + " bytes before its header was answered");
+          }
+          kept = kept == null ? b.slice(pos, b.length()) : Buffer.buffer().appendBuffer(kept).appendBuffer(b, pos, n);
+          return;
+        }
         if (onField != null) {
           int n = Math.min(want - field.length(), b.length() - pos);
           field.appendBuffer(b, pos, n);

@@ -269,6 +269,27 @@ public final class VertxInternals {
   }
 
   /**
+   * Ends what {@code socket} sends (a TCP FIN) while it still reads: a peer still writing hears the
+   * last bytes written and the end, where a close with its bytes unread would reset the connection
+   * and could lose them. Public Vert.x has no half-close; where the Netty channel cannot be reached
+   * or shut, the socket is closed instead.
+   */
+  public static void shutdownOutput(io.vertx.core.net.NetSocket socket) {
+    if (socket instanceof io.vertx.core.internal.net.NetSocketInternal
+      && ((io.vertx.core.internal.net.NetSocketInternal) socket).channelHandlerContext().channel()
+        instanceof io.netty.channel.socket.DuplexChannel) {
+      ((io.netty.channel.socket.DuplexChannel) ((io.vertx.core.internal.net.NetSocketInternal) socket)
+        .channelHandlerContext().channel()).shutdownOutput().addListener(f -> {
+          if (!f.isSuccess()) {
+            socket.close();
+          }
+        });
+      return;
+    }
+    socket.close();
+  }
+
+  /**
    * The Netty buffer under a Vert.x {@link Buffer}: bulk data is read and written in place through
    * it (public Buffer only copies), so the event loop never copies a large payload.
    */

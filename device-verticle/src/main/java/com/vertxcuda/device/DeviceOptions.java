@@ -41,6 +41,12 @@ public class DeviceOptions {
   public static final boolean DEFAULT_DEVICE_HOST_CLASS_ARCHIVE = true;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;
   public static final boolean DEFAULT_PEER_COPY = true;
+  /** Default connections the bulk side channel serves at once: 4,096. */
+  public static final int DEFAULT_BULK_MAX_CONNECTIONS = 4096;
+  /** Default connections the bulk side channel serves at once from one peer address: 1,024. */
+  public static final int DEFAULT_BULK_MAX_CONNECTIONS_PER_PEER = 1024;
+  /** Default bytes of uploads the bulk side channel holds at once: 256 MiB. */
+  public static final long DEFAULT_BULK_HELD_BYTES = 256L << 20;
 
   private int device = DEFAULT_DEVICE;
   private String node;
@@ -71,6 +77,9 @@ public class DeviceOptions {
   private String deviceHostClassArchiveDirectory;
   private String cudaLibraryPath;
   private boolean peerCopy = DEFAULT_PEER_COPY;
+  private int bulkMaxConnections = DEFAULT_BULK_MAX_CONNECTIONS;
+  private int bulkMaxConnectionsPerPeer = DEFAULT_BULK_MAX_CONNECTIONS_PER_PEER;
+  private long bulkHeldBytes = DEFAULT_BULK_HELD_BYTES;
   private JsonObject libraryOptions = new JsonObject();
 
   public DeviceOptions() {
@@ -266,4 +275,26 @@ public class DeviceOptions {
    */
   public JsonObject getLibraryOptions() { return libraryOptions; }
   public DeviceOptions setLibraryOptions(JsonObject v) { this.libraryOptions = v == null ? new JsonObject() : v; return this; }
+
+  /**
+   * Connections the node's bulk side channel serves at once (clustered); past it a new one is answered
+   * QUEUE_FULL and closed. The side channel is shared by the node's devices: the first deployed sets it.
+   */
+  public int getBulkMaxConnections() { return bulkMaxConnections; }
+  public DeviceOptions setBulkMaxConnections(int v) { this.bulkMaxConnections = v; return this; }
+
+  /**
+   * Connections the node's bulk side channel serves at once from one peer address (clustered); past it
+   * a new one is answered QUEUE_FULL and closed. The first device deployed sets it.
+   */
+  public int getBulkMaxConnectionsPerPeer() { return bulkMaxConnectionsPerPeer; }
+  public DeviceOptions setBulkMaxConnectionsPerPeer(int v) { this.bulkMaxConnectionsPerPeer = v; return this; }
+
+  /**
+   * Bytes of uploads the node's bulk side channel holds at once, received and not yet in a device, in
+   * bytes (clustered); an upload that would go past it is answered QUEUE_FULL. Each upload takes up to
+   * four of its segments (8 MiB each at most). The first device deployed sets it.
+   */
+  public long getBulkHeldBytes() { return bulkHeldBytes; }
+  public DeviceOptions setBulkHeldBytes(long v) { this.bulkHeldBytes = v; return this; }
 }

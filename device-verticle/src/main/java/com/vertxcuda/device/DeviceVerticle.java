@@ -182,15 +182,21 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   // Clustered: the node's bulk side channel (shared by its devices), for remote transfers past 1 MiB.
-  // A node that cannot serve one still serves everything else; its remote clients hear UNSUPPORTED.
+  // A plain node that cannot serve one still serves everything else (its remote clients hear
+  // UNSUPPORTED); a TLS node whose side channel cannot be as protected as its bus fails to deploy.
   private Future<Void> serveBulk() {
     if (!vertx.isClustered()) {
       return Future.succeededFuture();
     }
+    BulkServer.Limits limits;
+    try {
+      limits = new BulkServer.Limits(options.getBulkMaxConnections(), options.getBulkMaxConnectionsPerPeer(),
+        options.getBulkHeldBytes());
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    }
     bulkAcquired = true;
-    return BulkServer.acquire(vertx).onSuccess(a -> bulkAddress = a)
-      .onFailure(t -> LOG.log(System.Logger.Level.WARNING, address + ": no bulk side channel: " + t.getMessage()))
-      .<Void>mapEmpty().otherwiseEmpty();
+    return BulkServer.acquire(vertx, limits).onSuccess(a -> bulkAddress = a).mapEmpty();
   }
 
   private void unregisterRoutes() {
