@@ -298,7 +298,7 @@ public class DeviceVerticle extends VerticleBase {
    * admitted and not yet answered.
    */
   public long chargedTransferBytes() {
-    return admission.lentBytes();
+    return admission.chargedBytes();
   }
 
   /** Returns a transfer buffer, or a buffer a download handed back, to its pool at once. */

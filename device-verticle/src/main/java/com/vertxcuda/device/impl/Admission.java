@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * transfer budget ({@link TransferBudget}), queues them (bounded) while there is no ready context,
  * and hands the rest straight to the current context tier. Every request it accepts is an entry of
  * the device's one in-flight table ({@link InFlight}) until its one answer; those from the event bus
- * that wait behind a large transfer's pump are counted with them and expire at their deadline too. The device verticle supervises (the state, the context tier, its replacement); this class
- * only reads them.
+ * that wait behind a large transfer's pump are counted with them and expire at their deadline too.
+ * The device verticle supervises (the state, the context tier, its replacement); this class only
+ * reads them.
  */
 public final class Admission {
 
@@ -139,8 +140,8 @@ public final class Admission {
     return inFlight.size() + pending.size() + waitingCount.get();
   }
 
-  /** Bytes of host memory lent to users now, or charged for requests on their way (the transfer budget's). */
-  public long lentBytes() {
+  /** Bytes of the transfer budget in use: host memory lent to users now, or charged to downloads on their way. */
+  public long chargedBytes() {
     return budget.held();
   }
 
@@ -187,11 +188,11 @@ public final class Admission {
     if (pumped(r, type, charge)) {
       return;
     }
-    held(r, charge);
+    keepUntilAnswered(r, charge);
     // Requests from the event bus keep their place in the order they arrived in on this loop, as a
     // caller's requests do in its own (CallerOrder): behind a large transfer that arrived before them.
     // A describe too: a remote client's describe is the barrier its bulk stream waits behind. While
-    // one waits it counts toward maxInFlight and expires at its deadline ({@link #expire}).
+    // one waits it counts toward maxInFlight and expires at its deadline (expire).
     boolean[] turned = new boolean[1];
     CallerOrder.current().send(eventLoop, false, () -> {
       turned[0] = true;
@@ -249,7 +250,7 @@ public final class Admission {
   }
 
   // The charge stays with the download's memory once the answer hands it over, and goes back with a failure.
-  private static void held(InFlight.Entry r, TransferBudget.Charge charge) {
+  private static void keepUntilAnswered(InFlight.Entry r, TransferBudget.Charge charge) {
     if (charge != null) {
       r.holding(reply -> charge.until(reply instanceof DownloadReply ? ((DownloadReply) reply).getData() : null));
     }
@@ -511,7 +512,7 @@ public final class Admission {
       r.fail(refused);
       return false;
     }
-    held(r, c);
+    keepUntilAnswered(r, c);
     return true;
   }
 
