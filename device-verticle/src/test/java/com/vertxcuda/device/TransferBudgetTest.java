@@ -16,6 +16,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
@@ -114,6 +115,54 @@ class TransferBudgetTest {
           return null;
         }))))
       .onComplete(ctx.succeedingThenComplete());
+  }
+
+  /**
+   * A node's quota below the device's budget: what one node holds is bounded by it, and the
+   * refusal names the quota.
+   */
+  @Test
+  @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  void aNodeHoldsNoMoreThanItsQuota(Vertx vertx, VertxTestContext ctx) {
+    int n = 4 << 20; // 16 MiB of floats
+    deploy(vertx, TestDevices.options().setTransferBudget(64L << 20).setOwnerTransferQuota(32L << 20))
+      .compose(c -> c.alloc(DType.F32, n).compose(h -> c.fill(h, 5))
+        .compose(h -> downloadsAtOnce(vertx, c.address(), h, () -> { }).compose(answers -> {
+          List<Buffer> lent = new ArrayList<>();
+          for (Answer a : answers) {
+            if (a.data() != null) {
+              lent.add(a.data());
+            } else {
+              assertEquals(FailureCode.QUEUE_FULL, a.code());
+            }
+          }
+          assertEquals(2, lent.size(), "downloads within the node's quota");
+          assertEquals(5f, lent.get(1).getFloatLE(4 * (n - 1)));
+          // A typed client of this node is held to the same quota.
+          return c.download(h).transform(ar -> {
+            assertTrue(ar.failed(), "a third download while two are held");
+            assertEquals(FailureCode.QUEUE_FULL, Failures.codeOf(ar.cause()));
+            assertTrue(ar.cause().getMessage().contains("ownerTransferQuota 33554432"), ar.cause().getMessage());
+            lent.forEach(device::releaseTransferBuffer);
+            return c.download(h);
+          });
+        })))
+      .onComplete(ctx.succeeding(b -> ctx.verify(() -> {
+        assertEquals(5f, b.getFloatLE(0), "served again once the two are released");
+        ctx.completeNow();
+      })));
+  }
+
+  @Test
+  void theBudgetOptionsSurviveJson() {
+    DeviceOptions defaults = new DeviceOptions(new JsonObject());
+    assertEquals(DeviceOptions.DEFAULT_TRANSFER_BUDGET, defaults.getTransferBudget());
+    assertEquals(4L << 30, defaults.getTransferBudget());
+    assertEquals(0, defaults.getOwnerTransferQuota());
+    DeviceOptions set = new DeviceOptions(new DeviceOptions().setTransferBudget(3L << 30).setOwnerTransferQuota(1L << 30).toJson());
+    assertEquals(3L << 30, set.getTransferBudget());
+    assertEquals(1L << 30, set.getOwnerTransferQuota());
+    assertEquals(3L << 30, new DeviceOptions(new JsonObject().put("transferBudget", 3L << 30)).getTransferBudget());
   }
 
   /**
