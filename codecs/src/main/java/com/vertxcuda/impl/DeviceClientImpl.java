@@ -121,8 +121,8 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * The one rule for what of a download from a device in this JVM takes the pump: a range larger
-   * than the device may lend at once (three quarters of its shared region in process isolation)
-   * that fits one Buffer. What cannot be one Buffer goes to the device as it is, which checks the
+   * than the device may lend at once (its transfer budget, and three quarters of its shared region
+   * in process isolation) that fits one Buffer. What cannot be one Buffer goes to the device as it is, which checks the
    * handle's token first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from
    * its claimed shape.
    */
