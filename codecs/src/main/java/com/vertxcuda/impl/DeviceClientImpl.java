@@ -126,8 +126,8 @@ public final class DeviceClientImpl implements DeviceClient {
 
   /**
    * The one rule for what of a download from a device in this JVM takes the pump: a range larger
-   * than the device may lend at once (three quarters of its shared region in process isolation)
-   * that fits one Buffer. What cannot be one Buffer goes to the device as it is, which checks the
+   * than the device may lend at once (its transfer budget, and three quarters of its shared region
+   * in process isolation) that fits one Buffer. What cannot be one Buffer goes to the device as it is, which checks the
    * handle's token first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from
    * its claimed shape.
    */
@@ -155,23 +155,41 @@ public final class DeviceClientImpl implements DeviceClient {
     if (!pumped) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
-    int bytes = (int) source.byteLength();
-    if (route == null) {
-      // From another node: into heap arrays of about 32 MiB each, made by the copy threads as the stream
-      // arrives (not one array zeroed ahead of it), handed over as one Buffer.
-      HostElements into = HostElements.segmented(bytes);
-      try {
-        return ChunkedTransfer.download(sender, source, into, maxMessageSize).map(x -> into.landed());
-      } catch (RuntimeException refused) {
-        return sender.refuse(refused);
-      }
+    if (route != null) {
+      return landed(route, source, route::landing);
     }
-    // Into pooled host memory the device lends (reused from one large download to the next), else
-    // into an array; either is made on the first copy thread that reads into it (fresh memory is
-    // zeroed: 1 GiB of it stopped the caller's loop for 644 ms on the H200), and wrapped once all is in.
+    // From another node: into heap arrays of about 32 MiB each, made by the copy threads as the stream
+    // arrives (not one array zeroed ahead of it), handed over as one Buffer.
+    HostElements into = HostElements.segmented((int) source.byteLength());
+    try {
+      return ChunkedTransfer.download(sender, source, into, maxMessageSize).map(x -> into.landed());
+    } catch (RuntimeException refused) {
+      return sender.refuse(refused);
+    }
+  }
+
+  /**
+   * A download from the device in this JVM that this client's route serves, through the one pump,
+   * into host memory from {@code landing} (the device's pump for downloads from the event bus, whose
+   * landing its admission has paid for); {@code source} must be one the pump takes
+   * ({@link #pumpedLocally(LocalRoutes.Route, BufferHandle)}).
+   */
+  public Future<Buffer> download(BufferHandle source, java.util.function.IntFunction<Buffer> landing) {
+    LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
+    if (route == null) {
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "no device in this JVM serves " + address()));
+    }
+    return landed(route, source, landing);
+  }
+
+  // Into pooled host memory the device lends (reused from one large download to the next), else
+  // into an array; either is made on the first copy thread that reads into it (fresh memory is
+  // zeroed: 1 GiB of it stopped the caller's loop for 644 ms on the H200), and wrapped once all is in.
+  private Future<Buffer> landed(LocalRoutes.Route route, BufferHandle source, java.util.function.IntFunction<Buffer> make) {
+    int bytes = (int) source.byteLength();
     java.util.concurrent.atomic.AtomicReference<Buffer> landing = new java.util.concurrent.atomic.AtomicReference<>();
     HostElements into = HostElements.bytesFrom(bytes, k -> {
-      Buffer lent = route.landing(k);
+      Buffer lent = make.apply(k);
       if (lent == null) {
         Buffer heap = VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[k]));
         landing.set(heap);

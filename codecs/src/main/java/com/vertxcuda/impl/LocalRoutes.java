@@ -54,8 +54,9 @@ public final class LocalRoutes {
     }
 
     /**
-     * The most bytes the device may lend at once, transfer buffers and downloads together (three
-     * quarters of the shared region in process isolation); a download larger than this goes in pieces.
+     * The most bytes the device may lend at once, transfer buffers and downloads together (its
+     * transfer budget, and three quarters of the shared region in process isolation); a download
+     * larger than this goes in pieces.
      */
     default long lendingLimit() {
       return Long.MAX_VALUE;
@@ -73,7 +74,8 @@ public final class LocalRoutes {
     /**
      * Host memory of {@code bytes} (its length) from the device's pool, for a download larger than
      * it may lend at once, filled by the pump; it goes back on {@link #releaseTransferBuffer} or
-     * once unreachable. Null: none (a heap array is used).
+     * once unreachable. Null: none (a heap array is used), as when the device's transfer budget has
+     * no room for it now.
      */
     default Buffer landing(int bytes) {
       return null;

@@ -47,6 +47,13 @@ public class DeviceOptions {
   public static final int DEFAULT_BULK_MAX_CONNECTIONS_PER_PEER = 1024;
   /** Default bytes of uploads the bulk side channel holds at once: 256 MiB. */
   public static final long DEFAULT_BULK_HELD_BYTES = 256L << 20;
+  /**
+   * Default transfer budget: 4 GiB, room for two of the largest downloads (just under 2 GiB, the
+   * most one Buffer holds) lent at once.
+   */
+  public static final long DEFAULT_TRANSFER_BUDGET = 4L << 30;
+  /** Default per-node transfer quota: 0, none (the device's budget alone bounds each node). */
+  public static final long DEFAULT_OWNER_TRANSFER_QUOTA = 0;
 
   private int device = DEFAULT_DEVICE;
   private String node;
@@ -64,6 +71,8 @@ public class DeviceOptions {
   private long registryRefresh = DEFAULT_REGISTRY_REFRESH;
   private long registryMinInterval = DEFAULT_REGISTRY_MIN_INTERVAL;
   private long ownerMemoryQuota;
+  private long transferBudget = DEFAULT_TRANSFER_BUDGET;
+  private long ownerTransferQuota = DEFAULT_OWNER_TRANSFER_QUOTA;
   private long hostMemory = DEFAULT_HOST_MEMORY;
   private boolean faultInjection;
   private long openDelay;
@@ -143,6 +152,25 @@ public class DeviceOptions {
    */
   public long getOwnerMemoryQuota() { return ownerMemoryQuota; }
   public DeviceOptions setOwnerMemoryQuota(long v) { this.ownerMemoryQuota = v; return this; }
+
+  /**
+   * Most bytes of host memory the device lends to users at once, in bytes: downloads it hands back
+   * (over pinned, pooled or shared-region memory), the landing buffers of downloads too large to
+   * lend at once, and transfer buffers, each counted from its request's admission until its memory
+   * returns (released, or collected once unreachable). Past it a download is answered QUEUE_FULL at
+   * once and {@code allocateTransferBuffer} throws QUEUE_FULL; a typed client in this JVM lands a
+   * download that finds no room in its own heap instead.
+   */
+  public long getTransferBudget() { return transferBudget; }
+  public DeviceOptions setTransferBudget(long v) { this.transferBudget = v; return this; }
+
+  /**
+   * Most bytes of the transfer budget ({@link #getTransferBudget()}) one node may hold at once, in
+   * bytes; 0 means no quota. Past it, QUEUE_FULL naming the quota. The node is the one the event
+   * bus says sent the request (this node for callers in this JVM).
+   */
+  public long getOwnerTransferQuota() { return ownerTransferQuota; }
+  public DeviceOptions setOwnerTransferQuota(long v) { this.ownerTransferQuota = v; return this; }
 
   /** Library verticles deployed with each context. */
   public List<Library> getLibraries() { return libraries; }

@@ -300,6 +300,15 @@ public class DeviceVerticle extends VerticleBase {
     return tier == null ? com.vertxcuda.device.impl.HostBufferPool.shared().lentBytes() : tier.heldTransferBytes();
   }
 
+  /**
+   * Bytes of this device's transfer budget ({@link DeviceOptions#getTransferBudget()}) in use now:
+   * downloads, landings and transfer buffers lent to users and not yet returned, and downloads
+   * admitted and not yet answered.
+   */
+  public long chargedTransferBytes() {
+    return admission.chargedBytes();
+  }
+
   /** Returns a transfer buffer, or a buffer a download handed back, to its pool at once. */
   public boolean releaseTransferBuffer(Buffer buffer) {
     return admission.route().releaseTransferBuffer(buffer);

@@ -129,12 +129,29 @@ public final class PinnedMemory {
 
   /** Whether {@code buffer} lies in pinned memory of this pool. */
   public static boolean isPinned(Buffer buffer) {
+    return pinnedUnder(buffer) != null;
+  }
+
+  /**
+   * Runs {@code action} once the pinned block under {@code buffer} has returned to the pool, or now
+   * if it has already; false, running nothing, if it is not pinned memory of this pool.
+   */
+  public static boolean whenReturned(Buffer buffer, Runnable action) {
+    PinnedByteBuf b = pinnedUnder(buffer);
+    if (b == null) {
+      return false;
+    }
+    b.lease.whenClosed(action);
+    return true;
+  }
+
+  private static PinnedByteBuf pinnedUnder(Buffer buffer) {
     ByteBuf b = VertxInternals.byteBuf(buffer);
     while (b != null && !(b instanceof PinnedByteBuf)) {
       ByteBuf inner = b.unwrap();
       b = inner == b ? null : inner;
     }
-    return b != null;
+    return (PinnedByteBuf) b;
   }
 
   /** Pinned bytes held by the process (leased and idle). */
@@ -220,6 +237,8 @@ public final class PinnedMemory {
     final Pointer pointer;
     final long size;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** What runs once the block is back; null when nothing waits for it. */
+    private java.util.List<Runnable> onClose;
 
     Lease(Pointer pointer, long size) {
       this.pointer = pointer;
@@ -235,7 +254,29 @@ public final class PinnedMemory {
     public void close() {
       if (closed.compareAndSet(false, true)) {
         giveBack(pointer, size);
+        java.util.List<Runnable> then;
+        synchronized (this) {
+          then = onClose;
+          onClose = null;
+        }
+        if (then != null) {
+          then.forEach(Runnable::run);
+        }
       }
+    }
+
+    /** Runs {@code action} once the block is back (now, if it is). */
+    void whenClosed(Runnable action) {
+      synchronized (this) {
+        if (!closed.get()) {
+          if (onClose == null) {
+            onClose = new java.util.ArrayList<>(1);
+          }
+          onClose.add(action);
+          return;
+        }
+      }
+      action.run();
     }
   }
 

@@ -33,11 +33,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Admission for one device: where every request enters, from the event bus (on the device's event
  * loop) or from a typed client in this JVM (on the caller's own thread, {@link #route}). It refuses
- * what clients may not send, turns requests away past {@code maxInFlight}, queues them (bounded)
- * while there is no ready context, and hands the rest straight to the current context tier. Every
- * request it accepts is an entry of the device's one in-flight table ({@link InFlight}) until its one
- * answer. The device verticle supervises (the state, the context tier, its replacement); this class
- * only reads them.
+ * what clients may not send, turns requests away past {@code maxInFlight} and downloads past the
+ * transfer budget ({@link TransferBudget}), queues them (bounded) while there is no ready context,
+ * and hands the rest straight to the current context tier. Every request it accepts is an entry of
+ * the device's one in-flight table ({@link InFlight}) until its one answer; those from the event bus
+ * that wait behind a large transfer's pump are counted with them and expire at their deadline too.
+ * The device verticle supervises (the state, the context tier, its replacement); this class only
+ * reads them.
  */
 public final class Admission {
 
@@ -82,6 +84,15 @@ public final class Admission {
   private final Device device;
   private final InFlight inFlight = new InFlight();
   private final ArrayDeque<InFlight.Entry> pending = new ArrayDeque<>();
+  /**
+   * Requests from the event bus waiting for their turn behind a pump (their place in this loop's
+   * order, {@link CallerOrder}): on the event loop only; counted in {@link #waitingCount}, which
+   * the local route reads from its caller's thread.
+   */
+  private final ArrayDeque<InFlight.Entry> waiting = new ArrayDeque<>();
+  private final AtomicInteger waitingCount = new AtomicInteger();
+  /** What the device lends of host memory, and to whom. */
+  private final TransferBudget budget;
   /** Local requests on their way to the event loop: while any is, later ones follow it there. */
   private final AtomicInteger hops = new AtomicInteger();
   private final Vertx vertx;
@@ -111,6 +122,7 @@ public final class Admission {
     this.self = self;
     this.eventLoop = eventLoop;
     this.device = device;
+    this.budget = new TransferBudget(options.getTransferBudget(), options.getOwnerTransferQuota());
   }
 
   /** The device's one in-flight table. */
@@ -125,7 +137,12 @@ public final class Admission {
 
   /** Requests accepted and not yet answered, waiting ones included. */
   public int load() {
-    return inFlight.size() + pending.size();
+    return inFlight.size() + pending.size() + waitingCount.get();
+  }
+
+  /** Bytes of the transfer budget in use: host memory lent to users now, or charged to downloads on their way. */
+  public long chargedBytes() {
+    return budget.held();
   }
 
   /** A request from the event bus, to the device ({@code library} null) or one of its libraries; on the event loop. */
@@ -154,20 +171,88 @@ public final class Admission {
     if (type.admission() == RequestType.Admission.STATS) {
       // Stats: handed on at once, never behind a transfer (an operator sees an overloaded device).
       accept(r);
-    } else if (!pumped(r, type)) {
-      // Requests from the event bus keep their place in the order they arrived in on this loop, as a
-      // caller's requests do in its own (CallerOrder): behind a large transfer that arrived before them.
-      // A describe too: a remote client's describe is the barrier its bulk stream waits behind.
-      CallerOrder.current().send(eventLoop, false, () -> {
-        if (hops.get() > 0) {
-          // A pump's last views may still be on their way here (the local route hops through this
-          // loop while one is): this request follows them.
-          hop(r);
-        } else {
-          accept(r);
-        }
-        return Future.succeededFuture();
-      });
+      return;
+    }
+    // Turned away on arrival, before it waits behind anything: those already waiting count.
+    if (full(type)) {
+      rejectFull(r);
+      return;
+    }
+    TransferBudget.Charge charge;
+    try {
+      charge = charge(r, type);
+    } catch (CudaException refused) {
+      r.fail(refused);
+      return;
+    }
+    if (pumped(r, type, charge)) {
+      return;
+    }
+    keepUntilAnswered(r, charge);
+    // Requests from the event bus keep their place in the order they arrived in on this loop, as a
+    // caller's requests do in its own (CallerOrder): behind a large transfer that arrived before them.
+    // A describe too: a remote client's describe is the barrier its bulk stream waits behind. While
+    // one waits it counts toward maxInFlight and expires at its deadline (expire).
+    boolean[] turned = new boolean[1];
+    CallerOrder.current().send(eventLoop, false, () -> {
+      turned[0] = true;
+      if (waiting.remove(r)) {
+        waitingCount.decrementAndGet();
+      }
+      if (r.answered()) {
+        return Future.succeededFuture(); // expired, or failed with the device, while it waited
+      }
+      if (hops.get() > 0) {
+        // A pump's last views may still be on their way here (the local route hops through this
+        // loop while one is): this request follows them.
+        hop(r);
+      } else {
+        accept(r);
+      }
+      return Future.succeededFuture();
+    });
+    if (!turned[0]) {
+      // Its turn comes in a later task of this loop.
+      waiting.add(r);
+      waitingCount.incrementAndGet();
+    }
+  }
+
+  // Past maxInFlight for a request of {@code type}, counting those waiting behind a pump; on a READY device only.
+  private boolean full(RequestType<?, ?> type) {
+    return device.state() == DeviceState.READY && !type.exemptFromLoad()
+      && inFlight.size() + waitingCount.get() >= options.getMaxInFlight();
+  }
+
+  /**
+   * The one rule for what a request costs of the transfer budget, for requests from the event bus
+   * and the local route alike: a download of the device (not a library's) lends host memory of its
+   * length, or lands in memory of that length when the pump brings it in. Null: nothing to charge
+   * (a handle the device refuses anyway charges nothing). Throws QUEUE_FULL where the budget or the
+   * owner's quota has no room now. Any thread.
+   */
+  private TransferBudget.Charge charge(InFlight.Entry r, RequestType<?, ?> type) {
+    if (type.crossing() != RequestType.Crossing.REGION_TO_HOST || r.library() != null
+      || !(r.body() instanceof DownloadRequest)) {
+      return null;
+    }
+    com.vertxcuda.BufferHandle h = ((DownloadRequest) r.body()).getHandle();
+    long bytes;
+    try {
+      bytes = h == null ? 0 : h.byteLength();
+    } catch (ArithmeticException oversized) {
+      return null;
+    }
+    if (bytes <= 0 || bytes > com.vertxcuda.device.context.Transfers.MAX_DOWNLOAD) {
+      return null;
+    }
+    return budget.take(r.owner(), bytes);
+  }
+
+  // The charge stays with the download's memory once the answer hands it over, and goes back with a failure.
+  private static void keepUntilAnswered(InFlight.Entry r, TransferBudget.Charge charge) {
+    if (charge != null) {
+      r.holding(reply -> charge.until(reply instanceof DownloadReply ? ((DownloadReply) reply).getData() : null));
     }
   }
 
@@ -175,13 +260,14 @@ public final class Admission {
    * A large upload or download from the event bus goes through the one pump, as a local client's
    * does ({@link DeviceClientImpl#pumpedLocally}): in views, with a place in this loop's order that
    * the requests that arrived after it wait behind until its last view has left. The request stays
-   * in the in-flight table until the pump answers it (or a loss or its deadline does first).
+   * in the in-flight table until the pump answers it (or a loss or its deadline does first). A
+   * download lands in memory its {@code charge} paid for at admission, which stays charged until
+   * the pump is done with it and, once handed over, until it returns.
    */
-  private boolean pumped(InFlight.Entry r, RequestType<?, ?> type) {
+  private boolean pumped(InFlight.Entry r, RequestType<?, ?> type, TransferBudget.Charge charge) {
     if (r.library() != null) {
       return false;
     }
-    boolean full = device.state() == DeviceState.READY && inFlight.size() >= options.getMaxInFlight();
     Buffer[] landed = new Buffer[1];
     Future<Object> done;
     switch (type.crossing()) {
@@ -189,10 +275,6 @@ public final class Admission {
         UploadRequest u = (UploadRequest) r.body();
         if (u.getHandle() == null || u.getData() == null || !DeviceClientImpl.pumpedLocally(route, u.getHandle(), u.getData())) {
           return false;
-        }
-        if (full) {
-          rejectFull(r);
-          return true;
         }
         r.track();
         done = pump().upload(u.getHandle(), u.getData()).map(h -> h);
@@ -203,12 +285,8 @@ public final class Admission {
         if (d.getHandle() == null || !DeviceClientImpl.pumpedLocally(route, d.getHandle())) {
           return false;
         }
-        if (full) {
-          rejectFull(r);
-          return true;
-        }
         r.track();
-        done = pump().download(d.getHandle()).map(data -> {
+        done = pump().download(d.getHandle(), this::landing).map(data -> {
           landed[0] = data;
           return new DownloadReply(d.getHandle(), data);
         });
@@ -219,15 +297,30 @@ public final class Admission {
     }
     done.onComplete(ar -> {
       if (ar.succeeded()) {
-        if (!r.tryReply(ar.result()) && landed[0] != null) {
+        if (r.tryReply(ar.result())) {
+          if (charge != null) {
+            charge.until(landed[0]);
+          }
+          return;
+        }
+        if (landed[0] != null) {
           // Answered already (its deadline, a loss): nobody takes the landing memory, so it goes back now.
           route.releaseTransferBuffer(landed[0]);
         }
       } else {
         r.fail(Failures.toCudaException(ar.cause()));
       }
+      if (charge != null) {
+        charge.give();
+      }
     });
     return true;
+  }
+
+  // The landing of a download from the event bus, paid for at its admission: pooled host memory.
+  private Buffer landing(int bytes) {
+    ContextTier tier = device.tier();
+    return tier != null ? tier.landing(bytes) : HostBufferPool.shared().lease(HostBufferPool.shared().take(bytes), bytes);
   }
 
   // Admits {@code r} on the event loop, after what is already on its way there; while any request
@@ -268,6 +361,9 @@ public final class Admission {
     if (!pending.isEmpty()) {
       pending.removeIf(r -> r.expire(now));
     }
+    if (!waiting.isEmpty() && waiting.removeIf(r -> r.expire(now))) {
+      waitingCount.set(waiting.size());
+    }
   }
 
   /** Answers every request accepted and not yet answered, waiting ones included, CONTEXT_LOST. */
@@ -276,11 +372,16 @@ public final class Admission {
     while (!pending.isEmpty()) {
       pending.poll().fail(FailureCode.CONTEXT_LOST, reason);
     }
+    // Their turn may never come (a pump ahead of them fails with the device): answered now, skipped then.
+    while (!waiting.isEmpty()) {
+      waiting.poll().fail(FailureCode.CONTEXT_LOST, reason);
+    }
+    waitingCount.set(0);
   }
 
   /** The device's own stats, with what admission counts. */
   public DeviceStats counted(DeviceStats s) {
-    return s.setInFlight(inFlight.size()).setQueueDepth(pending.size()).setOperationsServed(inFlight.served())
+    return s.setInFlight(inFlight.size()).setQueueDepth(pending.size() + waitingCount.get()).setOperationsServed(inFlight.served())
       .setFailuresByCode(inFlight.failuresByCode());
   }
 
@@ -309,13 +410,15 @@ public final class Admission {
       InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller, callerWake, callerPoll), library, deadline, self);
       ContextTier tier = device.tier();
       DeviceState state = device.state();
+      RequestType<?, ?> type = RequestTable.admitted(r);
       if (refusedFromClients(r)) {
         // answered
-      } else if (state == DeviceState.READY && inFlight.size() >= options.getMaxInFlight()
-        && !RequestTable.admitted(r).exemptFromLoad()) {
+      } else if (full(type)) {
         // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
         // hears it (in a task of its own) instead of behind the burst that filled the device.
         rejectFull(r);
+      } else if (!charged(r, type)) {
+        // answered QUEUE_FULL: past the transfer budget
       } else if (state == DeviceState.READY && tier != null && hops.get() == 0
         && RequestTable.admitted(r).admission() != RequestType.Admission.DESCRIBED) {
         submit(r, tier);
@@ -331,7 +434,16 @@ public final class Admission {
       if (tier == null) {
         throw new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context");
       }
-      return tier.allocateTransferBuffer(bytes);
+      TransferBudget.Charge charge = budget.take(self, bytes);
+      Buffer b;
+      try {
+        b = tier.allocateTransferBuffer(bytes);
+      } catch (RuntimeException | Error e) {
+        charge.give();
+        throw e;
+      }
+      charge.until(b);
+      return b;
     }
 
     @Override
@@ -341,9 +453,10 @@ public final class Admission {
       return LentBuffers.release(buffer);
     }
 
+    /** What the tier lends at once, and never more than one charge of the transfer budget may be. */
     @Override
     public long lendingLimit() {
-      return device.lendingLimit();
+      return Math.min(device.lendingLimit(), budget.largest());
     }
 
     @Override
@@ -352,10 +465,28 @@ public final class Admission {
       return tier != null && tier.lends(buffer);
     }
 
+    /** A typed client's landing, charged to this node until it returns; none (null) past the budget. */
     @Override
     public Buffer landing(int bytes) {
       ContextTier tier = device.tier();
-      return tier == null ? null : tier.landing(bytes);
+      if (tier == null) {
+        return null;
+      }
+      TransferBudget.Charge charge;
+      try {
+        charge = budget.take(self, bytes);
+      } catch (CudaException noRoom) {
+        return null;
+      }
+      Buffer b;
+      try {
+        b = tier.landing(bytes);
+      } catch (RuntimeException | Error e) {
+        charge.give();
+        throw e;
+      }
+      charge.until(b);
+      return b;
     }
   };
 
@@ -370,6 +501,19 @@ public final class Admission {
       }
     }
     throw new IllegalArgumentException("not an address of " + address + ": " + target);
+  }
+
+  // Charges {@code r} ({@link #charge}) until its answer hands the memory over; false when refused (answered QUEUE_FULL).
+  private boolean charged(InFlight.Entry r, RequestType<?, ?> type) {
+    TransferBudget.Charge c;
+    try {
+      c = charge(r, type);
+    } catch (CudaException refused) {
+      r.fail(refused);
+      return false;
+    }
+    keepUntilAnswered(r, c);
+    return true;
   }
 
   // Requests only the device makes for itself are refused from clients (bus or local route).
@@ -396,7 +540,7 @@ public final class Admission {
     DeviceState state = device.state();
     switch (state) {
       case READY:
-        if (inFlight.size() >= options.getMaxInFlight() && !type.exemptFromLoad()) {
+        if (full(type)) {
           rejectFull(r);
         } else {
           ContextTier tier = device.tier();
@@ -426,8 +570,8 @@ public final class Admission {
   }
 
   private void rejectFull(InFlight.Entry r) {
-    r.fail(FailureCode.QUEUE_FULL, "the device has " + inFlight.size() + " requests in flight (maxInFlight "
-      + options.getMaxInFlight() + "); try again when some are answered");
+    r.fail(FailureCode.QUEUE_FULL, "the device has " + (inFlight.size() + waitingCount.get()) + " requests in flight "
+      + "(maxInFlight " + options.getMaxInFlight() + "); try again when some are answered");
   }
 
   // The sender's timeout travels with the request (a header); the device's own bound caps it.

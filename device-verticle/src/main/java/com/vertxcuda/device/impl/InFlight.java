@@ -154,6 +154,8 @@ public final class InFlight {
     private final java.util.concurrent.atomic.AtomicReference<Linked> linked = new java.util.concurrent.atomic.AtomicReference<>();
     private volatile Object linkedBy;
     private volatile UnaryOperator<Object> finish;
+    /** What the entry holds until its answer (bytes of the transfer budget); null when nothing. */
+    private volatile java.util.function.Consumer<Object> held;
     /** The device's own request: not counted in flight, served or failed, nor heard by the listener. */
     private volatile boolean own;
     // Read once here, so that the answer reads no shared field; no clock read without a listener.
@@ -273,6 +275,28 @@ public final class InFlight {
       }
     }
 
+    /**
+     * Hands what the entry holds over at its answer, once: {@code held} gets the successful reply's
+     * body, or null for a failure (set before the entry can be answered).
+     */
+    public Entry holding(java.util.function.Consumer<Object> held) {
+      this.held = held;
+      return this;
+    }
+
+    // At the answer, on the answering thread: what the entry held goes where the answer says.
+    private void release(Object reply) {
+      java.util.function.Consumer<Object> h = held;
+      if (h != null) {
+        held = null;
+        try {
+          h.accept(reply);
+        } catch (RuntimeException ignored) {
+          // what the entry held must not cost the request its answer
+        }
+      }
+    }
+
     /** Rewrites the successful reply before it leaves (the device adds its own stats). */
     public Entry finish(UnaryOperator<Object> finish) {
       this.finish = finish;
@@ -290,6 +314,7 @@ public final class InFlight {
         return false;
       }
       settled();
+      release(body);
       if (!own) {
         served.increment(); // before the rewrite: the device's stats count the request that reads them
       }
@@ -320,6 +345,7 @@ public final class InFlight {
     public void describe(Object body) {
       if (answered.compareAndSet(false, true)) {
         settled();
+        release(body);
         answer.succeed(body);
       }
     }
@@ -328,6 +354,7 @@ public final class InFlight {
     public void fail(CudaException failure) {
       if (answered.compareAndSet(false, true)) {
         settled();
+        release(null);
         failed(failure);
       }
     }

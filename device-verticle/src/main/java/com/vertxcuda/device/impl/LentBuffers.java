@@ -25,8 +25,51 @@ public final class LentBuffers {
    * Every buffer lent in this JVM, by the address of its memory, whichever pool or region lent it: a
    * buffer goes back with or without the context that lent it (a rebuild, a loss, an undeploy).
    */
-  private static final Map<Long, Cleaner.Cleanable> LENT = new ConcurrentHashMap<>();
+  private static final Map<Long, Lease> LENT = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
+
+  /** One lent buffer's memory: how to return it now, and what else runs once it has returned. */
+  private record Lease(Cleaner.Cleanable cleanable, Returns returns) {
+  }
+
+  /**
+   * What runs, once, when lent memory returns: the pool's or region's own action, then any added
+   * since ({@link #whenReturned}). Reached from the cleaner's action, so it must not reach the buffer.
+   */
+  private static final class Returns {
+    private final Runnable first;
+    private java.util.List<Runnable> more;
+    private boolean ran;
+
+    Returns(Runnable first) {
+      this.first = first;
+    }
+
+    // False once the memory has returned: the caller runs its action itself.
+    synchronized boolean add(Runnable action) {
+      if (ran) {
+        return false;
+      }
+      if (more == null) {
+        more = new java.util.ArrayList<>(1);
+      }
+      more.add(action);
+      return true;
+    }
+
+    void run() {
+      java.util.List<Runnable> then;
+      synchronized (this) {
+        ran = true;
+        then = more;
+        more = null;
+      }
+      first.run();
+      if (then != null) {
+        then.forEach(Runnable::run);
+      }
+    }
+  }
 
   /**
    * A buffer over {@code memory} (direct; its position to limit) holding {@code length} bytes;
@@ -40,18 +83,35 @@ public final class LentBuffers {
     // Tied to the ByteBuf, not the Buffer wrapper: slices and duplicates (a Buffer.slice the user
     // keeps, a write still in flight) reach it, so the memory cannot be reused under them.
     // The action must not reach the buffer, or it would never become unreachable.
-    Map<Long, Cleaner.Cleanable> table = LENT;
+    Map<Long, Lease> table = LENT;
     java.util.concurrent.atomic.AtomicLong counted = bytes;
     long capacity = memory.remaining();
     counted.addAndGet(capacity);
-    LENT.put(address, CLEANER.register(buf, () -> {
+    Returns returns = new Returns(onReturn);
+    LENT.put(address, new Lease(CLEANER.register(buf, () -> {
       if (done.compareAndSet(false, true)) {
         table.remove(address);
         counted.addAndGet(-capacity);
-        onReturn.run();
+        returns.run();
       }
-    }));
+    }), returns));
     return b;
+  }
+
+  /**
+   * Runs {@code action} once the memory under {@code buffer} (a buffer lent in this JVM: a pool's, a
+   * region's, a pinned block) has returned, or now if it has already; false, running nothing, if no
+   * pool, region or pinned block of this JVM lent it. Any thread.
+   */
+  public static boolean whenReturned(Buffer buffer, Runnable action) {
+    Lease lease = leaseOf(buffer);
+    if (lease == null) {
+      return com.vertxcuda.device.cuda.PinnedMemory.whenReturned(buffer, action);
+    }
+    if (!lease.returns().add(action)) {
+      action.run();
+    }
+    return true;
   }
 
   /** Bytes of the buffers lent here and not yet returned. */
@@ -69,15 +129,19 @@ public final class LentBuffers {
 
   // Lent through this class (a pool's, a region's); pinned memory keeps its own leases.
   private static boolean releaseLent(Buffer buffer) {
+    Lease lease = leaseOf(buffer);
+    if (lease == null) {
+      return false;
+    }
+    lease.cleanable().clean();
+    return true;
+  }
+
+  private static Lease leaseOf(Buffer buffer) {
     ByteBuf buf = VertxInternals.byteBuf(buffer);
     if (!buf.hasMemoryAddress()) {
-      return false;
+      return null;
     }
-    Cleaner.Cleanable c = LENT.get(buf.memoryAddress() + buf.readerIndex());
-    if (c == null) {
-      return false;
-    }
-    c.clean();
-    return true;
+    return LENT.get(buf.memoryAddress() + buf.readerIndex());
   }
 }
