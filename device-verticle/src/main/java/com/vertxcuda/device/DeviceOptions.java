@@ -32,8 +32,7 @@ public class DeviceOptions {
   public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
   /**
    * Default shared region: 64 KiB under 2 GiB, the most one mapping takes. Page-locked only as it is
-   * used, so its size costs nothing idle; three quarters of it may be lent at once, so a 1 GiB
-   * download or transfer buffer fits whole.
+   * used; three quarters of it may be lent at once, so a 1 GiB download or transfer buffer fits whole.
    */
   public static final long DEFAULT_SHARED_MEMORY_SIZE = (1L << 31) - (1L << 16);
   public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
@@ -41,6 +40,10 @@ public class DeviceOptions {
   public static final boolean DEFAULT_DEVICE_HOST_CLASS_ARCHIVE = true;
   public static final long DEFAULT_HEARTBEAT_TIMEOUT = 10_000;
   public static final boolean DEFAULT_PEER_COPY = true;
+  /** Default most recorded pipelines a device holds at once, all owners together: 4,096. */
+  public static final int DEFAULT_MAX_PIPELINES = 4096;
+  /** Default most recorded pipelines one node holds on a device at once: 1,024. */
+  public static final int DEFAULT_MAX_PIPELINES_PER_OWNER = 1024;
 
   private int device = DEFAULT_DEVICE;
   private String node;
@@ -71,6 +74,8 @@ public class DeviceOptions {
   private String deviceHostClassArchiveDirectory;
   private String cudaLibraryPath;
   private boolean peerCopy = DEFAULT_PEER_COPY;
+  private int maxPipelines = DEFAULT_MAX_PIPELINES;
+  private int maxPipelinesPerOwner = DEFAULT_MAX_PIPELINES_PER_OWNER;
   private JsonObject libraryOptions = new JsonObject();
 
   public DeviceOptions() {
@@ -210,7 +215,12 @@ public class DeviceOptions {
   public long getHeartbeatTimeout() { return heartbeatTimeout; }
   public DeviceOptions setHeartbeatTimeout(long v) { this.heartbeatTimeout = v; return this; }
 
-  /** Bytes of the shared-memory region between a device verticle and its device host (process isolation). */
+  /**
+   * Bytes of the shared-memory region between a device verticle and its device host (process
+   * isolation). The whole region is taken from /dev/shm as each device host starts (the spare's
+   * too), so a /dev/shm without room for it fails the start rather than a transfer later: each
+   * device host holds this much shared memory for its life (page-locked only as transfers use it).
+   */
   public long getSharedMemorySize() { return sharedMemorySize; }
   public DeviceOptions setSharedMemorySize(long v) { this.sharedMemorySize = v; return this; }
 
@@ -254,6 +264,22 @@ public class DeviceOptions {
    */
   public boolean isPeerCopy() { return peerCopy; }
   public DeviceOptions setPeerCopy(boolean v) { this.peerCopy = v; return this; }
+
+  /**
+   * Most recorded pipelines the device holds at once, all owners together (a count: a pipeline's
+   * graph is the driver's memory, which CUDA does not report, so it is not charged to
+   * {@link #getMemoryLimit()}); past it, recording fails with QUEUE_FULL until one is released.
+   */
+  public int getMaxPipelines() { return maxPipelines; }
+  public DeviceOptions setMaxPipelines(int v) { this.maxPipelines = v; return this; }
+
+  /**
+   * Most recorded pipelines one node (the one the event bus says sent the recording) holds on the
+   * device at once; past it, recording fails with QUEUE_FULL. A node's pipelines are released when
+   * it leaves the cluster, as its buffers are freed.
+   */
+  public int getMaxPipelinesPerOwner() { return maxPipelinesPerOwner; }
+  public DeviceOptions setMaxPipelinesPerOwner(int v) { this.maxPipelinesPerOwner = v; return this; }
 
   /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
   public String getCudaLibraryPath() { return cudaLibraryPath; }

@@ -185,7 +185,7 @@ public final class DeviceHostMain {
   /**
    * Page-locks (cuda) the segments of the shared region that bytes [offset, offset + length) lie in
    * and that are not yet, in the context's order ahead of the transfer that needs them: the region is
-   * pinned as it is used, so an idle device host (or its spare) holds no more of it resident than
+   * pinned as it is used, so an idle device host (or its spare) holds no more of it page-locked than
    * its transfers have touched, and a start pins one segment, not the region. A transfer is copied
    * piece by piece where segments meet ({@link TransferRequest#pieceFrom}). Completes with whether
    * the last segment asked for is pinned.

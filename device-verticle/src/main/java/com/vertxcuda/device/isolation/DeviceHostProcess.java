@@ -131,7 +131,7 @@ final class DeviceHostProcess {
       address = "tcp:" + ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
     String secret = randomHex(32);
-    Process process;
+    Process process = null;
     try {
       process = spawn(options, classPath, launch);
       // Everything the device host must know goes through its standard input, a pipe only the two
@@ -143,7 +143,13 @@ final class DeviceHostProcess {
       OutputStream in = process.getOutputStream();
       in.write((launchJson.encode() + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
+      // While the device host's JVM starts (it writes nothing to the region before it is asked to):
+      // a file system without room for the region fails the start here, not a transfer later.
+      region.commit();
     } catch (IOException e) {
+      if (process != null) {
+        process.destroyForcibly();
+      }
       server.close();
       region.unlink();
       if (socket != null) {

@@ -79,9 +79,8 @@ final class SharedRegion {
     FileAttribute<?>[] attributes = posix(path)
       ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)} : new FileAttribute<?>[0];
     try (FileChannel ch = FileChannel.open(path, how, attributes)) {
-      // The region stays sparse (its pages come as transfers touch them); the rings' pages are
-      // written now, so a /dev/shm without room for them fails this start rather than a store into
-      // a ring later (a fault on the request path of either process).
+      // The rings' pages are written now, so a /dev/shm without room for them fails this start; the
+      // region's are taken by commit(), while the device host starts.
       ByteBuffer zeros = ByteBuffer.allocate(64 << 10);
       for (long at = ringsAt(size); at < fileSize(size); at += zeros.limit()) {
         zeros.clear().limit((int) Math.min(zeros.capacity(), fileSize(size) - at));
@@ -92,6 +91,30 @@ final class SharedRegion {
       return new SharedRegion(path, ch, size);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the shared region " + path, e);
+    }
+  }
+
+  /**
+   * Takes every page of the region from its file system now, writing zeros over it (the parent's
+   * side, before anything else writes there): a page first stored into while serving would fault
+   * (SIGBUS, in either process) where the file system has no room for it, so a /dev/shm that
+   * cannot hold the region fails the device host's start instead, with an IOException saying so.
+   * Costs the region's size of the file system's memory for as long as the region lives.
+   */
+  void commit() throws IOException {
+    long free = Files.getFileStore(path).getUsableSpace();
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
+      for (long at = 0; at < size; at += zeros.limit()) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), size - at));
+        while (zeros.hasRemaining()) {
+          ch.write(zeros, at + zeros.position());
+        }
+      }
+    } catch (IOException e) {
+      throw new IOException("the shared region's " + size + " bytes do not fit in " + path.getParent()
+        + " (" + free + " bytes were free): give it more room (a container's --shm-size) or lower "
+        + "DeviceOptions.sharedMemorySize (" + e.getMessage() + ")", e);
     }
   }
 
