@@ -35,6 +35,8 @@ public class DeviceOptions {
    * used; three quarters of it may be lent at once, so a 1 GiB download or transfer buffer fits whole.
    */
   public static final long DEFAULT_SHARED_MEMORY_SIZE = (1L << 31) - (1L << 16);
+  /** By default the shared region's pages are taken as transfers touch them. */
+  public static final boolean DEFAULT_SHARED_MEMORY_RESERVED = false;
   public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
   public static final boolean DEFAULT_SPARE_DEVICE_HOST = true;
   public static final boolean DEFAULT_DEVICE_HOST_CLASS_ARCHIVE = true;
@@ -67,6 +69,7 @@ public class DeviceOptions {
   private long heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
   private long heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
   private long sharedMemorySize = DEFAULT_SHARED_MEMORY_SIZE;
+  private boolean sharedMemoryReserved = DEFAULT_SHARED_MEMORY_RESERVED;
   private long deviceHostStartTimeout = DEFAULT_DEVICE_HOST_START_TIMEOUT;
   private List<String> deviceHostJvmOptions = new ArrayList<>();
   private boolean spareDeviceHost = DEFAULT_SPARE_DEVICE_HOST;
@@ -217,12 +220,21 @@ public class DeviceOptions {
 
   /**
    * Bytes of the shared-memory region between a device verticle and its device host (process
-   * isolation). The whole region is taken from /dev/shm as each device host starts (the spare's
-   * too), so a /dev/shm without room for it fails the start rather than a transfer later: each
-   * device host holds this much shared memory for its life (page-locked only as transfers use it).
+   * isolation). A device host does not start where /dev/shm has less room than this; its pages are
+   * taken as transfers first touch them (see {@link #isSharedMemoryReserved()}).
    */
   public long getSharedMemorySize() { return sharedMemorySize; }
   public DeviceOptions setSharedMemorySize(long v) { this.sharedMemorySize = v; return this; }
+
+  /**
+   * Take the whole shared region from /dev/shm as each device host starts (process isolation), so
+   * a /dev/shm that fills up later can never fail a transfer (a fault on a page first touched while
+   * serving): each device host, the spare too, then holds {@link #getSharedMemorySize()} bytes of
+   * shared memory (RAM) for its life, and its start writes that many zeros. Off, the start only
+   * checks that /dev/shm has room for the region then.
+   */
+  public boolean isSharedMemoryReserved() { return sharedMemoryReserved; }
+  public DeviceOptions setSharedMemoryReserved(boolean v) { this.sharedMemoryReserved = v; return this; }
 
   /** How long a device host may take to start and report ready, in ms (process isolation). */
   public long getDeviceHostStartTimeout() { return deviceHostStartTimeout; }

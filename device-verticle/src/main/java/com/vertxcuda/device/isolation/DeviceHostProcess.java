@@ -143,9 +143,8 @@ final class DeviceHostProcess {
       OutputStream in = process.getOutputStream();
       in.write((launchJson.encode() + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
-      // While the device host's JVM starts (it writes nothing to the region before it is asked to):
-      // a file system without room for the region fails the start here, not a transfer later.
-      region.commit();
+      // While the device host's JVM starts (it writes nothing to the region before it is asked to).
+      region.reserve(options.isSharedMemoryReserved());
     } catch (IOException e) {
       if (process != null) {
         process.destroyForcibly();

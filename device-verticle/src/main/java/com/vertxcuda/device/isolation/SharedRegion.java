@@ -80,7 +80,7 @@ final class SharedRegion {
       ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)} : new FileAttribute<?>[0];
     try (FileChannel ch = FileChannel.open(path, how, attributes)) {
       // The rings' pages are written now, so a /dev/shm without room for them fails this start; the
-      // region's are taken by commit(), while the device host starts.
+      // region's come as transfers touch them, or all at once by reserve().
       ByteBuffer zeros = ByteBuffer.allocate(64 << 10);
       for (long at = ringsAt(size); at < fileSize(size); at += zeros.limit()) {
         zeros.clear().limit((int) Math.min(zeros.capacity(), fileSize(size) - at));
@@ -95,14 +95,22 @@ final class SharedRegion {
   }
 
   /**
-   * Takes every page of the region from its file system now, writing zeros over it (the parent's
-   * side, before anything else writes there): a page first stored into while serving would fault
-   * (SIGBUS, in either process) where the file system has no room for it, so a /dev/shm that
-   * cannot hold the region fails the device host's start instead, with an IOException saying so.
-   * Costs the region's size of the file system's memory for as long as the region lives.
+   * Makes sure, at the device host's start, that the region's file system can hold it (the parent's
+   * side, before anything else writes there): a page first stored into while serving faults (SIGBUS,
+   * in either process) where the file system has no room for it. Without {@code whole}, the file
+   * system must have room for the region now (an IOException saying so otherwise), which it may
+   * lose later to other files; with it, every page is taken now by writing zeros over the region, so
+   * no later store can fault, at the cost of the region's size of the file system's memory (RAM, for
+   * /dev/shm) for as long as the region lives.
    */
-  void commit() throws IOException {
+  void reserve(boolean whole) throws IOException {
     long free = Files.getFileStore(path).getUsableSpace();
+    if (!whole) {
+      if (free < size) {
+        throw new IOException(doesNotFit(free, "its file system has room for less"));
+      }
+      return;
+    }
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
       ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
       for (long at = 0; at < size; at += zeros.limit()) {
@@ -112,10 +120,14 @@ final class SharedRegion {
         }
       }
     } catch (IOException e) {
-      throw new IOException("the shared region's " + size + " bytes do not fit in " + path.getParent()
-        + " (" + free + " bytes were free): give it more room (a container's --shm-size) or lower "
-        + "DeviceOptions.sharedMemorySize (" + e.getMessage() + ")", e);
+      throw new IOException(doesNotFit(free, e.getMessage()), e);
     }
+  }
+
+  private String doesNotFit(long free, String why) {
+    return "the shared region's " + size + " bytes do not fit in " + path.getParent() + " (" + free
+      + " bytes were free: " + why + "): give it more room (a container's --shm-size) or lower "
+      + "DeviceOptions.sharedMemorySize";
   }
 
   /**

@@ -54,32 +54,38 @@ class SharedRegionFilesTest {
 
   /**
    * A file system that cannot hold the region (a 12 MiB tmpfs: room for the rings, not for a 16 MiB
-   * region) fails {@link SharedRegion#commit} — which a device host's start calls — with a message
-   * naming the size and the remedy, instead of a fault on a page stored into while serving; a region
-   * that fits is taken whole and reads as zeros. Mounting the tmpfs needs root: skipped without it.
+   * region) fails {@link SharedRegion#reserve} — which a device host's start calls — with a message
+   * naming the size and the remedy, instead of a fault on a page stored into while serving, whether
+   * the region is checked or taken whole; a region taken whole holds its pages at once and reads as
+   * zeros. Mounting the tmpfs needs root: skipped without it.
    */
   @Test
-  void aFileSystemWithoutRoomForTheRegionFailsItsCommit(@TempDir Path dir) throws Exception {
+  void aFileSystemWithoutRoomForTheRegionFailsItsReservation(@TempDir Path dir) throws Exception {
     Path tiny = mountTmpfs(dir.resolve("tiny"));
     try {
       SharedRegion tooLarge = SharedRegion.create(tiny.resolve("large"), 16 << 20);
-      java.io.IOException e = assertThrows(java.io.IOException.class, tooLarge::commit);
-      assertTrue(e.getMessage().contains("16777216 bytes do not fit") && e.getMessage().contains("sharedMemorySize"),
-        e.getMessage());
+      for (boolean whole : new boolean[] {false, true}) {
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> tooLarge.reserve(whole));
+        assertTrue(e.getMessage().contains("16777216 bytes do not fit") && e.getMessage().contains("sharedMemorySize"),
+          e.getMessage());
+      }
     } finally {
       run("umount", "-l", tiny.toString());
     }
     tiny = mountTmpfs(dir.resolve("fits"));
     try {
       SharedRegion fits = SharedRegion.create(tiny.resolve("small"), 2 << 20);
-      fits.commit();
+      long before = Files.getFileStore(tiny).getUsableSpace();
+      fits.reserve(false);
+      assertEquals(before, Files.getFileStore(tiny).getUsableSpace(), "checked only: nothing taken");
+      fits.reserve(true);
       java.nio.ByteBuffer all = fits.slice(0, 2 << 20);
       for (int i = 0; i < all.capacity(); i += 4096) {
         assertEquals(0, all.get(i), "byte " + i);
       }
-      // Every page is the file system's already: what is left cannot hold the region again.
+      // Every page of the region is the file system's already.
       long free = Files.getFileStore(tiny).getUsableSpace();
-      assertTrue(free < (2 << 20) + LinkRing.PAIR_BYTES, "the region's pages were not taken: " + free + " bytes free");
+      assertEquals(before - (2 << 20), free, "bytes free once the region was taken whole");
     } finally {
       run("umount", "-l", tiny.toString());
     }
