@@ -32,10 +32,11 @@ public class DeviceOptions {
   public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
   /**
    * Default shared region: 64 KiB under 2 GiB, the most one mapping takes. Page-locked only as it is
-   * used, so its size costs nothing idle; three quarters of it may be lent at once, so a 1 GiB
-   * download or transfer buffer fits whole.
+   * used; three quarters of it may be lent at once, so a 1 GiB download or transfer buffer fits whole.
    */
   public static final long DEFAULT_SHARED_MEMORY_SIZE = (1L << 31) - (1L << 16);
+  /** By default the shared region's pages are taken as transfers touch them. */
+  public static final boolean DEFAULT_SHARED_MEMORY_RESERVED = false;
   public static final long DEFAULT_DEVICE_HOST_START_TIMEOUT = 60_000;
   public static final boolean DEFAULT_SPARE_DEVICE_HOST = true;
   public static final boolean DEFAULT_DEVICE_HOST_CLASS_ARCHIVE = true;
@@ -54,6 +55,10 @@ public class DeviceOptions {
   public static final long DEFAULT_TRANSFER_BUDGET = 4L << 30;
   /** Default per-node transfer quota: 0, none (the device's budget alone bounds each node). */
   public static final long DEFAULT_OWNER_TRANSFER_QUOTA = 0;
+  /** Default most recorded pipelines a device holds at once, all owners together: 4,096. */
+  public static final int DEFAULT_MAX_PIPELINES = 4096;
+  /** Default most recorded pipelines one node holds on a device at once: 1,024. */
+  public static final int DEFAULT_MAX_PIPELINES_PER_OWNER = 1024;
 
   private int device = DEFAULT_DEVICE;
   private String node;
@@ -79,6 +84,7 @@ public class DeviceOptions {
   private long heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
   private long heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
   private long sharedMemorySize = DEFAULT_SHARED_MEMORY_SIZE;
+  private boolean sharedMemoryReserved = DEFAULT_SHARED_MEMORY_RESERVED;
   private long deviceHostStartTimeout = DEFAULT_DEVICE_HOST_START_TIMEOUT;
   private List<String> deviceHostJvmOptions = new ArrayList<>();
   private boolean spareDeviceHost = DEFAULT_SPARE_DEVICE_HOST;
@@ -89,6 +95,8 @@ public class DeviceOptions {
   private int bulkMaxConnections = DEFAULT_BULK_MAX_CONNECTIONS;
   private int bulkMaxConnectionsPerPeer = DEFAULT_BULK_MAX_CONNECTIONS_PER_PEER;
   private long bulkHeldBytes = DEFAULT_BULK_HELD_BYTES;
+  private int maxPipelines = DEFAULT_MAX_PIPELINES;
+  private int maxPipelinesPerOwner = DEFAULT_MAX_PIPELINES_PER_OWNER;
   private JsonObject libraryOptions = new JsonObject();
 
   public DeviceOptions() {
@@ -247,9 +255,23 @@ public class DeviceOptions {
   public long getHeartbeatTimeout() { return heartbeatTimeout; }
   public DeviceOptions setHeartbeatTimeout(long v) { this.heartbeatTimeout = v; return this; }
 
-  /** Bytes of the shared-memory region between a device verticle and its device host (process isolation). */
+  /**
+   * Bytes of the shared-memory region between a device verticle and its device host (process
+   * isolation). A device host does not start where /dev/shm has less room than this; its pages are
+   * taken as transfers first touch them (see {@link #isSharedMemoryReserved()}).
+   */
   public long getSharedMemorySize() { return sharedMemorySize; }
   public DeviceOptions setSharedMemorySize(long v) { this.sharedMemorySize = v; return this; }
+
+  /**
+   * Take the whole shared region from /dev/shm as each device host starts (process isolation), so
+   * a /dev/shm that fills up later can never fail a transfer (a fault on a page first touched while
+   * serving): each device host, the spare too, then holds {@link #getSharedMemorySize()} bytes of
+   * shared memory (RAM) for its life, and its start writes that many zeros. Off, the start only
+   * checks that /dev/shm has room for the region then.
+   */
+  public boolean isSharedMemoryReserved() { return sharedMemoryReserved; }
+  public DeviceOptions setSharedMemoryReserved(boolean v) { this.sharedMemoryReserved = v; return this; }
 
   /** How long a device host may take to start and report ready, in ms (process isolation). */
   public long getDeviceHostStartTimeout() { return deviceHostStartTimeout; }
@@ -291,6 +313,22 @@ public class DeviceOptions {
    */
   public boolean isPeerCopy() { return peerCopy; }
   public DeviceOptions setPeerCopy(boolean v) { this.peerCopy = v; return this; }
+
+  /**
+   * Most recorded pipelines the device holds at once, all owners together (a count: a pipeline's
+   * graph is the driver's memory, which CUDA does not report, so it is not charged to
+   * {@link #getMemoryLimit()}); past it, recording fails with QUEUE_FULL until one is released.
+   */
+  public int getMaxPipelines() { return maxPipelines; }
+  public DeviceOptions setMaxPipelines(int v) { this.maxPipelines = v; return this; }
+
+  /**
+   * Most recorded pipelines one node (the one the event bus says sent the recording) holds on the
+   * device at once; past it, recording fails with QUEUE_FULL. A node's pipelines are released when
+   * it leaves the cluster, as its buffers are freed.
+   */
+  public int getMaxPipelinesPerOwner() { return maxPipelinesPerOwner; }
+  public DeviceOptions setMaxPipelinesPerOwner(int v) { this.maxPipelinesPerOwner = v; return this; }
 
   /** A folder searched first for CUDA libraries (before CUDA_HOME, /usr/local/cuda, the linker cache). */
   public String getCudaLibraryPath() { return cudaLibraryPath; }

@@ -27,10 +27,20 @@ final class TwoNodes {
 
   /** As {@link #start(String)}, the client node's cluster manager made by {@code clientManager}. */
   Future<TwoNodes> start(String cluster, Function<Config, HazelcastClusterManager> clientManager) {
+    return start(cluster, clientManager, TestDevices.options());
+  }
+
+  /** As {@link #start(String)}, the device deployed with {@code options}. */
+  Future<TwoNodes> start(String cluster, DeviceOptions options) {
+    return start(cluster, HazelcastClusterManager::new, options);
+  }
+
+  private Future<TwoNodes> start(String cluster, Function<Config, HazelcastClusterManager> clientManager,
+                                 DeviceOptions options) {
     return LocalCluster.node(cluster)
       .compose(g -> {
         gpu = g;
-        return TestDevices.deploy(g, TestDevices.options());
+        return TestDevices.deploy(g, options);
       })
       .compose(id -> LocalCluster.node(cluster, clientManager))
       .map(c -> {

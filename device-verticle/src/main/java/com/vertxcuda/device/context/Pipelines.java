@@ -35,6 +35,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * one after another, each ordered like a request of its own. Either way a replay is answered once
  * all of its work is done, and it is checked first: a buffer freed since, or a module unloaded,
  * fails it with the code using them would get, and nothing runs.
+ *
+ * <p>Each pipeline has an owner, the node that recorded it (as a buffer has): the device holds at
+ * most {@code DeviceOptions.maxPipelines} of them and a node at most {@code maxPipelinesPerOwner}
+ * (QUEUE_FULL past either), and a node's pipelines are released when it leaves. What a pipeline
+ * holds is counted, not measured: its steps' objects, and on cuda the driver's graph, whose memory
+ * CUDA does not report and which is not charged to the memory limit.
  */
 final class Pipelines {
 
@@ -42,14 +48,17 @@ final class Pipelines {
 
   private static final class Pipeline {
     final PipelineHandle handle;
+    /** The node that recorded it (null: the device itself). */
+    final String owner;
     final List<RecordedStep> steps;
     final List<DeviceBuffer> reads;
     final List<DeviceBuffer> writes;
     final GraphCapture.Graph graph;
 
-    Pipeline(PipelineHandle handle, List<RecordedStep> steps, List<DeviceBuffer> reads, List<DeviceBuffer> writes,
-             GraphCapture.Graph graph) {
+    Pipeline(PipelineHandle handle, String owner, List<RecordedStep> steps, List<DeviceBuffer> reads,
+             List<DeviceBuffer> writes, GraphCapture.Graph graph) {
       this.handle = handle;
+      this.owner = owner;
       this.steps = steps;
       this.reads = reads;
       this.writes = writes;
@@ -66,11 +75,14 @@ final class Pipelines {
 
   private final ContextRuntime runtime;
   private final Map<Long, Pipeline> pipelines = new HashMap<>();
+  /** How many pipelines each owner holds. */
+  private final Map<String, Integer> owned = new HashMap<>();
   private GpuStream stream;
   private long nextId = ThreadLocalRandom.current().nextLong(1, 1L << 40);
 
   Pipelines(ContextRuntime runtime) {
     this.runtime = runtime;
+    runtime.onOwnerGone(this::ownerGone);
   }
 
   /**
@@ -106,6 +118,8 @@ final class Pipelines {
       throw new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size() + " requests; at most "
         + RecordRequest.MAX_STEPS + " go in one pipeline");
     }
+    String owner = r.owner();
+    admit(owner);
     List<RecordedStep> recorded = new ArrayList<>(steps.size());
     GraphCapture.Graph graph = null;
     try {
@@ -130,7 +144,10 @@ final class Pipelines {
       long id = nextId++;
       PipelineHandle handle = PipelineHandle.issue(runtime.node(), runtime.deviceIndex(), runtime.generation(), id,
         recorded.size(), graph != null);
-      pipelines.put(id, new Pipeline(handle, recorded, new ArrayList<>(reads), new ArrayList<>(writes), graph));
+      pipelines.put(id, new Pipeline(handle, owner, recorded, new ArrayList<>(reads), new ArrayList<>(writes), graph));
+      if (owner != null) {
+        owned.merge(owner, 1, Integer::sum);
+      }
       r.reply(handle);
     } catch (Throwable t) {
       if (graph != null) {
@@ -138,6 +155,21 @@ final class Pipelines {
       }
       recorded.forEach(RecordedStep::close);
       throw t;
+    }
+  }
+
+  // QUEUE_FULL, naming the limit, when the device or the owner holds as many pipelines as it may.
+  private void admit(String owner) {
+    int max = runtime.options().getMaxPipelines();
+    if (pipelines.size() >= max) {
+      throw new CudaException(FailureCode.QUEUE_FULL, pipelines.size() + " pipelines are recorded on this device, "
+        + "its limit (DeviceOptions.maxPipelines = " + max + "); release one first");
+    }
+    int perOwner = runtime.options().getMaxPipelinesPerOwner();
+    int held = owner == null ? 0 : owned.getOrDefault(owner, 0);
+    if (owner != null && held >= perOwner) {
+      throw new CudaException(FailureCode.QUEUE_FULL, "node " + owner + " holds " + held + " pipelines on this "
+        + "device, its limit (DeviceOptions.maxPipelinesPerOwner = " + perOwner + "); release one first");
     }
   }
 
@@ -246,7 +278,35 @@ final class Pipelines {
 
   void release(Request r, ReleasePipelineRequest rr) throws BackendException {
     Pipeline p = resolve(rr.getPipeline());
+    remove(p);
+    r.reply(p.handle);
+  }
+
+  // A node left: its pipelines go as a release would take them. On the submission thread.
+  private void ownerGone(String owner) {
+    if (!owned.containsKey(owner)) {
+      return;
+    }
+    int released = 0;
+    for (Pipeline p : List.copyOf(pipelines.values())) {
+      if (owner.equals(p.owner)) {
+        try {
+          remove(p);
+          released++;
+        } catch (BackendException e) {
+          throw runtime.failure(e);
+        }
+      }
+    }
+    LOG.log(System.Logger.Level.INFO, "released " + released + " pipelines of departed node " + owner);
+  }
+
+  // Forgets p now; its graph and steps are closed once every use queued so far is done.
+  private void remove(Pipeline p) throws BackendException {
     pipelines.remove(p.handle.id());
+    if (p.owner != null) {
+      owned.computeIfPresent(p.owner, (o, n) -> n == 1 ? null : n - 1);
+    }
     // Every launch of its graph went on the pipeline stream, every step-by-step replay on the
     // steps' streams: events recorded now follow them all.
     List<GpuEvent> uses = new ArrayList<>();
@@ -255,7 +315,6 @@ final class Pipelines {
       uses.add(runtime.device().record(s.stream()));
     }
     runtime.afterUses(uses, () -> p.close(runtime.isPoisoned()));
-    r.reply(p.handle);
   }
 
   private Pipeline resolve(PipelineHandle h) {
@@ -285,5 +344,6 @@ final class Pipelines {
     boolean poisoned = runtime.isPoisoned();
     pipelines.values().forEach(p -> p.close(poisoned));
     pipelines.clear();
+    owned.clear();
   }
 }

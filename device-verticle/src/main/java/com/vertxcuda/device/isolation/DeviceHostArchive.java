@@ -244,7 +244,7 @@ public final class DeviceHostArchive {
       new Launch(nice(), List.of("-XX:ArchiveClassesAtExit=" + dump, "-Xlog:cds=off")));
     try {
       BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
-      Link link = host.accept(TRAINING_TIMEOUT_MS, f -> frames.add(LinkFrame.decode(f)), why -> { }, 0);
+      Link link = host.accept(TRAINING_TIMEOUT_MS, f -> frames.add(LinkFrame.decode(f)), (why, byPeer) -> { }, 0);
       try {
         LinkFrame hello = frames.poll(left(deadline), TimeUnit.NANOSECONDS);
         if (hello == null || hello.kind != LinkFrame.Kind.HELLO) {

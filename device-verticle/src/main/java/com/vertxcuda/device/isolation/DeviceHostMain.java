@@ -112,7 +112,7 @@ public final class DeviceHostMain {
       }
       link[0] = new Link(channel, region.toDeviceHost(), region.toNode(), "vertx-cuda-device-host-link", spin,
         frame -> serve(link[0], tier.future(), region, LinkFrame.decode(frame)),
-        why -> {
+        (why, byPeer) -> {
           System.err.println("device host " + ProcessHandle.current().pid() + ": " + why + "; exiting");
           Runtime.getRuntime().halt(0);
         });
@@ -185,7 +185,7 @@ public final class DeviceHostMain {
   /**
    * Page-locks (cuda) the segments of the shared region that bytes [offset, offset + length) lie in
    * and that are not yet, in the context's order ahead of the transfer that needs them: the region is
-   * pinned as it is used, so an idle device host (or its spare) holds no more of it resident than
+   * pinned as it is used, so an idle device host (or its spare) holds no more of it page-locked than
    * its transfers have touched, and a start pins one segment, not the region. A transfer is copied
    * piece by piece where segments meet ({@link TransferRequest#pieceFrom}). Completes with whether
    * the last segment asked for is pinned.
@@ -262,10 +262,15 @@ public final class DeviceHostMain {
     return new InFlight.Answer() {
       @Override
       public void succeed(Object reply) {
+        boolean sent;
         try {
-          link.send(LinkFrame.reply(id, reply).encode());
+          sent = link.send(LinkFrame.reply(id, reply).encode());
         } catch (RuntimeException | OutOfMemoryError e) {
           fail(Failures.toCudaException("the reply cannot cross the link", e));
+          return;
+        }
+        if (!sent) {
+          fail(backlogFull());
           return;
         }
         OWED.decrementAndGet();
@@ -274,10 +279,19 @@ public final class DeviceHostMain {
       @Override
       public void fail(CudaException failure) {
         try {
-          link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode());
+          if (!link.send(LinkFrame.failure(id, failure.code().code(), Failures.text(failure)).encode())) {
+            // A failure with a long text, behind a full backlog: the short one always goes.
+            CudaException full = backlogFull();
+            link.send(LinkFrame.failure(id, full.code().code(), full.getMessage()).encode());
+          }
         } finally {
           OWED.decrementAndGet();
         }
+      }
+
+      private CudaException backlogFull() {
+        return new CudaException(com.vertxcuda.FailureCode.QUEUE_FULL, "the device verticle reads the link's "
+          + "answers slower than they come: " + link.backlogBytes() + " bytes wait to cross");
       }
     };
   }

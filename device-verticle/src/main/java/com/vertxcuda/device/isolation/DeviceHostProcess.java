@@ -10,6 +10,8 @@ import java.net.InetSocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +23,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -126,7 +131,7 @@ final class DeviceHostProcess {
       address = "tcp:" + ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
     String secret = randomHex(32);
-    Process process;
+    Process process = null;
     try {
       process = spawn(options, classPath, launch);
       // Everything the device host must know goes through its standard input, a pipe only the two
@@ -138,7 +143,12 @@ final class DeviceHostProcess {
       OutputStream in = process.getOutputStream();
       in.write((launchJson.encode() + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
+      // While the device host's JVM starts (it writes nothing to the region before it is asked to).
+      region.reserve(options.isSharedMemoryReserved());
     } catch (IOException e) {
+      if (process != null) {
+        process.destroyForcibly();
+      }
       server.close();
       region.unlink();
       if (socket != null) {
@@ -223,90 +233,142 @@ final class DeviceHostProcess {
     return p;
   }
 
+  /** A connection that has not proved the secret within this many ms of connecting is cut off. */
+  static final long PROOF_TIMEOUT_MS = 2_000;
+  /** Connections waiting to prove the secret at once; one more closes the one that has waited longest. */
+  static final int MAX_UNPROVEN = 64;
+
   /**
-   * Waits (blocking) for the device host to connect and prove the secret; connections that do not
-   * are closed and the wait goes on, until {@code timeoutMillis}. Returns the started link.
+   * Waits (blocking) for the device host to connect and prove the secret, until {@code timeoutMillis};
+   * returns the started link. Every connection is read as its bytes come, side by side with the
+   * others, so connections that say nothing (each cut off after {@link #PROOF_TIMEOUT_MS}) hold the
+   * real device host up not at all, however many come first.
    */
-  Link accept(long timeoutMillis, Consumer<ByteBuffer> frames, Consumer<String> closed, long spinNanos)
+  Link accept(long timeoutMillis, Consumer<ByteBuffer> frames, Link.Closed closed, long spinNanos)
     throws IOException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    // The accept blocks until a peer connects: a device host that never does (stopped, a debugger
-    // waiting) is cut off at the deadline by closing the socket the accept waits on.
-    java.util.concurrent.atomic.AtomicBoolean waiting = new java.util.concurrent.atomic.AtomicBoolean(true);
-    CompletableFuture.delayedExecutor(Math.max(1, timeoutMillis), TimeUnit.MILLISECONDS).execute(() -> {
-      if (waiting.get()) {
-        try {
-          server.close();
-        } catch (IOException ignored) {
-          // closed anyway
+    SocketChannel proven = null;
+    // Oldest first: the one cut off when too many wait.
+    Map<SocketChannel, Proof> unproven = new LinkedHashMap<>();
+    try (Selector selector = Selector.open()) {
+      accepting = selector;
+      server.configureBlocking(false);
+      server.register(selector, SelectionKey.OP_ACCEPT);
+      while (proven == null && server.isOpen()) {
+        long now = System.nanoTime();
+        if (now - deadline >= 0) {
+          break;
         }
-      }
-    });
-    try {
-      while (System.nanoTime() < deadline) {
-        SocketChannel channel = server.accept();
-        if (proves(channel, deadline)) {
-          server.close();
-          Link link = new Link(channel, region.toNode(), region.toDeviceHost(), "vertx-cuda-link-" + process.pid(),
-            spinNanos, frames, closed);
-          link.start();
-          return link;
+        long next = deadline;
+        for (Iterator<Proof> it = unproven.values().iterator(); it.hasNext(); ) {
+          Proof p = it.next();
+          if (now - p.until >= 0) {
+            p.channel.close();
+            it.remove();
+          } else if (p.until - next < 0) {
+            next = p.until;
+          }
         }
-        channel.close();
-      }
-    } catch (java.nio.channels.ClosedChannelException e) {
-      // the deadline closed it (or a stop did)
-    } finally {
-      waiting.set(false);
-    }
-    throw new IOException("no connection proved the secret within " + timeoutMillis + " ms");
-  }
-
-  // Reads the first frame (blocking, bounded): it must be AUTH carrying the secret.
-  private boolean proves(SocketChannel channel, long deadline) {
-    java.util.concurrent.atomic.AtomicBoolean proven = new java.util.concurrent.atomic.AtomicBoolean();
-    try {
-      channel.configureBlocking(true);
-      // A peer that connects and says nothing is cut off, so it cannot hold the real device host out.
-      CompletableFuture.delayedExecutor(Math.min(2_000, Math.max(1, TimeUnit.NANOSECONDS.toMillis(
-        deadline - System.nanoTime()))), TimeUnit.MILLISECONDS).execute(() -> {
-          if (!proven.get()) {
-            try {
-              channel.close();
-            } catch (IOException ignored) {
-              // closed anyway
+        selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(next - now)));
+        for (Iterator<SelectionKey> keys = selector.selectedKeys().iterator(); keys.hasNext() && proven == null; ) {
+          SelectionKey key = keys.next();
+          keys.remove();
+          if (!key.isValid()) {
+            continue;
+          }
+          if (key.isAcceptable()) {
+            for (SocketChannel c = server.accept(); c != null; c = server.accept()) {
+              if (unproven.size() >= MAX_UNPROVEN) {
+                Iterator<Proof> oldest = unproven.values().iterator();
+                oldest.next().channel.close();
+                oldest.remove();
+              }
+              c.configureBlocking(false);
+              c.register(selector, SelectionKey.OP_READ);
+              unproven.put(c, new Proof(c, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PROOF_TIMEOUT_MS)));
+            }
+          } else if (key.isReadable()) {
+            Proof p = unproven.get((SocketChannel) key.channel());
+            Boolean ok = p == null ? null : p.read(secret);
+            if (ok != null) {
+              unproven.remove(p.channel);
+              if (ok) {
+                key.cancel();
+                proven = p.channel;
+              } else {
+                p.channel.close();
+              }
             }
           }
-        });
-      ByteBuffer length = ByteBuffer.allocate(4);
-      if (!readFully(channel, length, deadline)) {
-        return false;
+        }
       }
-      int n = length.flip().getInt();
-      if (n <= 0 || n > 4096) {
-        return false;
+    } catch (java.nio.channels.ClosedChannelException e) {
+      // a stop closed the socket
+    } finally {
+      accepting = null;
+      for (Proof p : unproven.values()) {
+        p.channel.close();
       }
-      ByteBuffer body = ByteBuffer.allocate(n);
-      if (!readFully(channel, body, deadline)) {
-        return false;
-      }
-      body.flip();
-      LinkFrame frame = LinkFrame.decode(body);
-      proven.set(frame.kind == LinkFrame.Kind.AUTH && java.security.MessageDigest.isEqual(
-        secret.getBytes(StandardCharsets.US_ASCII), String.valueOf(frame.text).getBytes(StandardCharsets.US_ASCII)));
-      return proven.get() && channel.isOpen();
-    } catch (IOException | RuntimeException e) {
-      return false;
     }
+    if (proven == null) {
+      throw new IOException(server.isOpen() ? "no connection proved the secret within " + timeoutMillis + " ms"
+        : "the device host's socket was closed");
+    }
+    server.close();
+    // The accepting selector is closed: the channel is free to join the link's own.
+    Link link = new Link(proven, region.toNode(), region.toDeviceHost(), "vertx-cuda-link-" + process.pid(),
+      spinNanos, frames, closed);
+    link.start();
+    return link;
   }
 
-  private boolean readFully(SocketChannel channel, ByteBuffer into, long deadline) throws IOException {
-    while (into.hasRemaining()) {
-      if (System.nanoTime() > deadline || channel.read(into) < 0) {
+  /** The selector {@link #accept} waits in, while it does (a stop wakes it). */
+  private volatile Selector accepting;
+
+  /** One connection's first frame as it comes: it must be AUTH carrying the secret. */
+  private static final class Proof {
+    final SocketChannel channel;
+    final long until;
+    final ByteBuffer length = ByteBuffer.allocate(4);
+    ByteBuffer body;
+
+    Proof(SocketChannel channel, long until) {
+      this.channel = channel;
+      this.until = until;
+    }
+
+    /**
+     * Reads what has come (never past the frame: what follows it is the link's); null while the
+     * frame is not whole, then whether it proves {@code secret}.
+     */
+    Boolean read(String secret) {
+      try {
+        if (body == null) {
+          if (channel.read(length) < 0) {
+            return false;
+          }
+          if (length.hasRemaining()) {
+            return null;
+          }
+          int n = length.flip().getInt();
+          if (n <= 0 || n > 4096) {
+            return false;
+          }
+          body = ByteBuffer.allocate(n);
+        }
+        if (channel.read(body) < 0) {
+          return false;
+        }
+        if (body.hasRemaining()) {
+          return null;
+        }
+        LinkFrame frame = LinkFrame.decode(body.flip());
+        return frame.kind == LinkFrame.Kind.AUTH && java.security.MessageDigest.isEqual(
+          secret.getBytes(StandardCharsets.US_ASCII), String.valueOf(frame.text).getBytes(StandardCharsets.US_ASCII));
+      } catch (IOException | RuntimeException e) {
         return false;
       }
     }
-    return true;
   }
 
   /**
@@ -366,6 +428,10 @@ final class DeviceHostProcess {
       server.close();
     } catch (IOException ignored) {
       // closing anyway
+    }
+    Selector waiting = accepting;
+    if (waiting != null) {
+      waiting.wakeup();
     }
     CompletableFuture<Void> done = new CompletableFuture<>();
     if (process.isAlive()) {

@@ -29,6 +29,13 @@ import java.util.function.Consumer;
  * nudge) to wake it. While spinning the reader looks at the socket every {@link #SOCKET_CHECK_NANOS}
  * for the end of the peer: a peer that exits or is killed closes it, and the frames it wrote before
  * (a poisoned context's notice) are still read first.
+ *
+ * <p>The backlog is bounded in bytes ({@link #DEFAULT_MAX_BACKLOG}): past it {@link #send} refuses a
+ * frame rather than hold it, so a peer that stops reading costs this side no more than that. A
+ * frame of at most {@link #SMALL_FRAME} bytes is never refused (failures and notices: their number
+ * is bounded by the requests in flight), so a refused reply can still be answered with a failure.
+ * Whatever ends the reader — the peer's end, a malformed ring, an {@link Error} such as running out
+ * of heap for a frame — ends the link at once and says so through {@link Closed}, once.
  */
 final class Link {
 
@@ -37,14 +44,28 @@ final class Link {
   static final int MAX_FRAME = 64 << 20;
   /** How often a spinning reader reads the socket (nudges, and the end of the peer). */
   static final long SOCKET_CHECK_NANOS = 50_000;
+  /** Bytes the backlog may hold: four of the largest frames. */
+  static final long DEFAULT_MAX_BACKLOG = 4L * MAX_FRAME;
+  /** A frame this small (a failure, a notice) goes into the backlog whatever it holds. */
+  static final int SMALL_FRAME = 4096;
+
+  /** Hears once why a link ended. */
+  interface Closed {
+    /**
+     * The link ended: {@code byPeer} when the peer closed the socket (its process exited or was
+     * killed), false when this side ended it (its reader failed, or {@link #close} was called).
+     */
+    void closed(String why, boolean byPeer);
+  }
 
   private final SocketChannel channel;
   private final Selector selector;
   private final LinkRing in;
   private final LinkRing out;
   private final Consumer<ByteBuffer> frames;
-  private final Consumer<String> closed;
+  private final Closed closed;
   private final long spinNanos;
+  private final long maxBacklog;
   private volatile java.util.function.BooleanSupplier awaiting = () -> false;
   /** When this side last sent a frame (nanoTime): the peer's next frame usually follows within a round trip. */
   private volatile long sentAt = System.nanoTime();
@@ -56,6 +77,8 @@ final class Link {
   private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
   /** Whether {@link #backlog} holds anything (read without the lock by the reader's spin). */
   private volatile boolean backlogged;
+  /** Bytes {@link #backlog} holds (under its lock). */
+  private long backlogBytes;
   private final ByteBuffer nudge = ByteBuffer.allocateDirect(1);
   private final Thread reader;
   private final java.util.concurrent.atomic.AtomicBoolean open = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -66,7 +89,14 @@ final class Link {
    * thread, {@code closed} why the link ended, once.
    */
   Link(SocketChannel channel, LinkRing in, LinkRing out, String name, long spinNanos, Consumer<ByteBuffer> frames,
-       Consumer<String> closed) throws IOException {
+       Closed closed) throws IOException {
+    this(channel, in, out, name, spinNanos, frames, closed, DEFAULT_MAX_BACKLOG);
+  }
+
+  /** As above, the backlog holding at most {@code maxBacklog} bytes. */
+  Link(SocketChannel channel, LinkRing in, LinkRing out, String name, long spinNanos, Consumer<ByteBuffer> frames,
+       Closed closed, long maxBacklog) throws IOException {
+    this.maxBacklog = maxBacklog;
     this.channel = channel;
     this.in = in;
     this.out = out;
@@ -89,24 +119,42 @@ final class Link {
     this.awaiting = awaiting;
   }
 
-  /** Sends one frame, given with its 4-byte length prefix (as {@code LinkFrame.encode} makes it); any thread. */
-  void send(ByteBuffer frame) {
+  /**
+   * Sends one frame, given with its 4-byte length prefix (as {@code LinkFrame.encode} makes it); any
+   * thread. False, sending nothing, when the ring has no room for it and the backlog would pass its
+   * bound (a frame of {@link #SMALL_FRAME} bytes or less is always taken); true otherwise, also on a
+   * closed link (whose calls the closing answers).
+   */
+  boolean send(ByteBuffer frame) {
     if (!open.get()) {
-      return;
+      return true;
     }
     sentAt = System.nanoTime();
     ByteBuffer body = frame.duplicate();
     body.position(body.position() + 4);
     synchronized (backlog) {
+      if (!backlog.isEmpty() && body.remaining() > SMALL_FRAME && backlogBytes + body.remaining() > maxBacklog) {
+        return false;
+      }
       if (!backlog.isEmpty() || !out.offer(body)) {
-        // The rest waits its turn (copied: the caller's bytes are its scratch buffer's).
+        // The rest waits its turn (copied: the caller's bytes are its scratch buffer's). Into an empty
+        // backlog a frame always goes (at most MAX_FRAME): the bound refuses only what queues behind.
         backlog.add(ByteBuffer.allocate(body.remaining()).put(body).flip());
+        backlogBytes += backlog.peekLast().remaining();
         backlogged = true;
         flushBacklog();
       }
     }
     if (out.consumerParked()) {
       wake();
+    }
+    return true;
+  }
+
+  /** Bytes waiting in the backlog now. */
+  long backlogBytes() {
+    synchronized (backlog) {
+      return backlogBytes;
     }
   }
 
@@ -131,6 +179,10 @@ final class Link {
 
   // Once, whoever comes first (the reader at the peer's end, a stop): `closed` hears of it once.
   private void close(String why) {
+    close(why, false);
+  }
+
+  private void close(String why, boolean byPeer) {
     if (!open.compareAndSet(true, false)) {
       return;
     }
@@ -140,7 +192,7 @@ final class Link {
     } catch (IOException ignored) {
       // closing anyway
     }
-    closed.accept(why);
+    closed.closed(why, byPeer);
   }
 
   // The peer's reader may be blocked: one byte on the socket wakes it (a full socket already will).
@@ -206,12 +258,16 @@ final class Link {
           return;
         }
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException | RuntimeException | Error e) {
+      // An Error too (no heap for a frame being joined, a handler's): the reader is gone, so the link
+      // ends now and its calls are answered, rather than wait for a heartbeat to miss.
       boolean wasOpen = open.get();
+      close(wasOpen ? "the link failed: " + (e instanceof Error ? e.toString() : e.getMessage())
+        : "the link was closed");
+      // Logged once the calls are answered: a first log line can take a while.
       if (wasOpen) {
-        LOG.log(System.Logger.Level.DEBUG, "link reader ends: " + e);
+        LOG.log(e instanceof Error ? System.Logger.Level.ERROR : System.Logger.Level.DEBUG, "link reader ends: " + e);
       }
-      close(wasOpen ? "the link failed: " + e.getMessage() : "the link was closed");
     }
   }
 
@@ -225,7 +281,7 @@ final class Link {
     } while (n > 0);
     if (n < 0) {
       in.drain(frames);
-      close("the peer closed the link");
+      close("the peer closed the link", true);
       return false;
     }
     return true;
@@ -256,12 +312,14 @@ final class Link {
       ByteBuffer b = backlog.peek();
       int before = b.remaining();
       boolean whole = out.offer(b);
+      backlogBytes -= before - b.remaining();
       wrote |= b.remaining() != before;
       if (!whole) {
         out.waitForRoom();
         // Room may have come between the offer and the flag: the peer saw no flag then.
         before = b.remaining();
         whole = out.offer(b);
+        backlogBytes -= before - b.remaining();
         wrote |= b.remaining() != before;
         if (!whole) {
           return wrote;

@@ -243,7 +243,13 @@ public final class ProcessContextTier implements ContextTier {
       }
       return;
     }
-    link.send(frame);
+    if (!link.send(frame)) {
+      InFlight.Linked mine = linked(e.id());
+      if (mine != null) {
+        mine.failed(new CudaException(FailureCode.QUEUE_FULL, "the device host reads requests slower than they "
+          + "come: " + link.backlogBytes() + " bytes wait to cross its link; retry later"));
+      }
+    }
   }
 
   // The call a reply frame goes to, taken once.
@@ -327,7 +333,13 @@ public final class ProcessContextTier implements ContextTier {
     }
   }
 
-  private void linkClosed(String why) {
+  private void linkClosed(String why, boolean byPeer) {
+    if (!byPeer) {
+      // This side ended it (its reader failed: a malformed ring, an Error): nothing to wait for, the
+      // device host is alive and learns of it from the socket.
+      end("the link to the device host ended: " + why);
+      return;
+    }
     // A device host that is ending (killed, crashed) is reported lost at once, its exit status read
     // from Linux: one killed while it held a CUDA context is gone only once the driver has torn the
     // context down, tens of milliseconds after its link closed. Otherwise wait briefly for the exit

@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.OpenOption;
@@ -79,9 +80,8 @@ final class SharedRegion {
     FileAttribute<?>[] attributes = posix(path)
       ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY)} : new FileAttribute<?>[0];
     try (FileChannel ch = FileChannel.open(path, how, attributes)) {
-      // The region stays sparse (its pages come as transfers touch them); the rings' pages are
-      // written now, so a /dev/shm without room for them fails this start rather than a store into
-      // a ring later (a fault on the request path of either process).
+      // The rings' pages are written now, so a /dev/shm without room for them fails this start; the
+      // region's come as transfers touch them, or all at once by reserve().
       ByteBuffer zeros = ByteBuffer.allocate(64 << 10);
       for (long at = ringsAt(size); at < fileSize(size); at += zeros.limit()) {
         zeros.clear().limit((int) Math.min(zeros.capacity(), fileSize(size) - at));
@@ -93,6 +93,44 @@ final class SharedRegion {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create the shared region " + path, e);
     }
+  }
+
+  /**
+   * Makes sure, at the device host's start, that the region's file system can hold it (the parent's
+   * side, before anything else writes there): a page first stored into while serving faults (SIGBUS,
+   * in either process) where the file system has no room for it. Without {@code whole}, the file
+   * system must have room for the region now (an IOException saying so otherwise), which it may
+   * lose later to other files; with it, every page is taken now by writing zeros over the region, so
+   * no later store can fault, at the cost of the region's size of the file system's memory (RAM, for
+   * /dev/shm) for as long as the region lives.
+   */
+  void reserve(boolean whole) throws IOException {
+    FileStore store = Files.getFileStore(path);
+    long free = store.getUsableSpace();
+    if (!whole) {
+      // A file system that reports no size at all (some sandboxes' tmpfs) says nothing to check.
+      if (store.getTotalSpace() > 0 && free < size) {
+        throw new IOException(doesNotFit(free, "its file system has room for less"));
+      }
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+      ByteBuffer zeros = ByteBuffer.allocateDirect(1 << 20);
+      for (long at = 0; at < size; at += zeros.limit()) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), size - at));
+        while (zeros.hasRemaining()) {
+          ch.write(zeros, at + zeros.position());
+        }
+      }
+    } catch (IOException e) {
+      throw new IOException(doesNotFit(free, e.getMessage()), e);
+    }
+  }
+
+  private String doesNotFit(long free, String why) {
+    return "the shared region's " + size + " bytes do not fit in " + path.getParent() + " (" + free
+      + " bytes were free: " + why + "): give it more room (a container's --shm-size) or lower "
+      + "DeviceOptions.sharedMemorySize";
   }
 
   /**

@@ -193,7 +193,7 @@ class DeviceHostArchiveTest {
   /** Waits for the device host's HELLO, sends a describe and returns its answer. */
   private static DeviceInfo serve(DeviceHostProcess host) throws Exception {
     BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
-    Link link = host.accept(60_000, f -> frames.add(LinkFrame.decode(f)), why -> { }, 0);
+    Link link = host.accept(60_000, f -> frames.add(LinkFrame.decode(f)), (why, byPeer) -> { }, 0);
     try {
       LinkFrame hello = frames.poll(60, TimeUnit.SECONDS);
       assertNotNull(hello, "no HELLO from the device host");

@@ -68,7 +68,7 @@ class DeviceHostLinkTest {
       wrong.write(LinkFrame.request(2, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(10), null).encode());
 
       BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
-      Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), why -> { }, 0);
+      Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), (why, byPeer) -> { }, 0);
       try {
         LinkFrame hello = frames.poll(30, TimeUnit.SECONDS);
         assertNotNull(hello, "no HELLO from the device host");
@@ -91,6 +91,47 @@ class DeviceHostLinkTest {
   }
 
   /**
+   * Thirty connections that never send the secret come before the device host (on the TCP fallback
+   * any local user can connect): each is cut off on its own, side by side with the rest, and the
+   * device host is served as soon as it proves itself, not after thirty proof timeouts one after
+   * another.
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void connectionsThatNeverProveTheSecretDoNotStallTheStart(boolean unixSocket) throws Exception {
+    DeviceHostProcess host = DeviceHostProcess.start(options(), "local", 1, why -> { }, unixSocket);
+    List<SocketChannel> silent = new java.util.ArrayList<>();
+    try {
+      int n = 30;
+      for (int i = 0; i < n; i++) {
+        silent.add(connect(host.address()));
+      }
+      long start = System.nanoTime();
+      BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
+      Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), (why, byPeer) -> { }, 0);
+      try {
+        LinkFrame hello = frames.poll(30, TimeUnit.SECONDS);
+        assertNotNull(hello, "no HELLO from the device host");
+        assertEquals(LinkFrame.Kind.HELLO, hello.kind, String.valueOf(hello.text));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        // Served one after another, the silent ones alone would have held it n proof timeouts.
+        assertTrue(millis < n * DeviceHostProcess.PROOF_TIMEOUT_MS / 4, "the device host was served after "
+          + millis + " ms");
+        for (SocketChannel c : silent) {
+          assertEquals(0, bytesUntilClosed(c), "bytes sent to a peer that said nothing");
+        }
+      } finally {
+        link.close();
+      }
+    } finally {
+      for (SocketChannel c : silent) {
+        c.close();
+      }
+      host.stop().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
    * Nothing another local user could read about the device host (its command line, its
    * environment) gives away the secret, the link's address, the region's path or the options: all
    * of it goes through its standard input.
@@ -108,7 +149,7 @@ class DeviceHostLinkTest {
     try {
       // Once it has connected and proved the secret, the device host's JVM surely runs.
       BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
-      Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), why -> { }, 0);
+      Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), (why, byPeer) -> { }, 0);
       try {
         ProcessHandle.Info info = ProcessHandle.of(host.pid()).orElseThrow().info();
         List<String> arguments = List.of(info.arguments().orElseThrow());

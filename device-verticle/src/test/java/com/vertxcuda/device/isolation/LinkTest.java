@@ -61,10 +61,15 @@ class LinkTest {
     }
 
     void start(long spinNanos, Consumer<ByteBuffer> atNear, Consumer<ByteBuffer> atFar) throws Exception {
+      start(spinNanos, atNear, atFar, Link.DEFAULT_MAX_BACKLOG);
+    }
+
+    void start(long spinNanos, Consumer<ByteBuffer> atNear, Consumer<ByteBuffer> atFar, long maxBacklog)
+      throws Exception {
       near = new Link(nearSocket, LinkRing.toNode(rings), LinkRing.toDeviceHost(rings), "test-near", spinNanos, atNear,
-        nearClosed::add);
+        (why, byPeer) -> nearClosed.add(why), maxBacklog);
       far = new Link(farSocket, LinkRing.toDeviceHost(rings), LinkRing.toNode(rings), "test-far", spinNanos, atFar,
-        farClosed::add);
+        (why, byPeer) -> farClosed.add(why));
       links.add(near);
       links.add(far);
       near.start();
@@ -218,6 +223,90 @@ class LinkTest {
     assertNotNull(why, "the link did not end");
     assertTrue(why.startsWith("the link failed: malformed link"), why);
     assertEquals(List.of(), got);
+  }
+
+  /**
+   * The near reader's handler throws an Error (as running out of heap for a frame would): the link
+   * ends at once, saying why, instead of leaving a dead reader behind an open link.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {0, 200_000})
+  void anErrorInTheReaderEndsTheLinkAtOnce(long spinNanos, @TempDir Path dir) throws Exception {
+    Pair p = new Pair(dir);
+    p.start(spinNanos, f -> {
+      throw new OutOfMemoryError("no heap for this frame (injected)");
+    }, f -> { });
+    long sent = System.nanoTime();
+    p.far.send(frame(1, 0, 100));
+    String why = p.nearClosed.poll(10, TimeUnit.SECONDS);
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent);
+    assertNotNull(why, "the link did not end");
+    assertTrue(why.contains("OutOfMemoryError") && why.contains("injected"), why);
+    assertTrue(millis < 1_000, "the link ended " + millis + " ms after the frame");
+    assertTrue(!p.near.isOpen());
+  }
+
+  /**
+   * The far side stops reading: the near side's frames fill the ring, then the backlog up to its
+   * bound, and a frame past it is refused (send answers false) while a small one still goes; once
+   * the far side reads again, every frame taken arrives, in order, and none refused.
+   */
+  @Test
+  void theBacklogIsBoundedInBytes(@TempDir Path dir) throws Exception {
+    Pair p = new Pair(dir);
+    long bound = 1 << 20;
+    CountDownLatch reading = new CountDownLatch(1);
+    CountDownLatch busy = new CountDownLatch(1);
+    BlockingQueue<Integer> got = new LinkedBlockingQueue<>();
+    p.start(0, f -> { }, f -> {
+      int seq = f.getInt(f.position() + 4);
+      if (seq == 0) {
+        busy.countDown();
+        await(reading);
+      }
+      got.add(seq);
+    }, bound);
+    p.near.send(frame(0, 0, 64));
+    assertTrue(busy.await(10, TimeUnit.SECONDS));
+    int frameBytes = 64 * 1024;
+    List<Integer> taken = new ArrayList<>(List.of(0));
+    int seq = 1;
+    int refused = 0;
+    // Four rings' worth: far more than the ring and the backlog hold.
+    for (; seq <= 4 * LinkRing.CAPACITY / frameBytes; seq++) {
+      if (p.near.send(frame(0, seq, frameBytes))) {
+        taken.add(seq);
+      } else {
+        refused++;
+      }
+      assertTrue(p.near.backlogBytes() <= bound, "the backlog holds " + p.near.backlogBytes() + " bytes");
+    }
+    assertTrue(refused > 0, "nothing was refused");
+    long inRingAndBacklog = (long) (taken.size() - 1) * (frameBytes + 8);
+    assertTrue(inRingAndBacklog <= LinkRing.CAPACITY + bound + frameBytes, inRingAndBacklog + " bytes taken");
+    // A small frame (a failure, a notice) goes whatever the backlog holds.
+    assertTrue(p.near.send(frame(0, seq, 100)));
+    taken.add(seq);
+    reading.countDown();
+    for (int expected : taken) {
+      Integer s = got.poll(20, TimeUnit.SECONDS);
+      assertNotNull(s, "frame " + expected + " never came");
+      assertEquals(expected, s.intValue());
+    }
+    p.near.flushed(TimeUnit.SECONDS.toNanos(5));
+    assertEquals(0, p.near.backlogBytes());
+    assertEquals(null, got.poll(100, TimeUnit.MILLISECONDS), "a refused frame arrived");
+    // With room again, large frames are taken again.
+    assertTrue(p.near.send(frame(0, seq + 1, frameBytes)));
+    assertEquals(seq + 1, got.poll(20, TimeUnit.SECONDS).intValue());
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static void sleep(long millis) {

@@ -52,6 +52,59 @@ class SharedRegionFilesTest {
     assertEquals(PRECIOUS.length, Files.size(planted), "the planted file was truncated or grown");
   }
 
+  /**
+   * A file system that cannot hold the region (a 12 MiB tmpfs: room for the rings, not for a 16 MiB
+   * region) fails {@link SharedRegion#reserve} — which a device host's start calls — with a message
+   * naming the size and the remedy, instead of a fault on a page stored into while serving, whether
+   * the region is checked or taken whole; a region taken whole holds its pages at once and reads as
+   * zeros. Mounting the tmpfs needs root: skipped without it.
+   */
+  @Test
+  void aFileSystemWithoutRoomForTheRegionFailsItsReservation(@TempDir Path dir) throws Exception {
+    Path tiny = mountTmpfs(dir.resolve("tiny"));
+    try {
+      SharedRegion tooLarge = SharedRegion.create(tiny.resolve("large"), 16 << 20);
+      for (boolean whole : new boolean[] {false, true}) {
+        java.io.IOException e = assertThrows(java.io.IOException.class, () -> tooLarge.reserve(whole));
+        assertTrue(e.getMessage().contains("16777216 bytes do not fit") && e.getMessage().contains("sharedMemorySize"),
+          e.getMessage());
+      }
+    } finally {
+      run("umount", "-l", tiny.toString());
+    }
+    tiny = mountTmpfs(dir.resolve("fits"));
+    try {
+      SharedRegion fits = SharedRegion.create(tiny.resolve("small"), 2 << 20);
+      long before = Files.getFileStore(tiny).getUsableSpace();
+      fits.reserve(false);
+      assertEquals(before, Files.getFileStore(tiny).getUsableSpace(), "checked only: nothing taken");
+      fits.reserve(true);
+      java.nio.ByteBuffer all = fits.slice(0, 2 << 20);
+      for (int i = 0; i < all.capacity(); i += 4096) {
+        assertEquals(0, all.get(i), "byte " + i);
+      }
+      // Every page of the region is the file system's already.
+      long free = Files.getFileStore(tiny).getUsableSpace();
+      assertEquals(before - (2 << 20), free, "bytes free once the region was taken whole");
+    } finally {
+      run("umount", "-l", tiny.toString());
+    }
+  }
+
+  // A 12 MiB tmpfs at `at`, where this user may mount one (root); the test is skipped elsewhere.
+  private static Path mountTmpfs(Path at) throws Exception {
+    Files.createDirectory(at);
+    org.junit.jupiter.api.Assumptions.assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=12m", "tmpfs",
+      at.toString()), "cannot mount a small tmpfs here (not root)");
+    return at;
+  }
+
+  private static boolean run(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    p.getInputStream().readAllBytes();
+    return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+  }
+
   @Test
   void theRegionIsOwnerOnlyFromItsCreation(@TempDir Path dir) throws Exception {
     SharedRegion region = SharedRegion.create(dir.resolve("region"), 1 << 16);
