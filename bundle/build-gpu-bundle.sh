@@ -37,13 +37,13 @@ done
 # java.xml and jdk.zipfs: the JUnit console launcher writes XML reports and scans the test jar with them.
 # jdk.jfr: profiles taken on the GPU host (JDK Flight Recorder, with bundle/sampling-1ms.jfc).
 # java.transaction.xa: Hazelcast (ClusterBench's nodes) fails to start without it; jdk.net: its TCP keep-alive options.
-# No java.desktop (10 MB): BenchReport draws its charts and writes PNGs with java.base alone.
+# No java.desktop (it is large): BenchReport draws its charts and writes PNGs with java.base alone.
 jlink --add-modules java.base,java.logging,java.naming,java.management,jdk.unsupported,jdk.crypto.ec,java.xml,jdk.zipfs,jdk.jfr,java.transaction.xa,jdk.net \
   --strip-debug --no-header-files --no-man-pages --output "$out/runtime"
-# No --compress: xz packs the plain module image to 13 MB, the zipped one only to 21 MB, and the
-# bundle must travel beside the working tree within the device tool's 64 MiB.
+# No --compress: xz packs the plain module image far tighter than the zipped one, and the bundle
+# must travel beside the working tree within the device tool's 64 MiB.
 # jlink leaves out the JDK's default class-data sharing archive; run.sh makes it on the GPU host
-# before anything else (-Xshare:dump, about a second), so the archive does not travel (12 MB).
+# before anything else (-Xshare:dump, about a second), so the archive (several MB) does not travel.
 
 # The jars stored, not deflated: xz then packs their classes together, far tighter than it can
 # pack deflated entries (the archive's lib share about halves), and the bundle must leave room in the

@@ -108,12 +108,11 @@ commit="$(head -n 1 "$here/COMMIT")"
 if [ "$backend" = cuda ]; then size=full; else size=small; fi
 # benchmark IN_PROCESS_BUDGET PROCESS_BUDGET PYTORCH_BUDGET: the bench phase (seconds: when each run
 # stops starting new points; its stage limit is 75 s more: the copy.large section, which always runs,
-# measures after the budget's sweeps, up to about 40 s on the H200). The bench JVM's heap is fixed and
-# touched at start (-Xms = -Xmx, AlwaysPreTouch), as a latency-tuned server's is: a new 1 GiB array
-# cost 0.4-59 GB/s from one repeat to the next on the dev VM (4.6 median) on a heap still growing and
-# shrinking, 42 GB/s on a fixed one once G1 reused its regions, and a new 64 MiB one 0.38 GB/s on a
-# fixed heap not yet touched (every allocation in fresh regions), 26-32 GB/s with the heap touched at
-# start. The copy.large section times a bare new float[] beside downloadFloats either way.
+# measures after the budget's sweeps, well within that). The bench JVM's heap is fixed and touched at
+# start (-Xms = -Xmx, AlwaysPreTouch), as a latency-tuned server's is: on a heap still growing and
+# shrinking, or not yet touched (every allocation in fresh regions), the time to make a new large
+# array varies by orders of magnitude from one repeat to the next, and the copy.large section would
+# time the heap rather than the copy. It times a bare new float[] beside downloadFloats either way.
 # bench_runs IN_PROCESS_BUDGET PROCESS_BUDGET [BenchMain arguments...]: BenchMain in each mode, in turn.
 bench_runs() {
   local in="$1" proc="$2"
@@ -254,7 +253,7 @@ fi
 # hops_table VARIANTS: the one-at-a-time hop tables (1 KiB fill, FFT, RNG, TF32 GEMM: context, tiers, clients) in
 # both modes for each variant: default (default options, the callers' Vert.x on the quickstart's
 # PollingTransport: epoll, polling PollingTransport.defaultPollMicros; with raw JCuda), spinN (DeviceOptions.submissionSpin N µs),
-# sleep (Vert.x's NIO transport, loops that sleep until woken: the bench's default before 2026-12-06),
+# sleep (Vert.x's NIO transport, loops that sleep until woken),
 # native (Vert.x's native transport, epoll, sleeping), wakeN (DeviceOptions.callerWake N µs on the
 # native transport: on NIO it is off), pollN (a PollingTransport on NIO polling N µs for a local
 # answer) or jitS (-XX:CompileThresholdScaling=S in the bench's JVM and its device hosts: the JIT
@@ -399,7 +398,7 @@ fi
 if [ "$what" = pollcheck ]; then
   # Little device time, the small path: BenchMain in both modes for the fill's hops, the library hops
   # and the small GEMMs (with raw JCuda; callers polling, the bench's default), PyTorch, then the hop
-  # tables with sleeping NIO loops (the bench's default before 2026-12-06) for comparison.
+  # tables with sleeping NIO loops for comparison.
   echo "== pollcheck"
   bench_runs 60 60 --only hops,libhops,smallgemm
   pytorch 40
@@ -485,7 +484,7 @@ fi
 
 if [ "$what" = final ]; then
   # Against the bench's own hop rows (default options, callers polling on epoll) just measured: NIO
-  # loops polling 100 µs (the quickstart's poll time before 2026-12-06 05:30), then the JIT compiling
+  # loops polling 100 µs (the default poll time on a small host), then the JIT compiling
   # the request path after a twentieth of the requests (the hop rows' fresh tiers and device hosts
   # serve a few thousand requests of each library: warm or not?).
   hops_table poll100 jit0.05

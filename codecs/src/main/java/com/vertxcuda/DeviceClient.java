@@ -143,8 +143,8 @@ public interface DeviceClient {
    * array (download views of it). Copied in bulk, in chunks, as {@link #upload(BufferHandle, float[])} says:
    * each chunk's lent reply is read with bulk gets and its memory given back at once. The new array
    * is made on a copy thread, never the caller's; but the JVM zeroes a new array of hundreds of MiB
-   * without reaching a safepoint, and one asked for meanwhile stops every thread (1 GiB: up to
-   * 200 ms on the H200). For large reads into memory you keep, use {@link #downloadInto} with
+   * without reaching a safepoint, and one asked for meanwhile stops every thread until the array is
+   * zeroed. For large reads into memory you keep, use {@link #downloadInto} with
    * {@code FloatBuffer.wrap(array)}.
    */
   @GenIgnore(GenIgnore.PERMITTED_TYPE)

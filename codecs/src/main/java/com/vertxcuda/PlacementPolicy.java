@@ -2,6 +2,7 @@ package com.vertxcuda;
 
 import com.vertxcuda.message.DeviceInfo;
 
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -37,7 +38,7 @@ public interface PlacementPolicy {
   static PlacementPolicy roundRobin() {
     // In address order: the registry lists devices in no fixed order, and turns over a list whose
     // order changes between picks do not go round.
-    return (candidates, placements) -> candidates.stream().sorted(java.util.Comparator.comparing(DeviceInfo::getAddress))
+    return (candidates, placements) -> candidates.stream().sorted(Comparator.comparing(DeviceInfo::getAddress))
       .skip(Math.floorMod(placements.nextTurn(), (long) candidates.size())).findFirst().orElseThrow();
   }
 

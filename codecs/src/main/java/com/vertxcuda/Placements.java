@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * What a {@link PlacementPolicy} knows beyond the registry: what this JVM has placed on each device since the device last published its entry: a pick counts
@@ -22,7 +23,7 @@ public final class Placements {
   /**
    * How long a pick counts, in ms, whatever the device publishes meanwhile: a pick becomes load only
    * when its client sends, so an entry published after the pick need not include it (forgetting
-   * picks at each publication sent a burst's choosers to whichever device had just published).
+   * picks at each publication would send a burst's choosers to whichever device had just published).
    */
   static final long REMEMBER_MILLIS = 2_000;
 
@@ -184,7 +185,7 @@ public final class Placements {
   }
 
   /** The candidate with the lowest score; ties broken at random. */
-  static DeviceInfo lowest(List<DeviceInfo> candidates, java.util.function.ToLongFunction<DeviceInfo> score) {
+  static DeviceInfo lowest(List<DeviceInfo> candidates, ToLongFunction<DeviceInfo> score) {
     DeviceInfo best = null;
     long bestScore = Long.MAX_VALUE;
     int ties = 0;

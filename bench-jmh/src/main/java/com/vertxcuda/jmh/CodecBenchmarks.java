@@ -8,6 +8,7 @@ import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireType;
 import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.message.UploadRequest;
 import com.vertxcuda.testing.CoreSamples;
 import io.vertx.core.buffer.Buffer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -45,7 +46,7 @@ public class CodecBenchmarks {
     value = samples.stream().filter(s -> s.getClass().getSimpleName().equals(message)).findFirst()
       .orElseThrow(() -> new IllegalArgumentException("no sample of " + message));
     if (message.equals("UploadRequest")) {
-      value = new com.vertxcuda.message.UploadRequest(h.view(0, 256), Buffer.buffer(new byte[1024]));
+      value = new UploadRequest(h.view(0, 256), Buffer.buffer(new byte[1024]));
     }
     for (WireType<?> t : CudaCodecs.wireTypes()) {
       if (t.type() == value.getClass()) {

@@ -2,6 +2,7 @@ package com.vertxcuda.jmh;
 
 import com.vertxcuda.samples.bench.result.BenchRecord;
 import com.vertxcuda.samples.bench.result.Series;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
@@ -69,7 +70,7 @@ public final class JmhMain {
     }
     Collection<RunResult> results = new Runner(options.build()).run();
     BenchRecord record = new BenchRecord("JmhMain", commit, "cpu", smoke ? "smoke" : "full");
-    record.run().put("arguments", new io.vertx.core.json.JsonArray(List.of("include=" + include)));
+    record.run().put("arguments", new JsonArray(List.of("include=" + include)));
     Map<String, Series> series = new LinkedHashMap<>();
     for (RunResult r : results) {
       String benchmark = r.getParams().getBenchmark();

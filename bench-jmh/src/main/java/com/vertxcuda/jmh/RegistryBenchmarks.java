@@ -30,7 +30,7 @@ public class RegistryBenchmarks {
     for (int d = 0; d < devices; d++) {
       String node = "node-" + (d / 8);
       DeviceInfo info = new DeviceInfo().setNode(node).setDevice(d % 8).setAddress(Addresses.device(node, d % 8))
-        .setName("NVIDIA H200").setBackend("cuda").setIsolation("process").setState(DeviceState.READY)
+        .setName("NVIDIA L40S").setBackend("cuda").setIsolation("process").setState(DeviceState.READY)
         .setGeneration(1).setLoad(d * 7 % 5).setPid(1000 + d).setLibraries(List.of("blas"));
       DeviceRegistry.put(vertx, info, 60_000).toCompletionStage().toCompletableFuture().join();
     }

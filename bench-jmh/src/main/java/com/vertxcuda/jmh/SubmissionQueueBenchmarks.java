@@ -1,11 +1,13 @@
 package com.vertxcuda.jmh;
 
 import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestHandler;
 import com.vertxcuda.device.spi.RequestType;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -41,8 +43,8 @@ public class SubmissionQueueBenchmarks {
 
   @TearDown(Level.Trial)
   public void close() throws Exception {
-    loop.close(new CudaException(com.vertxcuda.FailureCode.CONTEXT_LOST, "benchmark over"), () -> { })
-      .get(10, java.util.concurrent.TimeUnit.SECONDS);
+    loop.close(new CudaException(FailureCode.CONTEXT_LOST, "benchmark over"), () -> { })
+      .get(10, TimeUnit.SECONDS);
   }
 
   @Benchmark

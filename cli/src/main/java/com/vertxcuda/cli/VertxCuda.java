@@ -4,6 +4,7 @@ import com.vertxcuda.samples.QuietLogging;
 import com.vertxcuda.samples.Quickstart;
 import com.vertxcuda.samples.cluster.ClusterClient;
 import com.vertxcuda.samples.cluster.GpuNode;
+import java.util.concurrent.ExecutionException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -72,7 +73,7 @@ public final class VertxCuda implements Runnable {
 
   private static String message(Throwable e) {
     Throwable t = e;
-    while (t.getCause() != null && (t.getMessage() == null || t instanceof java.util.concurrent.ExecutionException)) {
+    while (t.getCause() != null && (t.getMessage() == null || t instanceof ExecutionException)) {
       t = t.getCause();
     }
     return t.getMessage() != null ? t.getMessage() : t.toString();

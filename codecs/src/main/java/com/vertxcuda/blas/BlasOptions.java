@@ -20,9 +20,10 @@ public class BlasOptions {
 
   /**
    * Default most requests per batch: 512, one batched call on the cuda engine (its pointer arrays'
-   * chunk). It was 64: a deep queue of small GEMMs (a coalescing client, several event loops) paid the
-   * per-call work — the pointer arrays' copy, the batched launch, the events that order and release
-   * it — every 64 GEMMs, and stayed near 1.2M GEMMs/s on the H100 at ed252db with any number of loops.
+   * chunk). A deep queue of small GEMMs (a coalescing client, several event loops) pays the per-call
+   * work — the pointer arrays' copy, the batched launch, the events that order and release it — once
+   * per batch, so a smaller batch caps its throughput however many loops feed it; a larger one holds
+   * more requests behind one answer.
    */
   public static final int DEFAULT_MAX_BATCH_SIZE = 512;
   /** Default largest m, n or k a batched GEMM may have: 256. */

@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets;
  * Enum constants on the wire, by name (stable across reorderings): each enum's names as UTF-8 bytes
  * made once, and a match of a name's bytes in place, with no string made. A name's first eight bytes
  * packed into a long are compared before any byte-by-byte match: a request reads a handful of enums
- * each time (six in a GEMM, one in each handle), and a range compare per candidate name was the
- * device host's largest cost in decoding a batch of GEMMs (36 % of its link reader's samples on an
- * H100 host at fcf1c30; the writers' per-value {@code ClassValue} lookup, 28 % of the caller's loop).
+ * each time (six in a GEMM, one in each handle), so a range compare per candidate name would be the
+ * largest cost of decoding a batch of GEMMs, as a per-value {@code ClassValue} lookup would be of
+ * encoding one.
  */
 final class WireEnums {
 

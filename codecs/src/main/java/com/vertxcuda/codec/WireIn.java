@@ -26,9 +26,8 @@ public final class WireIn {
   /**
    * The bytes read, as an array: the buffer's own where it is on the heap (as a frame or a message
    * that arrived is), else a copy of the region made once. Values are read from it directly, with one
-   * bounds check of this reader's and none of Netty's. A 1,024-GEMM link frame (~40 values and 9 enum
-   * names per GEMM) decoded in 331–337 µs on the dev VM through the buffer's layers, 204–208 µs so
-   * (best 1 s window of 20, with the frame no longer copied twice and the enum tables kept here).
+   * bounds check of this reader's and none of Netty's: a batch frame carries dozens of values per
+   * request, and reading each through the buffer's layers costs markedly more.
    */
   private final byte[] bytes;
   /** Where position {@code p} of the buffer is in {@link #bytes}: {@code base + p}. */

@@ -20,7 +20,7 @@ public final class WireOut {
   /**
    * The heap Netty buffer under it, and that buffer's array: values are written into the array in
    * place. Through the buffer each value cost a check that the buffer is still referenced and a
-   * growth check (a third of the time to encode a 1,024-GEMM link frame on the dev VM). Null where
+   * growth check, a large share of the time to encode a batch frame. Null where
    * the Buffer may move to another Netty buffer, is off the heap, or is of another kind than Vert.x's
    * own ({@link VertxInternals#appendable}): values are appended through the Buffer then.
    */

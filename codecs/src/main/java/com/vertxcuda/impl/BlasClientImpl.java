@@ -2,6 +2,7 @@ package com.vertxcuda.impl;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -142,7 +143,7 @@ public final class BlasClientImpl implements BlasClient {
         } catch (RuntimeException | Error e) {
           // Never sent: every member hears why (in a task of its own, not under this lock), and the
           // group still frees its place.
-          CudaException failure = com.vertxcuda.Failures.toCudaException(e);
+          CudaException failure = Failures.toCudaException(e);
           List<Promise<BlasReply>> members = new ArrayList<>(promises);
           context.runOnContext(v -> members.forEach(p -> p.tryFail(failure)));
         }

@@ -1,5 +1,6 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -18,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An upload or download to a device on another node larger than {@link #BULK_BYTES}, over the node's
@@ -98,7 +100,7 @@ final class BulkTransfer implements CallerOrder.Hold {
     this.upload = upload;
     this.caller = sender.callerContext();
     this.order = sender.order();
-    this.nodeId = com.vertxcuda.Addresses.nodeOf(sender.address());
+    this.nodeId = Addresses.nodeOf(sender.address());
     this.node = BulkChannels.of(sender.vertx()).node(nodeId);
     this.home = node.context;
     this.total = handle.byteLength();
@@ -137,7 +139,7 @@ final class BulkTransfer implements CallerOrder.Hold {
     this.deadline = deadline;
     // Watched from now: barriers held behind a first use must not stretch the caller's timeout.
     home.runOnContext(v -> watch(deadline));
-    java.util.Set<String> unsettled = order.unsettledAt(nodeId);
+    Set<String> unsettled = order.unsettledAt(nodeId);
     if (unsettled.isEmpty()) {
       home.runOnContext(v -> begin(deadline, null));
       return;

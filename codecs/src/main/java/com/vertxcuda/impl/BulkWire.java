@@ -8,14 +8,20 @@ import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.impl.CoreWireTypes;
 import com.vertxcuda.codec.impl.WireCodec;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.TCPSSLOptions;
 import io.vertx.core.spi.cluster.ClusterManager;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -47,9 +53,9 @@ final class BulkWire {
   static final int MAX_MESSAGE_BYTES = 4096;
   /**
    * The most one write puts on a stream over TLS at once. Each write is flushed on its own (outside
-   * a read), and over TLS a flush encrypts all of its write before the first byte leaves: an 8 MiB
-   * segment in one write kept the peer idle while the node encrypted it, and the node idle while the
-   * peer decrypted it (64 MiB downloads at 0.76–0.77 of the raw stream over TLS; 1.10 in 1 MiB writes).
+   * a read), and over TLS a flush encrypts all of its write before the first byte leaves: a whole
+   * segment in one write keeps the peer idle while the node encrypts it, and the node idle while the
+   * peer decrypts it; MiB slices let the two overlap.
    */
   static final int WRITE_SLICE = 1 << 20;
 
@@ -57,21 +63,21 @@ final class BulkWire {
 
   /**
    * Writes {@code data} on {@code socket}: over TLS in writes of at most {@link #WRITE_SLICE} bytes,
-   * plain in one (where nothing is done to a write before it leaves, and slices measured slower on
-   * the H200 host: a 1 GiB plain upload 0.77 of the raw stream against 0.94–0.97 in one write).
+   * plain in one (where nothing is done to a write before it leaves, so slicing only adds flushes
+   * and makes a plain stream slower).
    * Completes when the last has been written (Netty writes a channel's writes in order), fails if any
    * fails.
    */
-  static io.vertx.core.Future<Void> write(io.vertx.core.net.NetSocket socket, Buffer data) {
+  static Future<Void> write(NetSocket socket, Buffer data) {
     int n = data.length();
     if (n <= WRITE_SLICE || !socket.isSsl()) {
       return socket.write(data);
     }
-    java.util.List<io.vertx.core.Future<Void>> writes = new java.util.ArrayList<>(n / WRITE_SLICE + 1);
+    List<Future<Void>> writes = new ArrayList<>(n / WRITE_SLICE + 1);
     for (int from = 0; from < n; from += WRITE_SLICE) {
       writes.add(socket.write(data.slice(from, Math.min(n, from + WRITE_SLICE))));
     }
-    return io.vertx.core.Future.all(writes).mapEmpty();
+    return Future.all(writes).mapEmpty();
   }
 
   /**
@@ -120,7 +126,7 @@ final class BulkWire {
   // The bus's TCP and TLS settings onto a side-channel server's or client's, each by its typed
   // getter. Not carried over: the bus's idle timeouts (the side channel keeps its own) and ALPN (the
   // side channel speaks its own protocol).
-  private static void copy(EventBusOptions bus, io.vertx.core.net.TCPSSLOptions o) {
+  private static void copy(EventBusOptions bus, TCPSSLOptions o) {
     o.setTcpNoDelay(bus.isTcpNoDelay()).setTcpKeepAlive(bus.isTcpKeepAlive()).setSoLinger(bus.getSoLinger())
       .setSendBufferSize(bus.getSendBufferSize()).setReceiveBufferSize(bus.getReceiveBufferSize())
       .setReuseAddress(bus.isReuseAddress()).setReusePort(bus.isReusePort()).setTrafficClass(bus.getTrafficClass())
@@ -139,7 +145,7 @@ final class BulkWire {
       bus.getCrlValues().forEach(v -> o.addCrlValue(v.copy()));
     }
     if (bus.getEnabledSecureTransportProtocols() != null) {
-      o.setEnabledSecureTransportProtocols(new java.util.LinkedHashSet<>(bus.getEnabledSecureTransportProtocols()));
+      o.setEnabledSecureTransportProtocols(new LinkedHashSet<>(bus.getEnabledSecureTransportProtocols()));
     }
     o.setSslEngineOptions(bus.getSslEngineOptions() == null ? null : bus.getSslEngineOptions().copy());
     o.setSslHandshakeTimeout(bus.getSslHandshakeTimeout()).setSslHandshakeTimeoutUnit(bus.getSslHandshakeTimeoutUnit());

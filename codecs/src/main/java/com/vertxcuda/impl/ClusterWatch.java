@@ -3,9 +3,11 @@ package com.vertxcuda.impl;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.spi.cluster.ClusterManager;
 
@@ -14,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -56,7 +59,7 @@ public final class ClusterWatch {
    * Counts the times an address was dropped from {@link #lookedUp}: an answer to a request sent
    * before a drop must not put its address back (Vert.x may be looking it up again right now).
    */
-  private final java.util.concurrent.atomic.AtomicLong forgets = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong forgets = new AtomicLong();
 
   private ClusterWatch(Vertx vertx) {
     this.vertx = vertx;
@@ -148,7 +151,7 @@ public final class ClusterWatch {
   private void left(String node) {
     LOG.log(System.Logger.Level.INFO, "cluster node " + node + " left; failing what waits for it");
     // Its addresses are forgotten: the set only names nodes of the cluster (Vert.x forgets them too).
-    if (lookedUp.removeIf(a -> node.equals(com.vertxcuda.Addresses.nodeOf(a)))) {
+    if (lookedUp.removeIf(a -> node.equals(Addresses.nodeOf(a)))) {
       forgets.incrementAndGet();
     }
     Set<Promise<?>> pending = waiting.remove(node);
@@ -257,7 +260,7 @@ public final class ClusterWatch {
    * first departure after it was unregistered); {@code listener} runs on {@code context}. The
    * subscribers of device events use it to raise the LOST that a departed node cannot publish.
    */
-  public void onLeftWhileRegistered(io.vertx.core.eventbus.MessageConsumer<?> consumer, io.vertx.core.Context context,
+  public void onLeftWhileRegistered(MessageConsumer<?> consumer, Context context,
                                     Consumer<String> listener) {
     Runnable[] stop = new Runnable[1];
     stop[0] = onLeft(node -> {

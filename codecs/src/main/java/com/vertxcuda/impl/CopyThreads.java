@@ -1,5 +1,6 @@
 package com.vertxcuda.impl;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -32,14 +33,14 @@ public final class CopyThreads {
   /**
    * Copies what remains of {@code from} into {@code to} at its position, in pieces of at most
    * {@link #PIECE} bytes. One bulk copy of hundreds of MiB holds up every safepoint the JVM asks for
-   * meanwhile, and so stops every thread — event loops included — until it ends (seen on the H200: a
-   * 1 GiB heap upload staged in one put stopped a timer on an idle event loop for 300 ms).
+   * meanwhile, and so stops every thread — event loops included — until it ends: a GiB staged in one
+   * put stalls even an idle event loop's timers for a visible fraction of a second.
    */
-  public static void copy(java.nio.ByteBuffer from, java.nio.ByteBuffer to) {
-    java.nio.ByteBuffer src = from.duplicate();
+  public static void copy(ByteBuffer from, ByteBuffer to) {
+    ByteBuffer src = from.duplicate();
     while (src.hasRemaining()) {
       int n = Math.min(PIECE, src.remaining());
-      java.nio.ByteBuffer piece = src.slice(src.position(), n);
+      ByteBuffer piece = src.slice(src.position(), n);
       to.put(piece);
       src.position(src.position() + n);
     }
@@ -47,7 +48,8 @@ public final class CopyThreads {
 
   /**
    * Bytes of a piece, at least, of a copy spread over the copy threads: handing a piece to a thread
-   * costs its wake-up (60–130 µs for a parked thread on the H200), while a MiB copies in ~100 µs.
+   * costs the wake-up of a parked thread, about as long as copying a MiB, so smaller pieces would
+   * spend more on waking threads than they save.
    */
   static final int MIN_SPREAD = 1 << 20;
 

@@ -8,6 +8,8 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceScope;
 import com.vertxcuda.Failures;
+import com.vertxcuda.PipelineHandle;
+import com.vertxcuda.PipelineRecorder;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.DescribeRequest;
@@ -18,11 +20,14 @@ import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.message.ReleasePipelineRequest;
+import com.vertxcuda.message.ReplayRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.message.KeepRequest;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -33,6 +38,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 public final class DeviceClientImpl implements DeviceClient {
@@ -174,7 +181,7 @@ public final class DeviceClientImpl implements DeviceClient {
    * landing its admission has paid for); {@code source} must be one the pump takes
    * ({@link #pumpedLocally(LocalRoutes.Route, BufferHandle)}).
    */
-  public Future<Buffer> download(BufferHandle source, java.util.function.IntFunction<Buffer> landing) {
+  public Future<Buffer> download(BufferHandle source, IntFunction<Buffer> landing) {
     LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
     if (route == null) {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "no device in this JVM serves " + address()));
@@ -184,14 +191,14 @@ public final class DeviceClientImpl implements DeviceClient {
 
   // Into pooled host memory the device lends (reused from one large download to the next), else
   // into an array; either is made on the first copy thread that reads into it (fresh memory is
-  // zeroed: 1 GiB of it stopped the caller's loop for 644 ms on the H200), and wrapped once all is in.
-  private Future<Buffer> landed(LocalRoutes.Route route, BufferHandle source, java.util.function.IntFunction<Buffer> make) {
+  // zeroed, which for a large download would stall the caller's loop), and wrapped once all is in.
+  private Future<Buffer> landed(LocalRoutes.Route route, BufferHandle source, IntFunction<Buffer> make) {
     int bytes = (int) source.byteLength();
-    java.util.concurrent.atomic.AtomicReference<Buffer> landing = new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Buffer> landing = new AtomicReference<>();
     HostElements into = HostElements.bytesFrom(bytes, k -> {
       Buffer lent = make.apply(k);
       if (lent == null) {
-        Buffer heap = VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[k]));
+        Buffer heap = VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[k]));
         landing.set(heap);
         return ByteBuffer.wrap(VertxInternals.byteBuf(heap).array(), 0, k).slice();
       }
@@ -381,24 +388,24 @@ public final class DeviceClientImpl implements DeviceClient {
   }
 
   @Override
-  public com.vertxcuda.PipelineRecorder record() {
+  public PipelineRecorder record() {
     return new PipelineRecorderImpl(sender);
   }
 
   @Override
-  public Future<Void> replay(com.vertxcuda.PipelineHandle pipeline) {
+  public Future<Void> replay(PipelineHandle pipeline) {
     if (pipeline == null) {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
     }
-    return sender.request(new com.vertxcuda.message.ReplayRequest(pipeline)).mapEmpty();
+    return sender.request(new ReplayRequest(pipeline)).mapEmpty();
   }
 
   @Override
-  public Future<Void> release(com.vertxcuda.PipelineHandle pipeline) {
+  public Future<Void> release(PipelineHandle pipeline) {
     if (pipeline == null) {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "pipeline is missing"));
     }
-    return sender.request(new com.vertxcuda.message.ReleasePipelineRequest(pipeline)).mapEmpty();
+    return sender.request(new ReleasePipelineRequest(pipeline)).mapEmpty();
   }
 
   /**

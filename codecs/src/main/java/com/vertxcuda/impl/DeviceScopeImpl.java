@@ -7,6 +7,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceScope;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -117,7 +118,7 @@ public final class DeviceScopeImpl implements DeviceScope {
       List<Future<Void>> waiting = new ArrayList<>(arriving);
       // Completed on the closing caller's context in a task of its own, never on its stack (an
       // empty scope has nothing to wait for).
-      io.vertx.core.Context caller = vertx.getOrCreateContext();
+      Context caller = vertx.getOrCreateContext();
       Promise<Void> done = Promise.promise();
       Future.join(waiting).transform(x -> freeAll()).onComplete(ar -> caller.runOnContext(v -> done.handle(ar)));
       closed = done.future();

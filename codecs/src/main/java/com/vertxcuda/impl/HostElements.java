@@ -5,6 +5,8 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.FailureCode;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -13,10 +15,13 @@ import java.nio.FloatBuffer;
 import java.nio.IntBuffer;
 import java.nio.LongBuffer;
 import java.nio.ShortBuffer;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.IntFunction;
 
 /**
  * Java values on the host — an array, or the remaining elements of an NIO buffer — and the one place
@@ -80,14 +85,14 @@ public final class HostElements {
    * new array, made on first use (on a copy thread, never the caller's: see {@link #arrayFor}).
    */
   private Buffer elements;
-  private final java.util.function.IntFunction<Buffer> make;
+  private final IntFunction<Buffer> make;
   /** Bytes that arrived from a stream (a bulk upload's pieces, possibly many): read through Netty, never merged. */
-  private final io.netty.buffer.ByteBuf received;
+  private final ByteBuf received;
   /**
    * A download's heap bytes in arrays of {@link #SEGMENT} bytes ({@link #segmented}), each made by the
    * first copy thread that reads into it; null otherwise.
    */
-  private final java.util.concurrent.atomic.AtomicReferenceArray<byte[]> segments;
+  private final AtomicReferenceArray<byte[]> segments;
   /** One lock per segment: the copies that touch a segment wait for the one making it, and only for it. */
   private final Object[] made;
   private final int length;
@@ -104,7 +109,7 @@ public final class HostElements {
     this.what = what;
   }
 
-  private HostElements(Kind kind, int length, java.util.function.IntFunction<Buffer> make, String what) {
+  private HostElements(Kind kind, int length, IntFunction<Buffer> make, String what) {
     this.kind = kind;
     this.make = make;
     this.received = null;
@@ -114,7 +119,7 @@ public final class HostElements {
     this.what = what;
   }
 
-  private HostElements(io.netty.buffer.ByteBuf received) {
+  private HostElements(ByteBuf received) {
     this.kind = Kind.BYTE;
     this.make = null;
     this.received = received;
@@ -220,23 +225,23 @@ public final class HostElements {
    * {@code bytes} bytes made by {@code make} when the first chunk is read into them (on a copy
    * thread: fresh memory is zeroed, which must not happen on the caller's thread or an event loop).
    */
-  static HostElements bytesFrom(int bytes, java.util.function.IntFunction<ByteBuffer> make) {
+  static HostElements bytesFrom(int bytes, IntFunction<ByteBuffer> make) {
     return new HostElements(Kind.BYTE, bytes, make::apply, "host buffer");
   }
 
   /**
    * Bytes of one array of a {@link #segmented} download: 32 MiB less room for the array's header. G1's
    * heap regions are a power of two from 1 to 32 MiB, so such an array fills whole regions exactly
-   * whatever the heap's size (one of exactly 4 MiB took two 4 MiB regions: twice its size).
+   * whatever the heap's size (an array of exactly a region's size, with its header, would take two).
    */
   static final int SEGMENT = (32 << 20) - 64;
 
   /**
    * {@code bytes} new heap bytes for a download, in arrays of {@link #SEGMENT} bytes (about 32 MiB), each made by
    * the copy thread that first reads into it; {@link #landed} wraps them as one Buffer once all is in.
-   * Why not one array: the JVM zeroes a new array on the thread that makes it, about 8–10 GB/s on the
-   * GPU hosts, so one 1 GiB array cost a remote download ~0.12 s of a ~0.35 s stream (0.73–0.76 of
-   * the raw TCP stream on the H100 host); segments are zeroed on the copy threads as the stream arrives.
+   * Why not one array: the JVM zeroes a new array on the thread that makes it, before the first byte
+   * lands, which for a GiB is a sizeable part of a remote download's time; segments are zeroed on the
+   * copy threads as the stream arrives, overlapping it.
    */
   static HostElements segmented(int bytes) {
     return new HostElements(bytes);
@@ -248,23 +253,23 @@ public final class HostElements {
     this.received = null;
     this.length = bytes;
     this.what = "host buffer";
-    this.segments = new java.util.concurrent.atomic.AtomicReferenceArray<>((int) ((bytes + (long) SEGMENT - 1) / SEGMENT));
+    this.segments = new AtomicReferenceArray<>((int) ((bytes + (long) SEGMENT - 1) / SEGMENT));
     this.made = new Object[segments.length()];
-    java.util.Arrays.setAll(made, i -> new Object());
+    Arrays.setAll(made, i -> new Object());
   }
 
   /** A {@link #segmented} download's bytes as one Buffer (a composite of its arrays, none copied). */
   io.vertx.core.buffer.Buffer landed() {
     int n = segments.length();
     if (n == 1) {
-      return VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(segment(0)));
+      return VertxInternals.buffer(Unpooled.wrappedBuffer(segment(0)));
     }
     byte[][] arrays = new byte[n][];
     for (int i = 0; i < n; i++) {
       arrays[i] = segment(i);
     }
     // One component per array, never consolidated (a composite merges past its component limit).
-    return VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(n, arrays));
+    return VertxInternals.buffer(Unpooled.wrappedBuffer(n, arrays));
   }
 
   // Segment i, made now by the first copy that touches it; the copies that touch it meanwhile wait for

@@ -1,7 +1,9 @@
 package com.vertxcuda.impl;
 
 import com.vertxcuda.BufferHandle;
+import com.vertxcuda.CudaException;
 import com.vertxcuda.DeviceClientOptions;
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.kernel.KernelArg;
 import com.vertxcuda.kernel.KernelClient;
@@ -51,7 +53,7 @@ public final class KernelClientImpl implements KernelClient {
                              KernelArg... args) {
     if (args == null) {
       // Refused on the caller's context, in a task of its own: nothing runs.
-      return sender.refuse(new com.vertxcuda.CudaException(com.vertxcuda.FailureCode.BAD_REQUEST,
+      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST,
         "args is null: pass no arguments (an empty list) to a kernel that takes none"));
     }
     return execute(new KernelRequest(KernelOp.LAUNCH).setModule(module).setFunction(function)

@@ -1,5 +1,8 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.CudaException;
+import com.vertxcuda.FailureCode;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -25,7 +28,7 @@ public final class LocalRoutes {
      * context) in a task of its own, never on this stack, failed with a
      * {@link com.vertxcuda.CudaException}.
      */
-    <T> Future<T> request(String address, Object body, long timeoutMillis, io.vertx.core.Context caller);
+    <T> Future<T> request(String address, Object body, long timeoutMillis, Context caller);
 
     /**
      * Whether this device's context and that of the device at {@code target} share a process and a
@@ -45,7 +48,7 @@ public final class LocalRoutes {
      *     what may be lent)
      */
     default Buffer allocateTransferBuffer(int bytes) {
-      throw new com.vertxcuda.CudaException(com.vertxcuda.FailureCode.OUT_OF_MEMORY, "the device lends no transfer buffers");
+      throw new CudaException(FailureCode.OUT_OF_MEMORY, "the device lends no transfer buffers");
     }
 
     /** Returns a transfer buffer, or a buffer a download lent, at once; false if it is not one. */

@@ -1,6 +1,11 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.Addresses;
+import com.vertxcuda.CudaException;
+import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Failures;
+import com.vertxcuda.Library;
+import com.vertxcuda.codec.CudaCodecs;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -9,6 +14,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import java.util.Map;
 
 
 /**
@@ -34,7 +40,7 @@ public final class RequestSender {
   private final ClusterWatch watch;
   private final DeliveryOptions options;
   private final long timeoutMillis;
-  private final java.util.Map<String, LocalRoutes.Route> local;
+  private final Map<String, LocalRoutes.Route> local;
   /** The order its requests keep their place in; null: their caller's ({@link CallerOrder#current}). */
   private final CallerOrder order;
 
@@ -52,7 +58,7 @@ public final class RequestSender {
     this.address = address;
     this.timeoutMillis = timeoutMillis;
     this.local = LocalRoutes.of(vertx);
-    this.node = com.vertxcuda.Addresses.nodeOf(address);
+    this.node = Addresses.nodeOf(address);
     this.watch = vertx.isClustered() && !node.equals(Nodes.self(vertx)) ? ClusterWatch.of(vertx) : null;
     this.options = new DeliveryOptions().setSendTimeout(timeoutMillis)
       .addHeader(TIMEOUT_HEADER, Long.toString(timeoutMillis));
@@ -62,11 +68,11 @@ public final class RequestSender {
    * The one way a typed client is made: registers the codecs once and aims at the device that
    * {@code options} names (this node's when none) or, with {@code library}, at that library of it.
    */
-  public static RequestSender of(Vertx vertx, com.vertxcuda.DeviceClientOptions options, com.vertxcuda.Library library) {
-    com.vertxcuda.codec.CudaCodecs.register(vertx.eventBus());
+  public static RequestSender of(Vertx vertx, DeviceClientOptions options, Library library) {
+    CudaCodecs.register(vertx.eventBus());
     String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
-    String address = library == null ? com.vertxcuda.Addresses.device(node, options.getDevice())
-      : com.vertxcuda.Addresses.library(node, options.getDevice(), library);
+    String address = library == null ? Addresses.device(node, options.getDevice())
+      : Addresses.library(node, options.getDevice(), library);
     return new RequestSender(vertx, address, options.getTimeout());
   }
 
@@ -245,7 +251,7 @@ public final class RequestSender {
    */
   public static <R> Future<R> failLater(Context context, Throwable failure) {
     Promise<R> promise = Promise.promise();
-    com.vertxcuda.CudaException e = Failures.toCudaException(failure);
+    CudaException e = Failures.toCudaException(failure);
     context.runOnContext(v -> promise.fail(e));
     return promise.future();
   }

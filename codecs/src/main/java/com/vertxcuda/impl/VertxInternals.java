@@ -1,26 +1,43 @@
 package com.vertxcuda.impl;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.SelectStrategyFactory;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.internal.PlatformDependent;
 import io.vertx.core.Closeable;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.buffer.impl.BufferImpl;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.eventbus.Message;
+import io.vertx.core.impl.transports.EpollTransport;
+import io.vertx.core.impl.transports.NioTransport;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.internal.net.NetSocketInternal;
+import io.vertx.core.net.NetSocket;
 import io.vertx.core.spi.cluster.ClusterManager;
 import io.vertx.core.spi.cluster.RegistrationListener;
+import io.vertx.core.spi.context.storage.ContextLocal;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
 
 /**
  * The one place that reaches into Vert.x (and Netty) internals. Each method says why the public API
@@ -79,7 +96,7 @@ public final class VertxInternals {
    * context rather than thrown at whoever completes it (several completed in one loop — a coalesced
    * group's answers — each get theirs).
    */
-  public static <T> Promise<T> promise(io.vertx.core.Context context) {
+  public static <T> Promise<T> promise(Context context) {
     return ((ContextInternal) context).promise();
   }
 
@@ -179,7 +196,7 @@ public final class VertxInternals {
    * serves on, shared by every device of the node, must outlive the device that started it (a
    * server made on a verticle's context closes when that verticle is undeployed).
    */
-  public static io.vertx.core.Context newEventLoopContext(Vertx vertx) {
+  public static Context newEventLoopContext(Vertx vertx) {
     return ((VertxInternal) vertx).createEventLoopContext();
   }
 
@@ -192,7 +209,7 @@ public final class VertxInternals {
    * @throws IllegalArgumentException for another base
    */
   public static io.vertx.core.spi.transport.Transport withSelectStrategies(
-      io.vertx.core.transport.Transport base, io.netty.channel.SelectStrategyFactory strategies) {
+      io.vertx.core.transport.Transport base, SelectStrategyFactory strategies) {
     if (base == io.vertx.core.transport.Transport.NIO) {
       return new StrategiesNio(strategies);
     }
@@ -203,35 +220,35 @@ public final class VertxInternals {
   }
 
   /** The select strategies {@code vertx}'s transport was made with ({@link #withSelectStrategies}); null if none. */
-  public static io.netty.channel.SelectStrategyFactory selectStrategies(Vertx vertx) {
+  public static SelectStrategyFactory selectStrategies(Vertx vertx) {
     io.vertx.core.spi.transport.Transport t = ((VertxInternal) vertx).transport();
     return t instanceof StrategiesNio ? ((StrategiesNio) t).strategies
       : t instanceof StrategiesEpoll ? ((StrategiesEpoll) t).strategies : null;
   }
 
-  private static final class StrategiesNio extends io.vertx.core.impl.transports.NioTransport {
-    private final io.netty.channel.SelectStrategyFactory strategies;
+  private static final class StrategiesNio extends NioTransport {
+    private final SelectStrategyFactory strategies;
 
-    StrategiesNio(io.netty.channel.SelectStrategyFactory strategies) {
+    StrategiesNio(SelectStrategyFactory strategies) {
       this.strategies = strategies;
     }
 
     @Override
-    public io.netty.channel.IoHandlerFactory ioHandlerFactory() {
-      return io.netty.channel.nio.NioIoHandler.newFactory(java.nio.channels.spi.SelectorProvider.provider(), strategies);
+    public IoHandlerFactory ioHandlerFactory() {
+      return NioIoHandler.newFactory(SelectorProvider.provider(), strategies);
     }
   }
 
-  private static final class StrategiesEpoll extends io.vertx.core.impl.transports.EpollTransport {
-    private final io.netty.channel.SelectStrategyFactory strategies;
+  private static final class StrategiesEpoll extends EpollTransport {
+    private final SelectStrategyFactory strategies;
 
-    StrategiesEpoll(io.netty.channel.SelectStrategyFactory strategies) {
+    StrategiesEpoll(SelectStrategyFactory strategies) {
       this.strategies = strategies;
     }
 
     @Override
-    public io.netty.channel.IoHandlerFactory ioHandlerFactory() {
-      return io.netty.channel.epoll.EpollIoHandler.newFactory(0, strategies);
+    public IoHandlerFactory ioHandlerFactory() {
+      return EpollIoHandler.newFactory(0, strategies);
     }
   }
 
@@ -240,11 +257,11 @@ public final class VertxInternals {
    * loop's, else null: where a caller's loop schedules its own wake-ups finer than Vert.x timers'
    * milliseconds (the device's caller wake, on the loop's thread only, so it needs no locking).
    */
-  public static java.util.concurrent.ScheduledExecutorService currentEventLoop(io.vertx.core.Context context) {
+  public static ScheduledExecutorService currentEventLoop(Context context) {
     if (!(context instanceof ContextInternal) || !context.isEventLoopContext()) {
       return null;
     }
-    io.netty.channel.EventLoop loop = ((ContextInternal) context).nettyEventLoop();
+    EventLoop loop = ((ContextInternal) context).nettyEventLoop();
     return loop != null && loop.inEventLoop() ? loop : null;
   }
 
@@ -256,8 +273,8 @@ public final class VertxInternals {
    * value is an entry of the root's data map under {@code fallbackKey}, slower but the same value for
    * the same context.
    */
-  public static <T> T rootLocal(io.vertx.core.Context context, io.vertx.core.spi.context.storage.ContextLocal<T> local,
-                                Object fallbackKey, java.util.function.Supplier<T> make) {
+  public static <T> T rootLocal(Context context, ContextLocal<T> local,
+                                Object fallbackKey, Supplier<T> make) {
     ContextInternal root = ((ContextInternal) context).unwrap();
     try {
       return root.getLocal(local, make);
@@ -274,11 +291,11 @@ public final class VertxInternals {
    * and could lose them. Public Vert.x has no half-close; where the Netty channel cannot be reached
    * or shut, the socket is closed instead.
    */
-  public static void shutdownOutput(io.vertx.core.net.NetSocket socket) {
-    if (socket instanceof io.vertx.core.internal.net.NetSocketInternal
-      && ((io.vertx.core.internal.net.NetSocketInternal) socket).channelHandlerContext().channel()
-        instanceof io.netty.channel.socket.DuplexChannel) {
-      ((io.netty.channel.socket.DuplexChannel) ((io.vertx.core.internal.net.NetSocketInternal) socket)
+  public static void shutdownOutput(NetSocket socket) {
+    if (socket instanceof NetSocketInternal
+      && ((NetSocketInternal) socket).channelHandlerContext().channel()
+        instanceof DuplexChannel) {
+      ((DuplexChannel) ((NetSocketInternal) socket)
         .channelHandlerContext().channel()).shutdownOutput().addListener(f -> {
           if (!f.isSuccess()) {
             socket.close();
@@ -302,8 +319,8 @@ public final class VertxInternals {
    * {@link #byteBuf} makes, two objects a call), for reading its array in place.
    */
   public static ByteBuf backing(Buffer buffer) {
-    return buffer instanceof io.vertx.core.buffer.impl.BufferImpl
-      ? ((io.vertx.core.buffer.impl.BufferImpl) buffer).byteBuf() : byteBuf(buffer);
+    return buffer instanceof BufferImpl
+      ? ((BufferImpl) buffer).byteBuf() : byteBuf(buffer);
   }
 
   /**
@@ -314,7 +331,7 @@ public final class VertxInternals {
    * for a Buffer of another kind: append through the Buffer then.
    */
   public static ByteBuf appendable(Buffer buffer) {
-    if (!(buffer instanceof io.vertx.core.buffer.impl.BufferImpl)) {
+    if (!(buffer instanceof BufferImpl)) {
       return null;
     }
     ByteBuf b = backing(buffer);
@@ -357,7 +374,7 @@ public final class VertxInternals {
       return null;
     }
     try {
-      java.lang.reflect.Field f = owner.getDeclaredField(name);
+      Field f = owner.getDeclaredField(name);
       return MethodHandles.privateLookupIn(owner, MethodHandles.lookup()).findGetter(owner, name, f.getType());
     } catch (ReflectiveOperationException | RuntimeException e) {
       return null;

@@ -3,6 +3,8 @@ package com.vertxcuda.message;
 import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 
 /** What a device is and where it answers. */
 @DataObject
@@ -24,7 +26,7 @@ public class DeviceInfo {
   private long freeMemory;
   private long updated;
   private String bulkAddress;
-  private java.util.List<String> libraries = new java.util.ArrayList<>();
+  private List<String> libraries = new ArrayList<>();
 
   public DeviceInfo() {
   }
@@ -55,7 +57,7 @@ public class DeviceInfo {
   public String getAddress() { return address; }
   public DeviceInfo setAddress(String address) { this.address = address; return this; }
 
-  /** The device's name, e.g. "NVIDIA H200" or "host". */
+  /** The device's name, e.g. "NVIDIA A100 80GB PCIe" or "host". */
   public String getName() { return name; }
   public DeviceInfo setName(String name) { this.name = name; return this; }
 
@@ -87,8 +89,8 @@ public class DeviceInfo {
   public DeviceInfo setPid(long v) { this.pid = v; return this; }
 
   /** The libraries the current context serves ("blas", "fft", "rand", "kernel"). */
-  public java.util.List<String> getLibraries() { return libraries; }
-  public DeviceInfo setLibraries(java.util.List<String> v) { this.libraries = v; return this; }
+  public List<String> getLibraries() { return libraries; }
+  public DeviceInfo setLibraries(List<String> v) { this.libraries = v; return this; }
 
   /** Requests in flight plus queued, for placement. */
   public long getLoad() { return load; }

@@ -85,8 +85,8 @@ public class DeviceStats {
 
   /**
    * Whether a spare device host has started and stands ready for the next generation (process
-   * isolation with {@code spareDeviceHost}): a lost context is then replaced in about 0.2 s rather
-   * than 1.5 s. While a spare starts it shares the GPU with the serving context.
+   * isolation with {@code spareDeviceHost}): a lost context is then replaced by a switch, several times
+   * faster than starting a device host. While a spare starts it shares the GPU with the serving context.
    */
   public boolean isSpareReady() { return spareReady; }
   public DeviceStats setSpareReady(boolean v) { this.spareReady = v; return this; }

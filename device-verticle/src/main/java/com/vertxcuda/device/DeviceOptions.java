@@ -197,9 +197,9 @@ public class DeviceOptions {
 
   /**
    * While a request made on an event loop in this JVM is unanswered, that loop wakes itself this
-   * often, in µs, so the answer finds it in a light sleep rather than a deep one; 0 (the default,
-   * until the H200 measures it): never. Stops after 20 ms of a request unanswered (one late wake-up
-   * no longer matters then). Only where Vert.x runs its native transport
+   * often, in µs, so the answer finds it in a light sleep rather than a deep one; 0 (the default):
+   * never, as its gain over a sleeping loop is unmeasured on a GPU host. Stops after 20 ms of a
+   * request unanswered (one late wake-up is small against the wait then). Only where Vert.x runs its native transport
    * ({@code VertxOptions.setPreferNativeTransport}): the NIO loop cannot sleep less than a
    * millisecond without spinning, so there the option is off (with one warning).
    */

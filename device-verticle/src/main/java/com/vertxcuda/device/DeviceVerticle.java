@@ -4,6 +4,8 @@ import com.vertxcuda.Addresses;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
+import com.vertxcuda.device.context.PeerCopies;
+import com.vertxcuda.device.impl.HostBufferPool;
 import com.vertxcuda.impl.BulkServer;
 import com.vertxcuda.impl.ClusterWatch;
 import com.vertxcuda.impl.Nodes;
@@ -22,7 +24,9 @@ import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
 import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.message.StatsRequest;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Context;
@@ -31,6 +35,8 @@ import io.vertx.core.eventbus.MessageConsumer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The outer tier of one GPU: a stable address that outlives any number of context incarnations and
@@ -236,10 +242,10 @@ public class DeviceVerticle extends VerticleBase {
 
   // As above, failed with TIMEOUT after {@code timeoutMillis} (0: never): the timeout fires on the
   // event loop too. (Future.timeout on a future of no context would complete it on a timer thread, and a
-  // heartbeat given up there once ran the loss beside admission: a request found the device READY
-  // with no context and was left to its deadline.)
+  // heartbeat given up there would run the loss beside admission: a request could find the device
+  // READY with no context and be left to its deadline.)
   private <T> Future<T> onEventLoop(Future<T> f, long timeoutMillis) {
-    io.vertx.core.Promise<T> p = io.vertx.core.Promise.promise();
+    Promise<T> p = Promise.promise();
     f.onComplete(ar -> eventLoop.runOnContext(v -> {
       if (ar.succeeded()) {
         p.tryComplete(ar.result());
@@ -297,7 +303,7 @@ public class DeviceVerticle extends VerticleBase {
    */
   public long heldTransferBytes() {
     ContextTier tier = context;
-    return tier == null ? com.vertxcuda.device.impl.HostBufferPool.shared().lentBytes() : tier.heldTransferBytes();
+    return tier == null ? HostBufferPool.shared().lentBytes() : tier.heldTransferBytes();
   }
 
   /**
@@ -402,7 +408,8 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   // A lost context is rebuilt in-process (a hang, a failed start) unless a sticky CUDA error took the
-  // whole process's use of the GPU with it (measured on the H200): then the device is LOST instead.
+  // whole process's use of the GPU with it (CUDA keeps such an error for the process's life): then
+  // the device is LOST instead.
   private boolean recoversInProcess() {
     return isolation == Isolation.PROCESS || Backends.processPoisonedBy() == null;
   }
@@ -456,7 +463,7 @@ public class DeviceVerticle extends VerticleBase {
 
     @Override
     public boolean copiesDirectlyTo(String target) {
-      return isolation != Isolation.PROCESS && com.vertxcuda.device.context.PeerCopies.direct(address, target);
+      return isolation != Isolation.PROCESS && PeerCopies.direct(address, target);
     }
   };
 
@@ -472,7 +479,7 @@ public class DeviceVerticle extends VerticleBase {
     if (state != DeviceState.READY) {
       return;
     }
-    own(new com.vertxcuda.message.StatsRequest()).onSuccess(body -> {
+    own(new StatsRequest()).onSuccess(body -> {
       DeviceStats s = (DeviceStats) body;
       long library = s.getLibraryBytes() == null ? 0 : s.getLibraryBytes().values().stream().mapToLong(Long::longValue).sum();
       long limit = options.getMemoryLimit() > 0 ? options.getMemoryLimit() : s.getBackendTotalBytes();
@@ -496,7 +503,7 @@ public class DeviceVerticle extends VerticleBase {
   // counted with clients' requests (in flight, served, failures), though an entry of the one table
   // like theirs. A context lost meanwhile fails it.
   private Future<Object> own(Object body) {
-    io.vertx.core.Promise<Object> promise = io.vertx.core.Promise.promise();
+    Promise<Object> promise = Promise.promise();
     long deadline = System.nanoTime() + options.getRequestTimeout() * 1_000_000;
     ContextTier tier = context;
     if (tier == null) {
@@ -508,7 +515,7 @@ public class DeviceVerticle extends VerticleBase {
   }
 
   /** Generations of one address never repeat in this JVM, and start from the clock (µs) so they do not across restarts. */
-  private static final java.util.Map<String, Long> LAST_GENERATION = new java.util.concurrent.ConcurrentHashMap<>();
+  private static final Map<String, Long> LAST_GENERATION = new ConcurrentHashMap<>();
 
   private static long firstGeneration(String address) {
     return LAST_GENERATION.merge(address, System.currentTimeMillis() * 1000, (last, now) -> Math.max(now, last + 1));

@@ -9,10 +9,9 @@ import io.vertx.core.transport.Transport;
  * device of this JVM is unanswered, the loop keeps looking for I/O and tasks instead of sleeping, for
  * up to {@link #pollMicros} after the request (or its last answer), so the answer runs on the caller's
  * context as soon as it is ready rather than after the loop's wake-up. At other times its loops sleep
- * as Vert.x's do. For short operations that wake-up is most of the toolkit's own time: a 1 KiB fill's
- * answer reached a sleeping caller loop 9.1 µs after the context tier had it (H100, c91bc53), against
- * the fill's own 5.6 µs; for an FFT or a GEMM of a few hundred microseconds to milliseconds it is
- * 6–15 µs on the answer's path ({@link #defaultPollMicros}).
+ * as Vert.x's do. For short operations that wake-up is most of the toolkit's own time, longer than a
+ * small fill itself; for an FFT or a GEMM of a few hundred microseconds to milliseconds it is still a
+ * wake-up on every answer's path ({@link #defaultPollMicros}; the hop table in bench/results/INDEX.md).
  *
  * <pre>{@code
  * Vertx vertx = Vertx.builder().withTransport(PollingTransport.create()).build();

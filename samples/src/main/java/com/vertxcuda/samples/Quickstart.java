@@ -19,6 +19,7 @@ import com.vertxcuda.message.DeviceStats;
 import com.vertxcuda.rand.RandClient;
 import com.vertxcuda.rand.RngType;
 import io.vertx.core.Vertx;
+import java.util.Arrays;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -116,7 +117,7 @@ public final class Quickstart implements Callable<Integer> {
       BufferHandle[] ab = step("upload", "two " + n + "×" + n + " F32 matrices, read back", () -> {
         BufferHandle ha = gpu.upload(scope.alloc(DType.F32, nn).await(), a).await();
         BufferHandle hb = gpu.upload(scope.alloc(DType.F32, nn).await(), b).await();
-        check(java.util.Arrays.equals(a, gpu.downloadFloats(ha).await()) && java.util.Arrays.equals(b, gpu.downloadFloats(hb).await()),
+        check(Arrays.equals(a, gpu.downloadFloats(ha).await()) && Arrays.equals(b, gpu.downloadFloats(hb).await()),
           "the matrices read back differ from those sent");
         return new BufferHandle[] {ha, hb};
       });

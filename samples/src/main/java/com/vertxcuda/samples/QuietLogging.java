@@ -1,5 +1,7 @@
 package com.vertxcuda.samples;
 
+import io.netty.util.internal.logging.InternalLoggerFactory;
+import io.netty.util.internal.logging.JdkLoggerFactory;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,8 +46,8 @@ public final class QuietLogging {
   public static synchronized void apply() {
     System.setProperty("vertx.logger-delegate-factory-class-name", "io.vertx.core.logging.JULLogDelegateFactory");
     System.setProperty("hazelcast.logging.type", "jdk");
-    io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(
-      io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
+    InternalLoggerFactory.setDefaultFactory(
+      JdkLoggerFactory.INSTANCE);
     try {
       LogManager.getLogManager().readConfiguration(new ByteArrayInputStream(PROPERTIES.getBytes(StandardCharsets.UTF_8)));
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -42,7 +43,7 @@ public class LinkRoundTripBenchmark {
   private final AtomicLong answers = new AtomicLong();
   private volatile long target;
   private volatile Thread waiter;
-  /** Bytes of a frame: about a fill's, and about a batch of 1,024 coalesced GEMMs' before f5c8c87 (~160 KB since). */
+  /** Bytes of a frame: about a fill's, and a large one (a batch of a few thousand coalesced GEMMs). */
   @Param({"64", "440000"})
   public int frameBytes;
   private ByteBuffer frame;
@@ -70,7 +71,7 @@ public class LinkRoundTripBenchmark {
       if (answers.incrementAndGet() < target) {
         near.send(frame.duplicate());
       } else {
-        java.util.concurrent.locks.LockSupport.unpark(waiter);
+        LockSupport.unpark(waiter);
       }
     }, why -> { });
     near.awaiting(() -> answers.get() < target);
@@ -96,7 +97,7 @@ public class LinkRoundTripBenchmark {
     target = want;
     near.send(frame.duplicate());
     while (answers.get() < want) {
-      java.util.concurrent.locks.LockSupport.park(this);
+      LockSupport.park(this);
     }
     return want;
   }

@@ -34,6 +34,7 @@ import com.vertxcuda.impl.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -169,8 +170,8 @@ public final class CoreWireTypes {
       .setBulkAddress(in.readString()));
 
   private static List<String> libraries(String joined) {
-    return joined == null ? null : joined.isEmpty() ? new java.util.ArrayList<>()
-      : new java.util.ArrayList<>(List.of(joined.split(",")));
+    return joined == null ? null : joined.isEmpty() ? new ArrayList<>()
+      : new ArrayList<>(List.of(joined.split(",")));
   }
 
   public static final WireType<DeviceEvent> DEVICE_EVENT = WireType.of(DeviceEvent.class, 1,
@@ -211,7 +212,7 @@ public final class CoreWireTypes {
     in -> {
       // Each step: a library (4 bytes or more), a type name and a body (4 + 5 bytes or more).
       int n = in.readCount(RecordRequest.MAX_STEPS, 17);
-      List<PipelineStep> steps = new java.util.ArrayList<>(n);
+      List<PipelineStep> steps = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
         Library library = in.readEnum(Library.class);
         String name = in.readString();

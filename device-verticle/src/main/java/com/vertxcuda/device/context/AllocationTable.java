@@ -7,8 +7,11 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.spi.DeviceMemory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,7 +27,7 @@ public final class AllocationTable {
   private final long memoryLimit;
   private final long ownerQuota;
   /** Bytes each owner holds in buffers and allocations under way; guarded by this. */
-  private final Map<String, Long> ownerBytes = new java.util.HashMap<>();
+  private final Map<String, Long> ownerBytes = new HashMap<>();
   private final Map<Long, Allocation> live = new ConcurrentHashMap<>();
   /**
    * Allocations resolved lately, by id modulo the size: a batch names the same inputs hundreds of
@@ -38,7 +41,7 @@ public final class AllocationTable {
   private long reservedBytes;
   private long liveBytes;
   /** Bytes each library holds outside buffers (plans, work areas, modules), included in reservedBytes. */
-  private final Map<String, Long> libraryBytes = new java.util.TreeMap<>();
+  private final Map<String, Long> libraryBytes = new TreeMap<>();
 
   public AllocationTable(String node, int device, long generation, long memoryLimit, long ownerQuota) {
     this.node = node;
@@ -99,7 +102,7 @@ public final class AllocationTable {
 
   /** Bytes each owner holds (buffers and allocations under way), by node id. */
   public synchronized Map<String, Long> ownerBytes() {
-    return new java.util.HashMap<>(ownerBytes);
+    return new HashMap<>(ownerBytes);
   }
 
   /** Hands {@code a} to the device: it stops counting against its owner's quota. */
@@ -154,7 +157,7 @@ public final class AllocationTable {
 
   /** What each library holds outside buffers, in bytes, by library. */
   public synchronized Map<String, Long> libraryBytes() {
-    return new java.util.HashMap<>(libraryBytes);
+    return new HashMap<>(libraryBytes);
   }
 
   /** Records a new buffer and issues its handle. */
@@ -219,7 +222,7 @@ public final class AllocationTable {
         return a;
       }
     }
-    throw bad(field + " has dtype " + h.dtype() + "; expected one of " + java.util.Arrays.toString(dtypes));
+    throw bad(field + " has dtype " + h.dtype() + "; expected one of " + Arrays.toString(dtypes));
   }
 
   /** Validates and removes a whole buffer (for free). Later uses of its handles get NOT_FOUND. */
@@ -245,7 +248,7 @@ public final class AllocationTable {
   public List<Allocation> drain() {
     List<Allocation> all = new ArrayList<>(live.values());
     all.forEach(a -> a.removed = true);
-    java.util.Arrays.fill(recent, null);
+    Arrays.fill(recent, null);
     live.clear();
     synchronized (this) {
       liveBytes = 0;

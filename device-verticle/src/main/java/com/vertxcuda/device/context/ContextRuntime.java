@@ -20,9 +20,13 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -44,10 +48,10 @@ public final class ContextRuntime implements LibraryContext {
   private final StreamOrdering ordering;
   private final SubmissionLoop loop;
   /** Completions awaited now. */
-  private final java.util.concurrent.atomic.AtomicInteger awaited = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger awaited = new AtomicInteger();
   private final Consumer<String> poisoned;
   private final AtomicReference<String> poisonedBy = new AtomicReference<>();
-  private final java.util.Deque<Runnable> closers = new java.util.concurrent.ConcurrentLinkedDeque<>();
+  private final Deque<Runnable> closers = new ConcurrentLinkedDeque<>();
 
   public ContextRuntime(Vertx vertx, DeviceOptions options, String node, long generation, String backend,
                         DeviceContext device, AllocationTable allocations, SubmissionLoop loop,
@@ -145,7 +149,7 @@ public final class ContextRuntime implements LibraryContext {
     }
   }
 
-  private final java.util.List<Consumer<String>> ownerGone = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Consumer<String>> ownerGone = new CopyOnWriteArrayList<>();
 
   @Override
   public void onOwnerGone(Consumer<String> reclaim) {

@@ -12,6 +12,7 @@ import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.LibraryProvider;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DeviceInfo;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -94,7 +95,7 @@ public class ContextVerticle extends VerticleBase {
     loop.start();
     // Back on this verticle's context before deploying: the libraries are its children, so they
     // are undeployed with it.
-    io.vertx.core.Context self = context;
+    Context self = context;
     Promise<Void> here = Promise.promise();
     opened.future().onComplete(ar -> self.runOnContext(v -> here.handle(ar)));
     return here.future().compose(v -> deployLibraries());

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The target side of direct copies between devices of one process ({@link CopyInRequest}, peer to
@@ -39,7 +40,7 @@ final class CopyIns {
     final long timer;
     long received;
     /** A direct copy's settlement with its source ({@link PeerCopies.Target#state}); null when staged. */
-    java.util.concurrent.atomic.AtomicInteger peer;
+    AtomicInteger peer;
 
     CopyIn(Request start, BufferHandle target, SubmissionLoop.Hold hold, long timer) {
       this.start = start;
@@ -133,7 +134,7 @@ final class CopyIns {
     if (c.peer()) {
       // The source's context writes the target itself, after the target's uses so far.
       Allocation dst = runtime.allocations().resolve(t, "target");
-      in.peer = new java.util.concurrent.atomic.AtomicInteger(PeerCopies.Target.OPEN);
+      in.peer = new AtomicInteger(PeerCopies.Target.OPEN);
       PeerCopies.target(transfer, new PeerCopies.Target(runtime, dst, t, runtime.ordering().pendingUses(dst),
         event -> runtime.loop().execute(() -> written(transfer, event)),
         failure -> runtime.loop().execute(() -> end(transfer, failure)), null, in.peer));

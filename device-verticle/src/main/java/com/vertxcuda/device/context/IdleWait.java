@@ -1,6 +1,9 @@
 package com.vertxcuda.device.context;
 
 import com.vertxcuda.device.DeviceOptions;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * How a hand-off thread on the request path — a context's submission thread, its completion thread
@@ -11,18 +14,15 @@ import com.vertxcuda.device.DeviceOptions;
  * usually follows at once). While work it handed on is still outstanding (on the GPU, or across the
  * link) it does not block either: the answer comes whenever the work ends, and the caller's next
  * request follows it by one round trip, so a thread blocked meanwhile would be woken twice on the
- * critical path. On the reference H200 host a wake-up from a park or a {@code select} took 60–130 µs;
- * with a 1 ms cap on that wait, one-at-a-time GEMM 8192 took 90 µs more through the context tier
- * than through the context, and 290 µs more in process isolation. So it spins on, up to
- * {@link #AWAIT_NANOS} of quiet, and blocks past that, when one wake-up no longer matters.
+ * critical path. A wake-up from a park or a {@code select} is slow against a short GPU operation,
+ * so a short cap on that wait would add a wake-up to every answer of an operation that outlasts it.
+ * So it spins on, up to {@link #AWAIT_NANOS} of quiet, and blocks past that, when one wake-up is
+ * small against the wait.
  *
  * <p>That spin does not yield on a host of {@link #QUIET_CORES} cores or more: a yielding thread can
- * wait out the slice of whatever took its core. On the H100 host (16 cores, b294fe8) yielding one
- * step in 256 cost the ops that outlast the first spin: the context tier over the context alone was
- * +30 µs on one-at-a-time FFT 2^24 and +17 µs on RNG 2^28, against +9 and +4 µs with the spin
- * covering the whole op (a 2 ms spin, no yield); through the client FFT 320.8 → 304.4 µs and RNG
- * 404.2 → 381.7 µs in-process, FFT 364.5 → 327.7 µs in process isolation. (Yielding at every step
- * had measured worse still on the H200 host: FFT in process isolation 368 µs against 321.) On a
+ * wait out the slice of whatever took its core, and that delay lands on the answer of every
+ * operation that outlasts the first spin (one-at-a-time FFT, RNG, large GEMM); yielding more often
+ * costs more. With cores to spare, nothing else needs the core, so the spin never gives it up. On a
  * smaller host, where the spinning thread may share its core with an event loop or a heartbeat,
  * every {@link #YIELD_EVERY}th step still yields, so such a thread runs within tens of microseconds.
  */
@@ -30,7 +30,7 @@ public final class IdleWait {
 
   /** While work is outstanding, a thread spins for up to this long after its last activity before it blocks. */
   public static final long AWAIT_NANOS = 20_000_000;
-  /** While work is outstanding, one step in this many yields the core (about every 20–50 µs), on a smaller host. */
+  /** While work is outstanding, one step in this many yields the core (every few tens of µs), on a smaller host. */
   static final int YIELD_EVERY = 256;
   /** From this many cores on, a thread spinning while work is outstanding never yields (see above). */
   static final int QUIET_CORES = 8;
@@ -54,12 +54,12 @@ public final class IdleWait {
 
   /**
    * How often an event loop with a local request unanswered wakes itself
-   * ({@link DeviceOptions#getCallerWake}), in ns; 0 (the default): never. Off by default until the
-   * H200 hop table measures it (not yet run there). Only on Vert.x's native transport
+   * ({@link DeviceOptions#getCallerWake}), in ns; 0 (the default): never, since its gain over a
+   * sleeping loop has not been measured on a GPU host. Only on Vert.x's native transport
    * ({@code nativeTransport}): its loops wait on a timer of nanosecond precision, whereas the NIO
    * loop rounds a wait to whole milliseconds and polls without sleeping for one under half a
-   * millisecond — a wake every 50 µs would make it spin until the answer came (a whole core per
-   * waiting loop, measured on the dev VM), which no event loop may do.
+   * millisecond — a wake every few tens of microseconds would make it spin until the answer came (a
+   * whole core per waiting loop), which no event loop may do.
    */
   public static long callerWakeNanos(DeviceOptions options, boolean nativeTransport) {
     return nativeTransport ? Math.max(0, options.getCallerWake()) * 1_000L : 0;
@@ -69,14 +69,12 @@ public final class IdleWait {
    * How long an event loop of {@code PollingTransport.create()} polls for a local answer after a
    * request (or its last answer), µs. On a host of {@link #QUIET_CORES} cores or more: as long as a
    * hand-off thread spins while work is outstanding ({@link #AWAIT_NANOS}), so the answer to a
-   * one-at-a-time FFT, RNG or GEMM (0.3–2.5 ms) finds its caller's loop awake, as it finds the
-   * device's own threads (and as CUDA's synchronize spins its caller's thread). A loop polling only
-   * the first 100 µs slept through those and took a wake-up on the answer's path: on the H100 host
-   * (da93a1d, the hop table's {@code poll20000} variant against the default's 100 µs) one-at-a-time FFT
-   * 2^24 / RNG 2^28 / TF32 GEMM 8192 took 294.4 / 376.8 / 2424.8 µs in-process and 315.6 / 387.1 /
-   * 2451.5 in process isolation, against 288.5 / 364.8 / 2410.5 and 302.8 / 374.3 / 2437.1 polling
-   * 20 ms. On a smaller host, 100 µs: short operations only, since a polling loop there takes a core
-   * the device's threads or the host backend need.
+   * one-at-a-time FFT, RNG or GEMM (up to a few milliseconds) finds its caller's loop awake, as it
+   * finds the device's own threads (and as CUDA's synchronize spins its caller's thread). A loop that
+   * polled only briefly would sleep through those and take a wake-up on the answer's path (the hop
+   * table's {@code poll20000} variant shows the difference; bench/results/INDEX.md). On a smaller
+   * host, 100 µs: short operations only, since a polling loop there takes a core the device's threads
+   * or the host backend need.
    */
   public static int callerPollMicros() {
     return YIELDS ? 100 : (int) (AWAIT_NANOS / 1_000);
@@ -85,11 +83,11 @@ public final class IdleWait {
   /**
    * One step of an event loop polling for an answer due to it instead of sleeping
    * ({@code PollingTransport}): on a host of fewer than {@link #QUIET_CORES} cores, one step in
-   * {@link #YIELD_EVERY} yields the core, as a spinning hand-off thread's does. (Yielding at every step
-   * cost the answer's hop 3–5 µs more on the two-core dev VM, NIO: 5.1–7.5 µs p50 against 2.4.)
+   * {@link #YIELD_EVERY} yields the core, as a spinning hand-off thread's does; yielding at every step
+   * would make the answer's hop several times longer.
    */
   public static void pollStep() {
-    if (YIELDS && java.util.concurrent.ThreadLocalRandom.current().nextInt(YIELD_EVERY) == 0) {
+    if (YIELDS && ThreadLocalRandom.current().nextInt(YIELD_EVERY) == 0) {
       Thread.yield();
     }
   }
@@ -122,12 +120,10 @@ public final class IdleWait {
    * touched, then the count of work on the GPU drops; the device host's reply is sent, then the count
    * of answers owed drops). A thread that read the mark before the work ended and the count after
    * would block just as the answer leaves, and the caller's next request would have to wake it; so
-   * before answering false the mark is read again. With both, the context tier's extra over the
-   * context alone went from +15.1 to +7.5 µs per one-at-a-time FFT 2^24 and from +9.5 to +0.8 µs per
-   * RNG 2^28 (H100, c91bc53 → 2b1de41: a wake-up in some of them before).
+   * before answering false the mark is read again: without both, some answers would take a wake-up.
    */
-  public static boolean pause(long spinNanos, java.util.function.LongSupplier lastActivity,
-                              java.util.function.BooleanSupplier awaiting) {
+  public static boolean pause(long spinNanos, LongSupplier lastActivity,
+                              BooleanSupplier awaiting) {
     if (spinNanos <= 0) {
       return false;
     }
@@ -135,13 +131,13 @@ public final class IdleWait {
       || System.nanoTime() - lastActivity.getAsLong() < spinNanos;
   }
 
-  private static boolean step(long spinNanos, long quietNanos, java.util.function.BooleanSupplier awaiting) {
+  private static boolean step(long spinNanos, long quietNanos, BooleanSupplier awaiting) {
     if (quietNanos < spinNanos) {
       Thread.onSpinWait();
       return true;
     }
     if (quietNanos < AWAIT_NANOS && awaiting.getAsBoolean()) {
-      if (YIELDS && java.util.concurrent.ThreadLocalRandom.current().nextInt(YIELD_EVERY) == 0) {
+      if (YIELDS && ThreadLocalRandom.current().nextInt(YIELD_EVERY) == 0) {
         Thread.yield();
       } else {
         Thread.onSpinWait();

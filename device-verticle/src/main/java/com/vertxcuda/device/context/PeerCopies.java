@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -27,7 +28,7 @@ public final class PeerCopies {
    */
   record Target(ContextRuntime runtime, Allocation memory, BufferHandle handle, List<GpuEvent> pendingUses,
                 Consumer<GpuEvent> written, Consumer<CudaException> failed, CudaException refused,
-                java.util.concurrent.atomic.AtomicInteger state) {
+                AtomicInteger state) {
 
     /** {@link #state}: neither side has settled the copy yet. */
     static final int OPEN = 0;
@@ -38,7 +39,7 @@ public final class PeerCopies {
 
     static Target refusal(CudaException why) {
       return new Target(null, null, null, List.of(), e -> e.release(), f -> { }, why,
-        new java.util.concurrent.atomic.AtomicInteger(ENDED));
+        new AtomicInteger(ENDED));
     }
 
     /** The source's claim, just before it issues the copy; false if the target has given its place up. */

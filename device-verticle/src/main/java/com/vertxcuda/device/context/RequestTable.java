@@ -41,8 +41,8 @@ import java.util.Map;
 /**
  * The one table of request types: a {@link RequestType} descriptor per body class. The device's own
  * types are listed here, once ({@link #DEVICE}); each library registers its own through
- * {@link com.vertxcuda.device.spi.LibraryContext#register}. Admission ({@code DeviceVerticle}: who
- * may send it, whether the in-flight limit applies, what the device verticle answers itself), the
+ * {@link com.vertxcuda.device.spi.LibraryContext#register}. Admission ({@code device.impl.Admission}:
+ * who may send it, whether the in-flight limit applies, what it answers itself), the
  * link ({@code ProcessContextTier}, {@code DeviceHostMain}: how it crosses), the submission loop
  * (its lane, its footprint, its handler) and recorded pipelines (its recorder) read it; nothing else
  * dispatches on request types.

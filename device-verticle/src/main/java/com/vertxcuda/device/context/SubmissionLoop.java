@@ -2,6 +2,7 @@ package com.vertxcuda.device.context;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.Preparation;
@@ -9,6 +10,7 @@ import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestHandler;
 import com.vertxcuda.device.spi.RequestType;
 
+import io.vertx.core.buffer.Buffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,7 +19,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -41,13 +46,13 @@ import java.util.function.Supplier;
 public final class SubmissionLoop {
 
   /** Gives back a prepared host buffer no request took (the context's {@code releaseHostBuffer}). */
-  private volatile java.util.function.Predicate<io.vertx.core.buffer.Buffer> hostBuffers = b -> false;
+  private volatile Predicate<Buffer> hostBuffers = b -> false;
   private static final System.Logger LOG = System.getLogger(SubmissionLoop.class.getName());
   /** The last submission or completion (nanoTime). */
   private volatile long activeAt = System.nanoTime();
   /** {@link #activeAt} as the idle wait reads it (made once: the spin asks it at every step). */
-  private final java.util.function.LongSupplier lastActive = () -> activeAt;
-  private volatile java.util.function.BooleanSupplier awaiting = () -> false;
+  private final LongSupplier lastActive = () -> activeAt;
+  private volatile BooleanSupplier awaiting = () -> false;
 
   /** A request that waits for its preparation, for an earlier waiting one, or for a transfer to end. */
   private static final class Waiting {
@@ -94,7 +99,7 @@ public final class SubmissionLoop {
   private final AtomicInteger preparing = new AtomicInteger();
   private final long spinNanos;
   private final Thread thread;
-  private Function<Throwable, CudaException> failures = com.vertxcuda.Failures::toCudaException;
+  private Function<Throwable, CudaException> failures = Failures::toCudaException;
   private Supplier<CudaException> refusal = () -> null;
   private ExecutorService preparation;
   private Runnable preparationInit = () -> { };
@@ -360,12 +365,12 @@ public final class SubmissionLoop {
   }
 
   /** How the context gives back host memory it lent (prepared values no request took); any thread. */
-  public void hostBuffers(java.util.function.Predicate<io.vertx.core.buffer.Buffer> release) {
+  public void hostBuffers(Predicate<Buffer> release) {
     this.hostBuffers = release;
   }
 
   /** Whether work this loop queued is still on the GPU now (the loop spins meanwhile, when spinning is on). */
-  public void awaiting(java.util.function.BooleanSupplier awaiting) {
+  public void awaiting(BooleanSupplier awaiting) {
     this.awaiting = awaiting;
   }
 
@@ -564,8 +569,8 @@ public final class SubmissionLoop {
   // if it can be (a loaded module, a plan), or given back if it is lent host memory (a staged upload,
   // a large download's landing), so nothing waits for a collection.
   private void discard(Object prepared) {
-    if (prepared instanceof io.vertx.core.buffer.Buffer) {
-      hostBuffers.test((io.vertx.core.buffer.Buffer) prepared);
+    if (prepared instanceof Buffer) {
+      hostBuffers.test((Buffer) prepared);
     } else if (prepared instanceof AutoCloseable) {
       try {
         ((AutoCloseable) prepared).close();

@@ -10,6 +10,7 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.HostMemoryRegistration;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.impl.CopyThreads;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.UploadRequest;
@@ -53,7 +54,7 @@ final class TransferOperations {
       Transfers.checkUpload(h, src.remaining());
       return () -> {
         Buffer into = device.hostBuffer(src.remaining());
-        com.vertxcuda.impl.CopyThreads.copy(src, VertxInternals.byteBuf(into).nioBuffer(0, src.remaining()));
+        CopyThreads.copy(src, VertxInternals.byteBuf(into).nioBuffer(0, src.remaining()));
         return into;
       };
     }

@@ -14,7 +14,7 @@ import java.nio.ByteBuffer;
  * <p>That memory may be page-locked in pieces of {@code piece} bytes, the first starting {@code at}
  * bytes before {@code host}'s first byte modulo {@code piece} (the device host pins its region as
  * it is used): the copy is then split where a piece ends, because one copy whose host range spans
- * two registrations fails (CUDA_ERROR_INVALID_VALUE, seen on the H200). {@code piece} 0: one piece.
+ * two registrations fails with CUDA_ERROR_INVALID_VALUE. {@code piece} 0: one piece.
  */
 public record TransferRequest(BufferHandle handle, ByteBuffer host, Direction direction, long at, long piece) {
 

@@ -3,6 +3,8 @@ package com.vertxcuda.device.cuda;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.spi.BackendException;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
@@ -16,15 +18,15 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Sees events complete by polling {@code cuEventQuery} on a thread of its own, and completes their
- * futures there. Measured on the reference H200 this sees completion in ~6.5 µs where a host-function
- * callback takes ~76 µs. It waits as {@link IdleWait} says, like the submission thread and the
+ * futures there: a host-function callback is an order of magnitude slower than polling an event
+ * (bench/results/INDEX.md). It waits as {@link IdleWait} says, like the submission thread and the
  * link's readers: it spins {@code spinNanos} after each completion or new waiter, goes on spinning
  * (on a host of fewer than 8 cores yielding one step in 256, or with no spin yielding at every step) while
  * work is pending ({@link IdleWait#pauseAwaiting}), and past {@link IdleWait#AWAIT_NANOS} of pending
- * work with nothing completing polls every {@link #PARK_NANOS} (one late wake-up no longer matters
- * then). Yielding at every step while work was pending (the earlier rule here) cost one-at-a-time
- * FFT 2^24 and RNG 2^28 12–19 µs through the context tier on the H200 host, where their ~300 µs
- * outlast the first spin. With nothing pending it spins {@code spinNanos}, then sleeps until a
+ * work with nothing completing polls every {@link #PARK_NANOS} (one late wake-up is small against
+ * the wait then). Where there is a spin it does not yield at every step while work is pending: that
+ * would delay the answer of every operation that outlasts the first spin (one-at-a-time FFT, RNG).
+ * With nothing pending it spins {@code spinNanos}, then sleeps until a
  * waiter arrives, so an idle device costs no CPU.
  */
 final class CompletionPoller implements Runnable {
@@ -50,8 +52,8 @@ final class CompletionPoller implements Runnable {
   /** When a waiter last came or an event last completed (this thread's alone). */
   private long lastActivity = System.nanoTime();
   /** {@link #lastActivity} and "nothing awaited" as the idle wait reads them (made once, not per step). */
-  private final java.util.function.LongSupplier lastActive = () -> lastActivity;
-  private static final java.util.function.BooleanSupplier NOTHING_AWAITED = () -> false;
+  private final LongSupplier lastActive = () -> lastActivity;
+  private static final BooleanSupplier NOTHING_AWAITED = () -> false;
 
   CompletionPoller(CUcontext context, String name, long spinNanos) {
     this.context = context;

@@ -1,6 +1,7 @@
 package com.vertxcuda.device.cuda;
 
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.spi.Backend;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
@@ -54,7 +55,7 @@ public final class CudaBackend implements Backend {
 
   @Override
   public DeviceContext open(int device) throws BackendException {
-    return CudaContext.open(device, com.vertxcuda.device.context.IdleWait.spinNanos(options));
+    return CudaContext.open(device, IdleWait.spinNanos(options));
   }
 
   /** The options this backend was loaded with (library verticles read the CUDA library path here). */

@@ -7,8 +7,10 @@ import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.FaultInjection;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
+import com.vertxcuda.device.spi.GraphCapture;
 import com.vertxcuda.device.spi.HostMemoryRegistration;
 import io.vertx.core.buffer.Buffer;
+import java.util.concurrent.ConcurrentHashMap;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -41,7 +43,7 @@ import java.util.function.BooleanSupplier;
  * {@link #pointer(DeviceMemory, long)}. After a sticky error no method calls into CUDA again.
  */
 public final class CudaContext implements DeviceContext, HostMemoryRegistration, FaultInjection,
-  com.vertxcuda.device.spi.GraphCapture {
+  GraphCapture {
 
   /** Requests up to this size round up to a power of two; larger ones to a multiple of 2 MiB. */
   static final long SMALL_LIMIT = 1 << 20;
@@ -412,7 +414,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
    * Peers whose memory this context may copy into, with whether the devices reach each other
    * directly (peer access enabled) or the driver stages the copy through host memory.
    */
-  private final Map<CudaContext, Boolean> peers = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<CudaContext, Boolean> peers = new ConcurrentHashMap<>();
 
   /**
    * Another cuda context of this process: {@code cuMemcpyPeerAsync} copies into it either way, so

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.cuda;
 
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.GraphCapture;
@@ -122,7 +123,7 @@ final class CudaGraphs {
     public void launch(GpuStream stream) throws BackendException {
       CudaErrors.checkAlive();
       if (closed) {
-        throw BackendException.of(com.vertxcuda.FailureCode.NOT_FOUND, "the pipeline's graph was destroyed");
+        throw BackendException.of(FailureCode.NOT_FOUND, "the pipeline's graph was destroyed");
       }
       CudaErrors.check(JCudaDriver.cuGraphLaunch(exec, context.stream(stream)), "cuGraphLaunch");
     }

@@ -6,9 +6,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledDirectByteBuf;
 import io.vertx.core.buffer.Buffer;
+import java.util.ArrayList;
+import java.util.List;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
+import jcuda.driver.CUresult;
 import jcuda.driver.JCudaDriver;
 
 import java.lang.ref.Cleaner;
@@ -190,7 +193,7 @@ public final class PinnedMemory {
     CudaErrors.check(JCudaDriver.cuCtxPushCurrent(context), "cuCtxPushCurrent");
     try {
       int r = JCudaDriver.cuMemHostAlloc(p, size, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
-      if (r == jcuda.driver.CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
+      if (r == CUresult.CUDA_ERROR_OUT_OF_MEMORY) {
         trim(0);
         r = JCudaDriver.cuMemHostAlloc(p, size, JCudaDriver.CU_MEMHOSTALLOC_PORTABLE);
       }
@@ -238,7 +241,7 @@ public final class PinnedMemory {
     final long size;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** What runs once the block is back; null when nothing waits for it. */
-    private java.util.List<Runnable> onClose;
+    private List<Runnable> onClose;
 
     Lease(Pointer pointer, long size) {
       this.pointer = pointer;
@@ -254,7 +257,7 @@ public final class PinnedMemory {
     public void close() {
       if (closed.compareAndSet(false, true)) {
         giveBack(pointer, size);
-        java.util.List<Runnable> then;
+        List<Runnable> then;
         synchronized (this) {
           then = onClose;
           onClose = null;
@@ -270,7 +273,7 @@ public final class PinnedMemory {
       synchronized (this) {
         if (!closed.get()) {
           if (onClose == null) {
-            onClose = new java.util.ArrayList<>(1);
+            onClose = new ArrayList<>(1);
           }
           onClose.add(action);
           return;

@@ -156,7 +156,7 @@ final class HostContext implements DeviceContext, FaultInjection {
   public void copyToPeer(GpuStream stream, DeviceMemory src, long srcOffset, DeviceContext peer, DeviceMemory dst,
                          long dstOffset, long bytes) throws BackendException {
     if (((HostContext) peer).poisoned) {
-      throw BackendException.of(com.vertxcuda.FailureCode.CONTEXT_LOST, "the peer context is poisoned");
+      throw BackendException.of(FailureCode.CONTEXT_LOST, "the peer context is poisoned");
     }
     enqueue(stream, () -> CopyThreads.copy(slice(src, srcOffset, bytes), slice(dst, dstOffset, bytes)));
   }

@@ -1,13 +1,16 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.Addresses;
+import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.context.RequestTable;
+import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.impl.CallerOrder;
 import com.vertxcuda.impl.DeviceClientImpl;
@@ -106,7 +109,7 @@ public final class Admission {
   public Admission(Vertx vertx, DeviceOptions options, String address, String self, Context eventLoop, Device device) {
     this.vertx = vertx;
     this.options = options;
-    this.callerWake = com.vertxcuda.device.context.IdleWait.callerWakeNanos(options, vertx.isNativeTransportEnabled());
+    this.callerWake = IdleWait.callerWakeNanos(options, vertx.isNativeTransportEnabled());
     this.callerPoll = PollingTransportImpl.pollNanos(vertx);
     if (options.getCallerWake() > 0 && callerWake == 0) {
       System.getLogger(Admission.class.getName()).log(System.Logger.Level.WARNING, "callerWake is set but this Vert.x "
@@ -236,14 +239,14 @@ public final class Admission {
       || !(r.body() instanceof DownloadRequest)) {
       return null;
     }
-    com.vertxcuda.BufferHandle h = ((DownloadRequest) r.body()).getHandle();
+    BufferHandle h = ((DownloadRequest) r.body()).getHandle();
     long bytes;
     try {
       bytes = h == null ? 0 : h.byteLength();
     } catch (ArithmeticException oversized) {
       return null;
     }
-    if (bytes <= 0 || bytes > com.vertxcuda.device.context.Transfers.MAX_DOWNLOAD) {
+    if (bytes <= 0 || bytes > Transfers.MAX_DOWNLOAD) {
       return null;
     }
     return budget.take(r.owner(), bytes);

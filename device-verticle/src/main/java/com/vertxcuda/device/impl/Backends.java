@@ -8,6 +8,7 @@ import com.vertxcuda.device.cuda.CudaErrors;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.host.HostBackend;
 import com.vertxcuda.device.spi.Backend;
+import java.io.File;
 
 /** The one place that decides which backend a device uses. */
 public final class Backends {
@@ -90,11 +91,11 @@ public final class Backends {
       }
       return n;
     }
-    java.io.File[] gpus = new java.io.File("/proc/driver/nvidia/gpus").listFiles();
+    File[] gpus = new File("/proc/driver/nvidia/gpus").listFiles();
     if (gpus != null && gpus.length > 0) {
       return gpus.length;
     }
-    String[] nodes = new java.io.File("/dev").list((dir, name) -> name.matches("nvidia[0-9]+"));
+    String[] nodes = new File("/dev").list((dir, name) -> name.matches("nvidia[0-9]+"));
     return nodes == null ? 0 : nodes.length;
   }
 

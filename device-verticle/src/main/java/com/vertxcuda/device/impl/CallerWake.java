@@ -14,13 +14,11 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>polling</b>, on a loop of a {@link com.vertxcuda.device.PollingTransport}: for up to its poll
  *   time after the request (or the loop's last answer) the loop looks for I/O and tasks without
  *   sleeping, so the answer's task runs as soon as it is queued — no wake-up of a sleeping thread
- *   (an {@code eventfd} write, a scheduler wake-up: +9.1 µs over the context tier for a 1 KiB fill on
- *   the H100 at c91bc53, more than the fill itself);</li>
+ *   (an {@code eventfd} write, a scheduler wake-up: for a small fill, longer than the fill itself);</li>
  *   <li><b>waking</b> ({@code DeviceOptions.callerWake}): the loop wakes itself every
  *   {@code intervalNanos} (a Netty timer on the loop), so the answer's wake-up finds a core that slept
- *   for at most that long. On the H200 host the hop to a sleeping loop grew with the sleep — 10.7 µs
- *   over the context tier for a 1 KiB fill, 24–30 µs for FFT 2^24 and RNG 2^28 (~300 µs), 68 µs for
- *   a TF32 GEMM 8192 (2.5 ms), at 86f10f3 (bench/results).</li>
+ *   for at most that long: the hop to a sleeping loop grows with how long it has slept, so work
+ *   of hundreds of microseconds to milliseconds pays more for it than a small fill does.</li>
  * </ul>
  * A loop polls for the time its transport was made with: by default as long as the device's own
  * hand-off threads spin for outstanding work ({@link IdleWait#callerPollMicros}), so an answer to work

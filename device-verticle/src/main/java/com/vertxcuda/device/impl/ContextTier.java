@@ -1,6 +1,7 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -62,7 +63,7 @@ public interface ContextTier {
    * (see {@code LocalRoutes.Route#lends}): direct memory here, where the backend reads it as it is.
    */
   default boolean lends(Buffer buffer) {
-    return com.vertxcuda.impl.VertxInternals.byteBuf(buffer).hasMemoryAddress();
+    return VertxInternals.byteBuf(buffer).hasMemoryAddress();
   }
 
   /**

@@ -8,7 +8,7 @@ import java.util.ArrayDeque;
 
 /**
  * Reusable off-heap memory for transfers between the host and a device. Fresh direct memory is
- * costly (the first touch of each page faults: 256 MiB took about 1 s on a 2-core development VM),
+ * costly (the first touch of each page faults, which for hundreds of MiB takes a noticeable fraction of a second),
  * so buffers handed to users come from power-of-two size classes and return to the pool when the
  * user releases them or they become unreachable.
  */

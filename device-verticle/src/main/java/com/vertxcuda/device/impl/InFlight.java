@@ -6,6 +6,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.RequestListener;
 import com.vertxcuda.device.spi.Request;
+import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.Message;
 
@@ -15,8 +16,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -37,7 +41,7 @@ public final class InFlight {
 
   private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
   /** Entries in the table that clients sent (the device's own are not counted). */
-  private final java.util.concurrent.atomic.AtomicInteger counted = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger counted = new AtomicInteger();
   private final AtomicLong ids = new AtomicLong();
   private final LongAdder served = new LongAdder();
   private final Map<FailureCode, LongAdder> failures = new ConcurrentHashMap<>();
@@ -115,7 +119,7 @@ public final class InFlight {
      * answer ({@link CallerWake}): it polls for up to {@code pollNanos} (its transport polls), and
      * wakes itself every {@code wakeNanos} until the answer runs (0: neither).
      */
-    static Answer of(Promise<Object> promise, io.vertx.core.Context caller, long wakeNanos, long pollNanos) {
+    static Answer of(Promise<Object> promise, Context caller, long wakeNanos, long pollNanos) {
       CallerWake wake = CallerWake.begin(caller, wakeNanos, pollNanos);
       return new Answer() {
         @Override
@@ -151,11 +155,11 @@ public final class InFlight {
     private final String owner;
     private final AtomicBoolean answered = new AtomicBoolean();
     /** The link call this request waits for, and the tier that sent it; null when none. */
-    private final java.util.concurrent.atomic.AtomicReference<Linked> linked = new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<Linked> linked = new AtomicReference<>();
     private volatile Object linkedBy;
     private volatile UnaryOperator<Object> finish;
     /** What the entry holds until its answer (bytes of the transfer budget); null when nothing. */
-    private volatile java.util.function.Consumer<Object> held;
+    private volatile Consumer<Object> held;
     /** The device's own request: not counted in flight, served or failed, nor heard by the listener. */
     private volatile boolean own;
     // Read once here, so that the answer reads no shared field; no clock read without a listener.
@@ -279,14 +283,14 @@ public final class InFlight {
      * Hands what the entry holds over at its answer, once: {@code held} gets the successful reply's
      * body, or null for a failure (set before the entry can be answered).
      */
-    public Entry holding(java.util.function.Consumer<Object> held) {
+    public Entry holding(Consumer<Object> held) {
       this.held = held;
       return this;
     }
 
     // At the answer, on the answering thread: what the entry held goes where the answer says.
     private void release(Object reply) {
-      java.util.function.Consumer<Object> h = held;
+      Consumer<Object> h = held;
       if (h != null) {
         held = null;
         try {

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.cuda.PinnedMemory;
 import com.vertxcuda.impl.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -8,9 +9,12 @@ import io.vertx.core.buffer.Buffer;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Vert.x buffers lent over memory that must go back where it came from (a pool, a shared region):
@@ -26,7 +30,7 @@ public final class LentBuffers {
    * buffer goes back with or without the context that lent it (a rebuild, a loss, an undeploy).
    */
   private static final Map<Long, Lease> LENT = new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong bytes = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong bytes = new AtomicLong();
 
   /** One lent buffer's memory: how to return it now, and what else runs once it has returned. */
   private record Lease(Cleaner.Cleanable cleanable, Returns returns) {
@@ -38,7 +42,7 @@ public final class LentBuffers {
    */
   private static final class Returns {
     private final Runnable first;
-    private java.util.List<Runnable> more;
+    private List<Runnable> more;
     private boolean ran;
 
     Returns(Runnable first) {
@@ -51,14 +55,14 @@ public final class LentBuffers {
         return false;
       }
       if (more == null) {
-        more = new java.util.ArrayList<>(1);
+        more = new ArrayList<>(1);
       }
       more.add(action);
       return true;
     }
 
     void run() {
-      java.util.List<Runnable> then;
+      List<Runnable> then;
       synchronized (this) {
         ran = true;
         then = more;
@@ -84,7 +88,7 @@ public final class LentBuffers {
     // keeps, a write still in flight) reach it, so the memory cannot be reused under them.
     // The action must not reach the buffer, or it would never become unreachable.
     Map<Long, Lease> table = LENT;
-    java.util.concurrent.atomic.AtomicLong counted = bytes;
+    AtomicLong counted = bytes;
     long capacity = memory.remaining();
     counted.addAndGet(capacity);
     Returns returns = new Returns(onReturn);
@@ -106,7 +110,7 @@ public final class LentBuffers {
   public static boolean whenReturned(Buffer buffer, Runnable action) {
     Lease lease = leaseOf(buffer);
     if (lease == null) {
-      return com.vertxcuda.device.cuda.PinnedMemory.whenReturned(buffer, action);
+      return PinnedMemory.whenReturned(buffer, action);
     }
     if (!lease.returns().add(action)) {
       action.run();
@@ -124,7 +128,7 @@ public final class LentBuffers {
    * the buffer must not be used afterwards. False if none lent it (or it went back already).
    */
   public static boolean release(Buffer buffer) {
-    return releaseLent(buffer) || com.vertxcuda.device.cuda.PinnedMemory.release(buffer);
+    return releaseLent(buffer) || PinnedMemory.release(buffer);
   }
 
   // Lent through this class (a pool's, a region's); pinned memory keeps its own leases.

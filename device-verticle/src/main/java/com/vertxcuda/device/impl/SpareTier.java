@@ -6,7 +6,7 @@ import java.util.function.LongFunction;
 
 /**
  * A context tier launched ahead for the next generation (process isolation), so that losing the
- * current one costs a switch, not a process start plus {@code cuInit} (about 1.7 s on the H200).
+ * current one costs a switch, not a process start plus {@code cuInit} (which takes seconds).
  * On the device verticle's event loop.
  */
 public final class SpareTier {

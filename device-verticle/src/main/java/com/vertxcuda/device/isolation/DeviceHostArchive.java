@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.message.DescribeRequest;
@@ -151,8 +152,8 @@ public final class DeviceHostArchive {
 
   /**
    * The wrapper and JVM options of a device host's start: the archive if there is an intact one. A
-   * folder listing (0.3 ms here); the first time this JVM sees an archive, its CRC too (13 MB, about
-   * 10 ms), as the rest of a start, on the starting thread.
+   * folder listing; the first time this JVM sees an archive, its CRC too (milliseconds: small against
+   * a process start), as the rest of a start, on the starting thread.
    */
   Launch serving() {
     Path archive = intact();
@@ -230,7 +231,7 @@ public final class DeviceHostArchive {
    * segment's region, all a start touches.
    */
   static DeviceOptions trainingOptions(DeviceOptions options) {
-    return new DeviceOptions(options).setBackend(com.vertxcuda.device.BackendKind.HOST)
+    return new DeviceOptions(options).setBackend(BackendKind.HOST)
       .setSharedMemorySize(Math.min(options.getSharedMemorySize(), DeviceHostMain.PINNED_SEGMENT));
   }
 

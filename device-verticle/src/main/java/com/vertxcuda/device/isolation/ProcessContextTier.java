@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.Library;
 import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.Failures;
@@ -23,9 +24,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -68,7 +71,7 @@ public final class ProcessContextTier implements ContextTier {
   /** The device's one in-flight table: the requests on the link are its entries. */
   private final InFlight inFlight;
   /** Requests on this link whose reply frame has not come. */
-  private final java.util.concurrent.atomic.AtomicInteger onLink = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger onLink = new AtomicInteger();
   private final Map<Long, Promise<Long>> pings = new ConcurrentHashMap<>();
   private final AtomicLong ids = new AtomicLong();
   private final AtomicBoolean reported = new AtomicBoolean();
@@ -77,7 +80,7 @@ public final class ProcessContextTier implements ContextTier {
   private final Promise<Void> connected = Promise.promise();
   private volatile DeviceHostProcess process;
   /** The process the start made, or null where it made none (failed, or stopped first). */
-  private final java.util.concurrent.CompletableFuture<DeviceHostProcess> spawned = new java.util.concurrent.CompletableFuture<>();
+  private final CompletableFuture<DeviceHostProcess> spawned = new CompletableFuture<>();
   private SharedTransfers transfers;
   private Link link;
   private DeviceInfo info;
@@ -271,7 +274,7 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   // A request of the tier's own (describe once ready).
-  private Future<Object> call(com.vertxcuda.Library library, Object body) {
+  private Future<Object> call(Library library, Object body) {
     Promise<Object> p = Promise.promise();
     InFlight.Entry e = inFlight.entry(body, InFlight.Answer.of(p), library,
       System.nanoTime() + options.getRequestTimeout() * 1_000_000, null).own().track();
@@ -436,6 +439,6 @@ public final class ProcessContextTier implements ContextTier {
       link.close();
     }
     return VertxInternals.fromCompletionStage(vertx, spawned.thenCompose(p -> p == null
-      ? java.util.concurrent.CompletableFuture.completedFuture(null) : p.stop()));
+      ? CompletableFuture.completedFuture(null) : p.stop()));
   }
 }

@@ -1,5 +1,9 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.Failures;
+import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.impl.LentBuffers;
+import com.vertxcuda.impl.CopyThreads;
 import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
@@ -13,6 +17,7 @@ import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
+import java.util.function.Supplier;
 
 /**
  * Uploads and downloads of a process tier through its shared region: the bytes never cross the
@@ -68,7 +73,7 @@ final class SharedTransfers {
     }
     long slot = slot(data.length());
     try {
-      com.vertxcuda.impl.CopyThreads.copy(VertxInternals.byteBuf(data).nioBuffer(), region.slice(slot, data.length()));
+      CopyThreads.copy(VertxInternals.byteBuf(data).nioBuffer(), region.slice(slot, data.length()));
     } catch (RuntimeException | Error e) {
       region.release(slot, data.length());
       throw e;
@@ -149,15 +154,15 @@ final class SharedTransfers {
           region.release(slot, length);
           return;
         }
-        com.vertxcuda.impl.CopyThreads.execute(() -> {
+        CopyThreads.execute(() -> {
           // The slot is free again before the answer leaves: what the requester sends next may need it.
           ByteBuffer out;
           try {
             out = HostBufferPool.shared().take(length);
-            com.vertxcuda.impl.CopyThreads.copy(region.slice(slot, length), out);
+            CopyThreads.copy(region.slice(slot, length), out);
           } catch (RuntimeException | Error e) {
             region.release(slot, length);
-            r.fail(com.vertxcuda.Failures.toCudaException("the download could not be copied out of the shared region", e));
+            r.fail(Failures.toCudaException("the download could not be copied out of the shared region", e));
             return;
           }
           region.release(slot, length);
@@ -174,25 +179,28 @@ final class SharedTransfers {
   }
 
   /**
-   * A transfer refused here by the handle's own claims. The device host still validates the handle
-   * first ({@code AllocationTable}, by a download of {@code probe}: the handle itself, or for an
-   * upload a view of none of its elements), so a caller without the buffer's token gets FORBIDDEN,
-   * as in-process, and learns nothing from the shape it claimed. Only a handle that passes gets
-   * {@code refusal}, unless the device host refuses it more precisely first.
+   * Replies to {@code r} with {@code lent}, a buffer lent to the requester. A request answered
+   * meanwhile (its deadline, a loss) takes nothing, and the buffer goes back at once rather than when
+   * a collection finds it.
    */
-  // Replies with a buffer lent to the requester; one answered meanwhile (its deadline, a loss) takes
-  // nothing, and the buffer goes back now rather than when a collection finds it.
   private static void replyLent(Request r, BufferHandle h, Buffer lent) {
     DownloadReply reply = new DownloadReply(h, lent);
-    if (r instanceof com.vertxcuda.device.impl.InFlight.Entry) {
-      if (!((com.vertxcuda.device.impl.InFlight.Entry) r).tryReply(reply)) {
-        com.vertxcuda.device.impl.LentBuffers.release(lent);
+    if (r instanceof InFlight.Entry) {
+      if (!((InFlight.Entry) r).tryReply(reply)) {
+        LentBuffers.release(lent);
       }
     } else {
       r.reply(reply);
     }
   }
 
+  /**
+   * Fails {@code r}, a transfer refused here by the handle's own claims, with {@code refusal} — after
+   * the device host has validated the handle ({@code AllocationTable}, by a download of {@code probe}:
+   * the handle itself, or for an upload a view of none of its elements), so a caller without the
+   * buffer's token gets FORBIDDEN, as in-process, and learns nothing from the shape it claimed. Only a
+   * handle that passes gets {@code refusal}; one the device host refuses gets the host's failure.
+   */
   private void refuse(Request r, BufferHandle probe, CudaException refusal) {
     tier.send(r, new DownloadRequest(probe), new ProcessContextTier.Call() {
       @Override
@@ -207,7 +215,7 @@ final class SharedTransfers {
     });
   }
 
-  private ProcessContextTier.Call answer(Request r, java.util.function.Supplier<Object> reply, Runnable cleanup) {
+  private ProcessContextTier.Call answer(Request r, Supplier<Object> reply, Runnable cleanup) {
     return new ProcessContextTier.Call() {
       @Override
       public void replied(Object body) {
@@ -226,7 +234,7 @@ final class SharedTransfers {
 
   // A request already answered (by its deadline, a loss) while its frame was on the link.
   private static boolean answered(Request r) {
-    return r instanceof com.vertxcuda.device.impl.InFlight.Entry && ((com.vertxcuda.device.impl.InFlight.Entry) r).answered();
+    return r instanceof InFlight.Entry && ((InFlight.Entry) r).answered();
   }
 
   private long slot(long bytes) {

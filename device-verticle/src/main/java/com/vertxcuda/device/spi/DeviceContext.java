@@ -1,6 +1,8 @@
 package com.vertxcuda.device.spi;
 
+import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.impl.HostBufferPool;
+import com.vertxcuda.device.impl.LentBuffers;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
@@ -15,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface DeviceContext {
 
-  /** Device name, e.g. "NVIDIA H200" or "host". */
+  /** Device name, e.g. "NVIDIA A100 80GB PCIe" or "host". */
   String deviceName();
 
   /** Compute capability such as "9.0"; empty where it does not apply. */
@@ -66,13 +68,13 @@ public interface DeviceContext {
    */
   default Buffer idleHostBuffer(int bytes) {
     HostBufferPool pool = HostBufferPool.shared();
-    java.nio.ByteBuffer memory = pool.takeIdle(bytes);
+    ByteBuffer memory = pool.takeIdle(bytes);
     return memory == null ? null : pool.lease(memory, bytes);
   }
 
   /** Returns a buffer from {@link #hostBuffer} at once; false if it is not one. */
   default boolean releaseHostBuffer(Buffer buffer) {
-    return com.vertxcuda.device.impl.LentBuffers.release(buffer);
+    return LentBuffers.release(buffer);
   }
 
   /** Queues a copy of {@code src}'s remaining bytes into {@code dst} at {@code dstOffset}. */
@@ -100,7 +102,7 @@ public interface DeviceContext {
    */
   default void copyToPeer(GpuStream stream, DeviceMemory src, long srcOffset, DeviceContext peer, DeviceMemory dst,
                           long dstOffset, long bytes) throws BackendException {
-    throw BackendException.of(com.vertxcuda.FailureCode.UNSUPPORTED, "no copies between devices on this backend");
+    throw BackendException.of(FailureCode.UNSUPPORTED, "no copies between devices on this backend");
   }
 
   /** Queues a fill of {@code count} elements of {@code elementSize} bytes with the bit pattern {@code bits}. */

@@ -114,7 +114,7 @@ public interface LibraryContext {
    * cluster: the library frees what that node loaded ({@link Request#owner()} of the request that
    * loaded it), once the uses already queued are done.
    */
-  void onOwnerGone(java.util.function.Consumer<String> reclaim);
+  void onOwnerGone(Consumer<String> reclaim);
 
   /** Runs {@code task} on the submission thread (a library opens its engine there). */
   <T> Future<T> onSubmissionThread(Callable<T> task);

@@ -10,7 +10,7 @@ import java.util.function.BiFunction;
  * it reads and writes ({@link #footprint}), how the submission thread serves it ({@link #submit})
  * and records it as a pipeline step ({@link #record}), which lane it takes, whether the in-flight
  * limit applies to it, whether clients may send it, and how it crosses the link to a device host.
- * Admission ({@code DeviceVerticle}), the submission loop, the link and the libraries all read
+ * Admission ({@code device.impl.Admission}), the submission loop, the link and the libraries all read
  * these descriptors; adding a request type means adding one.
  *
  * <p>Lane, load exemption, admission and crossing are for the device's own types: admission and the
@@ -68,9 +68,9 @@ public final class RequestType<S, T> {
     QUEUED,
     /** Refused from clients (the bus and the local route): only the device sends it. */
     DEVICE_ONLY,
-    /** Answered by the device verticle from what it knows, without the context. */
+    /** Answered by admission from what the device knows, without the context. */
     DESCRIBED,
-    /** Handed to the context; the device verticle adds its own counters to the answer. */
+    /** Handed to the context; admission adds the supervisor's counters to the answer. */
     STATS
   }
 

@@ -18,6 +18,7 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.RecordedStep;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.library.impl.EngineResult;
@@ -40,11 +41,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * request of another library or a task, and when its queue runs dry). A dry queue leaves the group
  * held only while an earlier group is still on the GPU ({@link #holdsWhileBusy}): it is flushed
  * the moment that group is done, with whatever joined it meanwhile, so the batches grow to what
- * arrives during one batched call (four GEMMs a message left the queue dry between messages: one
- * small call each, batches of 37 on average against 196 at one GEMM a message, on the H100) and an
- * idle device adds no wait. A {@link BlasBatch} message is served in its order, its
- * calls held exactly as if each had come in a message of its own (so consecutive batches' small
- * GEMMs share batched calls too), and it is answered once, when its last work is done.
+ * arrives during one batched call (a client sending a few GEMMs a message leaves the queue dry
+ * between messages, and would otherwise get one small call each) and an idle device adds no wait.
+ * A {@link BlasBatch} message is served in its order, its calls held exactly as if each had come
+ * in a message of its own (so consecutive batches' small GEMMs share batched calls too), and it is
+ * answered once, when its last work is done.
  */
 public final class BlasVerticle extends LibraryVerticle {
 
@@ -118,7 +119,7 @@ public final class BlasVerticle extends LibraryVerticle {
    * One BLAS call as a step of a recorded pipeline, queued alone (never batched with others). The
    * reductions that answer a scalar cannot be recorded: a replay returns no values.
    */
-  private com.vertxcuda.device.spi.RecordedStep record(BlasRequest body) {
+  private RecordedStep record(BlasRequest body) {
     BlasCall call = BlasCall.of(body, runtime);
     if (call.isScalar()) {
       throw new CudaException(FailureCode.BAD_REQUEST, call.op() + " answers a scalar, which a replay does not "
@@ -247,7 +248,7 @@ public final class BlasVerticle extends LibraryVerticle {
       }
       // The same holding as for GEMMs sent one per message: a batch's small GEMMs join the held
       // group, which also takes the next messages' (one batched call across coalesced batches, not
-      // one per batch: four GEMMs per message ran 2-5x slower than one per message on the H200).
+      // one per batch, which would run a few GEMMs per message several times slower than one per message).
       submit(new Pending(call, outcomes, i));
     }
   }

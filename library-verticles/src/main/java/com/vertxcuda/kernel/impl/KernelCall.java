@@ -13,6 +13,7 @@ import com.vertxcuda.library.impl.RequestChecks;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 import static com.vertxcuda.library.impl.RequestChecks.require;
 
@@ -168,7 +169,7 @@ public final class KernelCall {
   }
 
   // A scalar is checked where every value is: DType decides what a dtype takes.
-  private static void scalar(java.util.function.LongSupplier check, String field) {
+  private static void scalar(LongSupplier check, String field) {
     try {
       check.getAsLong();
     } catch (IllegalArgumentException e) {

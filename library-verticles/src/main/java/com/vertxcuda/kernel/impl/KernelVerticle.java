@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.RecordedStep;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.kernel.KernelOp;
@@ -20,7 +21,9 @@ import com.vertxcuda.library.impl.LibraryVerticle;
 import io.vertx.core.json.JsonObject;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static com.vertxcuda.library.impl.RequestChecks.require;
 
@@ -88,7 +91,7 @@ public final class KernelVerticle extends LibraryVerticle {
 
     /** Its uses to wait for before unloading it: the launches on {@code stream} and its last graph launch. */
     List<GpuEvent> uses(GpuStream stream) throws BackendException {
-      List<GpuEvent> uses = new java.util.ArrayList<>(2);
+      List<GpuEvent> uses = new ArrayList<>(2);
       uses.add(runtime.device().record(stream));
       if (lastGraphUse != null) {
         uses.add(lastGraphUse); // its reference passes to the wait, which releases it
@@ -111,7 +114,7 @@ public final class KernelVerticle extends LibraryVerticle {
   }
 
   /** Modules in the table plus those being loaded (touched by preparation threads too). */
-  private final java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger held = new AtomicInteger();
   private int maxModules;
 
   private KernelEngine engine;
@@ -228,7 +231,7 @@ public final class KernelVerticle extends LibraryVerticle {
    * module: once the module is unloaded, replays fail with NOT_FOUND before anything runs.
    * Loads, compiles and unloads cannot be recorded.
    */
-  private com.vertxcuda.device.spi.RecordedStep record(KernelRequest r) {
+  private RecordedStep record(KernelRequest r) {
     require(r.getOp() != null, "op is missing");
     switch (r.getOp()) {
       case LOAD_PTX:

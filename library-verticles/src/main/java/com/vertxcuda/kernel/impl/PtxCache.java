@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -70,8 +71,8 @@ final class PtxCache {
         Files.createDirectories(directory);
         Path tmp = Files.createTempFile(directory, key, ".tmp");
         Files.writeString(tmp, ptx);
-        Files.move(tmp, directory.resolve(key + ".ptx"), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.move(tmp, directory.resolve(key + ".ptx"), StandardCopyOption.ATOMIC_MOVE,
+          StandardCopyOption.REPLACE_EXISTING);
       } catch (IOException ignored) {
         // the disk cache is an optimisation; memory still holds it
       }

@@ -7,11 +7,13 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.LibraryContext;
+import com.vertxcuda.device.spi.RecordedStep;
 import com.vertxcuda.device.spi.RequestHandler;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What every library does the same way: on its context's submission thread it creates its stream,
@@ -87,7 +89,7 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
    * queues on this library's stream; {@code check} runs before each replay (null: nothing besides
    * the buffers to check).
    */
-  protected com.vertxcuda.device.spi.RecordedStep step(List<? extends DeviceBuffer> reads,
+  protected RecordedStep step(List<? extends DeviceBuffer> reads,
                                                        List<? extends DeviceBuffer> writes,
                                                        LibraryContext.Work work, Runnable check) {
     return step(reads, writes, work, check, new long[0], null);
@@ -97,12 +99,12 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
    * As above, for a step that also uses what {@code keys} name (footprint keys: a module), which
    * {@code launchedIn} (null: nothing) keeps until a graph launch of the step on another stream is done.
    */
-  protected com.vertxcuda.device.spi.RecordedStep step(List<? extends DeviceBuffer> reads,
+  protected RecordedStep step(List<? extends DeviceBuffer> reads,
                                                        List<? extends DeviceBuffer> writes,
                                                        LibraryContext.Work work, Runnable check, long[] keys,
-                                                       java.util.function.Consumer<GpuEvent> launchedIn) {
+                                                       Consumer<GpuEvent> launchedIn) {
     GpuStream on = stream;
-    return new com.vertxcuda.device.spi.RecordedStep() {
+    return new RecordedStep() {
       @Override public GpuStream stream() { return on; }
       @Override public List<? extends DeviceBuffer> reads() { return reads; }
       @Override public List<? extends DeviceBuffer> writes() { return writes; }

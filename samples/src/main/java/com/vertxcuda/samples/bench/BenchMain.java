@@ -13,9 +13,12 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 
 import static com.vertxcuda.samples.bench.Await.await;
 
@@ -35,9 +38,8 @@ public final class BenchMain {
    * Every section, in the order the toolkit's run them; raw JCuda's run in the reverse order
    * ({@link #rawPhase}), so the first sections here have their raw rows and the toolkit's nearest in
    * time: the GPU-bound one-at-a-time points first. A GPU's clock under load is a property of the
-   * minute (the H100 host capped its power during FP32 GEMM 8192, 1980 → 1605 MHz, gpu-clocks.csv of
-   * 2026-12-06-h100-6065090-gemmcheck): with every raw section a minute before every toolkit section,
-   * one-at-a-time GEMM 8192 read 1.02–1.04 over raw at 8f99065, and 0.996–1.011 with nothing between them.
+   * minute (a GPU may cap its power, and so its clock, during a long large GEMM): with minutes between
+   * a raw section and its toolkit section, the comparison would measure the clock, not the toolkit.
    */
   private static final List<Section> ALL = List.of(new GemmSection(), new FftRngSection(), new SmallGemmSection(),
     new HopsSection(), new LibraryHopsSection(), new PayloadSection(), new ConcurrencySection(), new GraphSection(),
@@ -72,10 +74,10 @@ public final class BenchMain {
     BackendKind backend = resolve(options.backend());
     SweepSizes sizes = options.size() != null ? SweepSizes.named(options.size())
       : backend == BackendKind.CUDA ? SweepSizes.FULL : SweepSizes.SMALL;
-    BenchRecord record = new BenchRecord("BenchMain", options.commit(), backend.name().toLowerCase(java.util.Locale.ROOT), sizes.name());
+    BenchRecord record = new BenchRecord("BenchMain", options.commit(), backend.name().toLowerCase(Locale.ROOT), sizes.name());
     record.run().put("isolation", options.modeName()).put("arguments", new JsonArray(List.of(args)))
       .put("transport", DeployedDevice.transportName())
-      .put("jvmArguments", new JsonArray(java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()));
+      .put("jvmArguments", new JsonArray(ManagementFactory.getRuntimeMXBean().getInputArguments()));
     Path file = options.out().resolve("bench-" + options.modeName() + ".json");
     Bench bench = new Bench(record, sizes, options.budgetSeconds() > 0 ? options.budgetSeconds() : sizes.budgetSeconds(),
       file);
@@ -142,7 +144,7 @@ public final class BenchMain {
   private static void rawPhase(Bench bench, List<Section> sections) throws Exception {
     try (RawJCuda raw = RawJCuda.open()) {
       List<Section> reversed = new ArrayList<>(sections);
-      java.util.Collections.reverse(reversed);
+      Collections.reverse(reversed);
       for (Section s : reversed) {
         guard(bench, s.name(), "raw-jcuda", () -> s.raw(bench, raw));
       }
@@ -183,8 +185,7 @@ public final class BenchMain {
 
   /**
    * Small uploads, downloads and fills through the paths the sweeps take, so the JIT has compiled
-   * them as in an application that has been running (a cold path cost each 256 MiB copy about a
-   * millisecond on the H200).
+   * them as in an application that has been running (a cold path adds to each large copy's time).
    */
   private static void warmUp(Bench bench, DeployedDevice d) throws Exception {
     BufferHandle h = await(d.device.alloc(DType.U8, 64 << 10));

@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  * one request at a time, the next made from each answer — on a loop that sleeps while it waits and on
  * a {@link PollingTransport}'s, on NIO and epoll.
  *
- * <p>Usage: {@code CallerLoopHop [opMicros] [requests]} (defaults 8 µs, a 1 KiB fill's time on the GPU
- * with its synchronize, and 40,000; the first fifth warms up).
+ * <p>Usage: {@code CallerLoopHop [opMicros] [requests]} (defaults 8 µs, about a 1 KiB fill's time on
+ * the GPU with its synchronize, and 40,000; the first fifth warms up).
  */
 public final class CallerLoopHop {
 

@@ -94,7 +94,7 @@ final class DeployedDevice implements AutoCloseable {
     Transport t = transport();
     if (t instanceof PollingTransport) {
       PollingTransport p = (PollingTransport) t;
-      return "polling " + p.name().toLowerCase(java.util.Locale.ROOT) + " " + p.pollMicros() + " us";
+      return "polling " + p.name().toLowerCase(Locale.ROOT) + " " + p.pollMicros() + " us";
     }
     return t == Transport.NIO ? "nio" : "native";
   }

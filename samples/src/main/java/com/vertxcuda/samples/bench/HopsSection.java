@@ -13,6 +13,7 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
+import com.vertxcuda.samples.bench.result.Series;
 import io.vertx.core.Vertx;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
@@ -137,7 +138,7 @@ final class HopsSection implements Section {
     await(d.device.free(h));
   }
 
-  private static com.vertxcuda.samples.bench.result.Series series(Bench bench, String path, String variant) {
+  private static Series series(Bench bench, String path, String variant) {
     return bench.record.series(SWEEP, path, variant, "latency", "us", "payload", "B");
   }
 }

@@ -41,7 +41,10 @@ final class LargeCopySection implements Section {
   /** Timed runs of one repeat; fewer where the warm-up run took past {@link #SLOW_RUN_NANOS}. */
   private static final int RUNS = 5;
   private static final int SLOW_RUNS = 3;
-  /** A 1 GiB copy takes 20 ms (pinned) to 500 ms (staged on a slow host): the section stays under ~40 s. */
+  /**
+   * A large copy takes from tens of ms (pinned) to half a second (staged on a slow host): a warm-up run
+   * past this marks a slow path, whose fewer runs keep the section within its time.
+   */
   private static final long SLOW_RUN_NANOS = 200_000_000L;
   /** Where the JVM anchor's arrays go, so that no allocation is optimised away. */
   private static volatile float[] newArray;

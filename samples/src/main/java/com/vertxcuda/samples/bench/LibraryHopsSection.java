@@ -134,7 +134,7 @@ final class LibraryHopsSection implements Section {
       if (op == Op.RNG) {
         continue;
       }
-      // Diagnostic: the call as the toolkit made it until 2026-12-05, to see what that cost.
+      // Diagnostic: the call in the costlier form NativeCall's 'formerly' describes, to see what that costs.
       try (NativeCall formerly = NativeCall.of(op, x, raw.rtStream, bytes -> {
         CUdeviceptr p = raw.alloc(bytes);
         memory.add(p);

@@ -34,9 +34,10 @@ interface NativeCall extends AutoCloseable {
   }
 
   /**
-   * With {@code formerly}, the call as the toolkit made it before 2026-12-05 (a diagnostic): the FFT
-   * planned in cuFFT's advanced layout (embeds given, describing the same contiguous data), the GEMM
-   * with the math mode set to TF32 before each call and back to the default after it.
+   * With {@code formerly}, the call in a costlier form the toolkit does not use (a diagnostic of what
+   * that form costs): the FFT planned in cuFFT's advanced layout (embeds given, describing the same
+   * contiguous data), the GEMM with the math mode set to TF32 before each call and back to the default
+   * after it.
    */
   static NativeCall of(LibraryHopsSection.Op op, long x, cudaStream_t stream, LongFunction<CUdeviceptr> alloc,
                        boolean formerly) {

@@ -1,5 +1,7 @@
 package com.vertxcuda.samples.bench;
 
+import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.device.cuda.CudaBackend;
 import jcuda.Pointer;
 import jcuda.driver.CUcontext;
 import jcuda.driver.CUdevice;
@@ -32,7 +34,7 @@ final class RawJCuda implements AutoCloseable {
 
   private RawJCuda() throws Exception {
     // The same native loading as the verticles: the forwarders stand in for CUDA 11's sonames.
-    com.vertxcuda.device.cuda.CudaBackend.load(new com.vertxcuda.device.DeviceOptions());
+    CudaBackend.load(new DeviceOptions());
     JCudaDriver.setExceptionsEnabled(true);
     JCublas2.setExceptionsEnabled(true);
     JCufft.setExceptionsEnabled(true);

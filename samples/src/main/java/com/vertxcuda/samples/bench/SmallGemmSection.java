@@ -14,6 +14,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.util.Arrays;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.jcublas.JCublas2;
@@ -56,7 +57,7 @@ final class SmallGemmSection implements Section {
     if (COALESCE == null) {
       return bench.sizes.coalesce();
     }
-    return java.util.Arrays.stream(COALESCE.split(",")).map(String::trim).map(Integer::valueOf).toList();
+    return Arrays.stream(COALESCE.split(",")).map(String::trim).map(Integer::valueOf).toList();
   }
 
   private static int smallGemms(Bench bench) {
@@ -134,13 +135,11 @@ final class SmallGemmSection implements Section {
         }
         int total = smallGemms(bench);
         // As many untimed as timed: each point's own path (a coalescing group, the batch reply) is
-        // compiled before it is timed. With 20 windows of warmup, four per message from one loop read
-        // 676k/s in a 0.1 s point on the H100 host and 1.34M/s in a 3 s one there (two runs, a9fcd66
-        // and b294fe8): the short point timed the JIT.
+        // compiled before it is timed; with a short warmup a short point times the JIT, not the path.
         int warmup = total;
         runGemms(d.vertx, clients, a, b, outputs, warmup, batch);
         // Every point three times: each carries a goal (no coalesced size below one a message; four
-        // loops at 2M/s), and one timing of a point moved 0.9-1.35M/s between runs on the H100.
+        // loops at 2M/s), and one timing of a point varies too much between runs to judge it by.
         long[] nanos = new long[Bench.REPEATS];
         Batches batches = Batches.NONE;
         Map<String, Long> cpuBefore = ThreadCpu.snapshot();
@@ -152,7 +151,7 @@ final class SmallGemmSection implements Section {
         }
         // Which thread the rate is bound by: each busy thread's CPU per GEMM over the timed runs.
         JsonObject cpu = ThreadCpu.perUnit(cpuBefore, ThreadCpu.snapshot(), (long) total * nanos.length,
-          java.util.Arrays.stream(nanos).sum());
+          Arrays.stream(nanos).sum());
         // The device's batched calls as its replies report them: the largest, and the mean a GEMM ran in
         // (sum of each GEMM's batch over the GEMMs: many small launches pull it down).
         double meanBatch = Series.round(batches.sum() / (double) ((long) total * nanos.length));

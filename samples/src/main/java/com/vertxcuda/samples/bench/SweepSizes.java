@@ -4,7 +4,7 @@ import java.util.List;
 
 /**
  * What each sweep of BenchMain covers, and how long a point may take. {@link #FULL} is for a GPU
- * (the bundle's bench stage on the H200); {@link #SMALL} runs on the host backend in seconds.
+ * (the bundle's bench stage); {@link #SMALL} runs on the host backend in seconds.
  *
  * @param payloads round-trip payloads, bytes (upload, then download back)
  * @param inFlight requests in flight from one event loop

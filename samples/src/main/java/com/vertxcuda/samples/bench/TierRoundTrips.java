@@ -11,6 +11,7 @@ import com.vertxcuda.device.spi.Request;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.util.concurrent.TimeoutException;
 import org.HdrHistogram.Histogram;
 
 import java.util.concurrent.TimeUnit;
@@ -62,10 +63,9 @@ final class TierRoundTrips {
    * before is answered, and records the timed ones: from the submission to the answer seen here. The
    * answer is handed from the thread that gives it (the completion thread in-process, the link's reader
    * in process isolation) to this one, which waits for it spinning, as the "context alone" row's
-   * caller waits for its completion and a polling event loop for its answer. (Until 2026-12-06 the
-   * next request was submitted on the answering thread itself: that kept the completion thread from
-   * its polling and put one-at-a-time FFT 2^24 +6.9 µs over the context alone in this row, more than
-   * the typed client's whole path in-process.)
+   * caller waits for its completion and a polling event loop for its answer. The next request is not
+   * submitted on the answering thread itself: that would keep the completion thread from its polling
+   * and add more to this row than the typed client's whole path in-process.
    */
   static Histogram sequential(ContextTier tier, Plan plan, Library library, IntFunction<Object> body)
     throws Exception {
@@ -78,7 +78,7 @@ final class TierRoundTrips {
       while (!answer.done) {
         Thread.onSpinWait();
         if (System.nanoTime() - limit > 0) {
-          throw new java.util.concurrent.TimeoutException("no answer to request " + i + " within 10 minutes");
+          throw new TimeoutException("no answer to request " + i + " within 10 minutes");
         }
       }
       long t = System.nanoTime() - t0;

@@ -3,6 +3,7 @@ package com.vertxcuda.samples.cluster;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
+import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
@@ -11,13 +12,17 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Remote round trips on one host: this JVM is the client, a {@link GpuNode} in a second JVM serves a
@@ -50,7 +55,7 @@ public final class ClusterBench {
     ClusterSettings plain = settings(clusterArgs, "plain");
     run(plain, backend, bulk, true);
     // The same over TLS: a key store made here, the event bus (and so the side channel and the anchor) on it.
-    Path keys = java.nio.file.Files.createTempDirectory("vertx-cuda-bench");
+    Path keys = Files.createTempDirectory("vertx-cuda-bench");
     Path store = keys.resolve("node.p12");
     Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
       "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
@@ -64,8 +69,8 @@ public final class ClusterBench {
     tls.keyStore = store.toString();
     tls.password = "bench-secret";
     run(tls, backend, bulk, false);
-    java.nio.file.Files.deleteIfExists(store);
-    java.nio.file.Files.deleteIfExists(keys);
+    Files.deleteIfExists(store);
+    Files.deleteIfExists(keys);
     System.exit(0);
   }
 
@@ -98,7 +103,7 @@ public final class ClusterBench {
         }
         Thread.sleep(100);
       }
-      DeviceClient c = DeviceClient.create(vertx, new com.vertxcuda.DeviceClientOptions().setNode(device.getNode())
+      DeviceClient c = DeviceClient.create(vertx, new DeviceClientOptions().setNode(device.getNode())
         .setDevice(device.getDevice()).setTimeout(120_000));
       System.out.println("[figure] cluster bench (" + wire + " event bus): client JVM -> GPU node JVM on 127.0.0.1, device "
         + device.getName() + " (" + device.getBackend() + ", " + device.getIsolation() + "), side channel at "
@@ -182,7 +187,7 @@ public final class ClusterBench {
 
   private static String waitReady(Process node) throws Exception {
     BufferedReader in = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));
-    java.util.ArrayDeque<String> last = new java.util.ArrayDeque<>();
+    ArrayDeque<String> last = new ArrayDeque<>();
     for (String line; (line = in.readLine()) != null; ) {
       last.addLast(line);
       if (last.size() > 40) {
@@ -194,7 +199,7 @@ public final class ClusterBench {
             while (in.readLine() != null) {
               // discard the node's log
             }
-          } catch (java.io.IOException ignored) {
+          } catch (IOException ignored) {
             // gone
           }
         });
@@ -211,7 +216,7 @@ public final class ClusterBench {
   private static final int ROUNDS = 5000;
   private static final int REPEATS = 3;
 
-  private static long[] rounds(java.util.function.Supplier<Future<?>> call, int n) throws Exception {
+  private static long[] rounds(Supplier<Future<?>> call, int n) throws Exception {
     long[] ns = new long[n];
     for (int i = 0; i < ns.length; i++) {
       long t0 = System.nanoTime();

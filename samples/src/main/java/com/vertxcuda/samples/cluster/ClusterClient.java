@@ -1,5 +1,6 @@
 package com.vertxcuda.samples.cluster;
 
+import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
@@ -7,11 +8,15 @@ import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.PlacementPolicy;
 import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.blas.Transpose;
+import com.vertxcuda.impl.Nodes;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Random;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -75,7 +80,7 @@ public final class ClusterClient implements Callable<Integer> {
       DeviceClient gpu = DeviceClient.create(vertx, device);
       if (hold > 0) {
         gpu.alloc(DType.U8, hold).toCompletionStage().toCompletableFuture().get();
-        System.out.println("HELD " + com.vertxcuda.impl.Nodes.self(vertx));
+        System.out.println("HELD " + Nodes.self(vertx));
         System.out.flush();
         new CountDownLatch(1).await();
       }
@@ -110,7 +115,7 @@ public final class ClusterClient implements Callable<Integer> {
   private Future<Boolean> multiply(Vertx vertx, DeviceClient gpu, DeviceInfo device) {
     float[] a = new float[n * n];
     float[] b = new float[n * n];
-    java.util.Random random = new java.util.Random(42);
+    Random random = new Random(42);
     for (int i = 0; i < a.length; i++) {
       a[i] = random.nextFloat() - 0.5f;
       b[i] = random.nextFloat() - 0.5f;
@@ -118,7 +123,7 @@ public final class ClusterClient implements Callable<Integer> {
     BlasClient blas = BlasClient.create(vertx, new DeviceClientOptions().setNode(device.getNode()).setDevice(device.getDevice()));
     return Future.all(gpu.alloc(DType.F32, (long) n * n), gpu.alloc(DType.F32, (long) n * n), gpu.alloc(DType.F32, (long) n * n))
       .compose(all -> {
-        List<com.vertxcuda.BufferHandle> h = all.list();
+        List<BufferHandle> h = all.list();
         return gpu.upload(h.get(0), floats(a))
           .compose(x -> gpu.upload(h.get(1), floats(b)))
           // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: swap the operands.
@@ -144,7 +149,7 @@ public final class ClusterClient implements Callable<Integer> {
   }
 
   private static Buffer floats(float[] v) {
-    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(v.length * 4).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer bytes = ByteBuffer.allocate(v.length * 4).order(ByteOrder.LITTLE_ENDIAN);
     bytes.asFloatBuffer().put(v);
     return Buffer.buffer(bytes.array());
   }

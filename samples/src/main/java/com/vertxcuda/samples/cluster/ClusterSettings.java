@@ -3,13 +3,19 @@ package com.vertxcuda.samples.cluster;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.net.PfxOptions;
+import io.vertx.core.spi.cluster.ClusterManager;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.util.Locale;
 import picocli.CommandLine.Option;
 
 import java.util.ArrayList;
@@ -69,8 +75,8 @@ public final class ClusterSettings {
    * A clustered Vert.x as configured, whose own meters (event bus, HTTP, pools: Vert.x's Micrometer
    * metrics) go to {@code metrics} when it is not null.
    */
-  public Future<Vertx> start(io.micrometer.core.instrument.MeterRegistry metrics) {
-    io.vertx.core.spi.cluster.ClusterManager clusterManager;
+  public Future<Vertx> start(MeterRegistry metrics) {
+    ClusterManager clusterManager;
     try {
       clusterManager = clusterManager();
     } catch (RuntimeException e) {
@@ -83,18 +89,18 @@ public final class ClusterSettings {
       PfxOptions key = new PfxOptions().setPath(keyStore).setPassword(password);
       PfxOptions trust = new PfxOptions().setPath(trustStore != null ? trustStore : keyStore).setPassword(password);
       bus.setSsl(true).setKeyCertOptions(key).setTrustOptions(trust)
-        .setClientAuth(io.vertx.core.http.ClientAuth.REQUIRED);
+        .setClientAuth(ClientAuth.REQUIRED);
     }
     var builder = Vertx.builder();
     if (metrics != null) {
-      options.setMetricsOptions(new io.vertx.micrometer.MicrometerMetricsOptions().setEnabled(true));
-      builder.withMetrics(new io.vertx.micrometer.MicrometerMetricsFactory(metrics));
+      options.setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true));
+      builder.withMetrics(new MicrometerMetricsFactory(metrics));
     }
     return builder.with(options).withClusterManager(clusterManager).buildClustered();
   }
 
   /** The cluster manager as configured; refuses Infinispan without its key store and secret. */
-  io.vertx.core.spi.cluster.ClusterManager clusterManager() {
+  ClusterManager clusterManager() {
     if (manager == Manager.HAZELCAST) {
       return new HazelcastClusterManager(hazelcast());
     }
@@ -127,7 +133,7 @@ public final class ClusterSettings {
   /** The same settings for another process, as command-line arguments. */
   public List<String> arguments() {
     List<String> args = new ArrayList<>(List.of("--cluster", name, "--host", host,
-      "--cluster-manager", manager.name().toLowerCase(java.util.Locale.ROOT)));
+      "--cluster-manager", manager.name().toLowerCase(Locale.ROOT)));
     if (jgroupsKeyStore != null) {
       args.addAll(List.of("--jgroups-keystore", jgroupsKeyStore, "--jgroups-password", jgroupsPassword));
     }

@@ -1,5 +1,6 @@
 package com.vertxcuda.samples.cluster;
 
+import com.hazelcast.core.EntryEvent;
 import com.hazelcast.map.IMap;
 import com.hazelcast.map.listener.EntryAddedListener;
 import com.hazelcast.map.listener.EntryExpiredListener;
@@ -8,12 +9,16 @@ import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.PlacementPolicy;
+import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.impl.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.samples.QuietLogging;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.shareddata.AsyncMap;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.io.IOException;
+import java.util.ArrayDeque;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -71,7 +76,7 @@ public final class ScaleSim implements Callable<Integer> {
   private final AtomicLong registryEvents = new AtomicLong();
 
   public static void main(String[] args) {
-    com.vertxcuda.samples.QuietLogging.apply();
+    QuietLogging.apply();
     System.exit(new CommandLine(new ScaleSim()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
   }
 
@@ -134,7 +139,7 @@ public final class ScaleSim implements Callable<Integer> {
   private static CompletableFuture<Long> readyAt(Process p) {
     CompletableFuture<Long> at = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
-      java.util.ArrayDeque<String> last = new java.util.ArrayDeque<>();
+      ArrayDeque<String> last = new ArrayDeque<>();
       try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = in.readLine()) != null; ) {
           if (line.startsWith("READY ")) {
@@ -145,7 +150,7 @@ public final class ScaleSim implements Callable<Integer> {
             last.removeFirst();
           }
         }
-      } catch (java.io.IOException ignored) {
+      } catch (IOException ignored) {
         // gone
       }
       at.completeExceptionally(new IllegalStateException("a node exited before READY:\n" + String.join("\n", last)));
@@ -157,7 +162,7 @@ public final class ScaleSim implements Callable<Integer> {
 
   // Every write to the registry map anywhere in the cluster, as Hazelcast tells a listener on it.
   private void countRegistryTraffic(Vertx vertx) {
-    com.vertxcuda.codec.CudaCodecs.register(vertx.eventBus());
+    CudaCodecs.register(vertx.eventBus());
     vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> registryEvents.incrementAndGet());
     if (!(VertxInternals.clusterManager(vertx) instanceof HazelcastClusterManager)) {
       System.out.println("[figure] map writes are counted on hazelcast only");
@@ -170,10 +175,10 @@ public final class ScaleSim implements Callable<Integer> {
 
   private final class Counter implements EntryAddedListener<Object, Object>, EntryUpdatedListener<Object, Object>,
     EntryRemovedListener<Object, Object>, EntryExpiredListener<Object, Object> {
-    @Override public void entryAdded(com.hazelcast.core.EntryEvent<Object, Object> e) { mapWrites.incrementAndGet(); }
-    @Override public void entryUpdated(com.hazelcast.core.EntryEvent<Object, Object> e) { mapWrites.incrementAndGet(); }
-    @Override public void entryRemoved(com.hazelcast.core.EntryEvent<Object, Object> e) { mapRemoved.incrementAndGet(); }
-    @Override public void entryExpired(com.hazelcast.core.EntryEvent<Object, Object> e) { mapExpired.incrementAndGet(); }
+    @Override public void entryAdded(EntryEvent<Object, Object> e) { mapWrites.incrementAndGet(); }
+    @Override public void entryUpdated(EntryEvent<Object, Object> e) { mapWrites.incrementAndGet(); }
+    @Override public void entryRemoved(EntryEvent<Object, Object> e) { mapRemoved.incrementAndGet(); }
+    @Override public void entryExpired(EntryEvent<Object, Object> e) { mapExpired.incrementAndGet(); }
   }
 
   private void idleTraffic(int total) throws InterruptedException {

@@ -19,12 +19,14 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.DecodeException;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A Vert.x Web endpoint that multiplies two square matrices on the GPU, as a model of a GPU
@@ -129,7 +131,7 @@ public final class GemmServer extends VerticleBase {
   @Override
   public Future<?> stop() {
     // Gracefully: requests in flight are answered before their connections close (close() cut them off).
-    return server.shutdown(SHUTDOWN_SECONDS, java.util.concurrent.TimeUnit.SECONDS).eventually(() -> slots.close());
+    return server.shutdown(SHUTDOWN_SECONDS, TimeUnit.SECONDS).eventually(() -> slots.close());
   }
 
   /** How long a stopping server waits for the requests in flight. */
@@ -235,7 +237,7 @@ public final class GemmServer extends VerticleBase {
     if (status != 408) {
       text(response.setStatusCode(status), cause.getMessage());
     } else if (!response.closed()) {
-      boolean http1 = rc.request().version() != io.vertx.core.http.HttpVersion.HTTP_2;
+      boolean http1 = rc.request().version() != HttpVersion.HTTP_2;
       if (http1) {
         response.putHeader("connection", "close");
       }

@@ -1,5 +1,6 @@
 package com.vertxcuda.samples.web;
 
+import com.vertxcuda.samples.bench.result.Series;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -189,6 +190,6 @@ final class LoadClient implements AutoCloseable {
   }
 
   static double round(double v) {
-    return com.vertxcuda.samples.bench.result.Series.round(v);
+    return Series.round(v);
   }
 }

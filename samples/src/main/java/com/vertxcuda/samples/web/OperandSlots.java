@@ -5,9 +5,11 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
+import com.vertxcuda.message.DeviceEvent;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
+import io.vertx.core.eventbus.MessageConsumer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,7 +38,7 @@ final class OperandSlots {
   private boolean closed;
 
   /** The device's events, while slots are kept: a rebuilt or lost context took every kept buffer with it. */
-  private final io.vertx.core.eventbus.MessageConsumer<com.vertxcuda.message.DeviceEvent> events;
+  private final MessageConsumer<DeviceEvent> events;
 
   OperandSlots(Vertx vertx, DeviceClient device, int limit, boolean keep) {
     this.vertx = vertx;
@@ -44,8 +46,8 @@ final class OperandSlots {
     this.limit = limit;
     this.keep = keep;
     this.events = device.events(e -> {
-      if (e.getType() == com.vertxcuda.message.DeviceEvent.Type.GENERATION_CHANGED
-        || e.getType() == com.vertxcuda.message.DeviceEvent.Type.LOST) {
+      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED
+        || e.getType() == DeviceEvent.Type.LOST) {
         forgetIdle();
       }
     });

@@ -12,14 +12,17 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -60,7 +63,7 @@ public final class WebLoad {
         switch (args[i]) {
           case "--backend" -> backend = BackendKind.valueOf(v.toUpperCase(Locale.ROOT));
           case "--mode" -> mode = Isolation.valueOf(v.toUpperCase(Locale.ROOT));
-          case "--sizes" -> sizes = java.util.Arrays.stream(v.split(",")).map(Integer::valueOf).toList();
+          case "--sizes" -> sizes = Arrays.stream(v.split(",")).map(Integer::valueOf).toList();
           case "--connections" -> connections = Integer.parseInt(v);
           case "--warmup" -> warmup = Double.parseDouble(v);
           case "--seconds" -> seconds = Double.parseDouble(v);
@@ -194,7 +197,7 @@ public final class WebLoad {
     return ratios;
   }
 
-  static void write(Path out, JsonObject result) throws java.io.IOException {
+  static void write(Path out, JsonObject result) throws IOException {
     Files.createDirectories(out);
     Files.writeString(out.resolve("web-load.json"), result.encodePrettily() + "\n", StandardCharsets.UTF_8);
     Files.writeString(out.resolve("web-load.md"), markdown(result), StandardCharsets.UTF_8);
@@ -264,7 +267,7 @@ public final class WebLoad {
   private static <T> T get(Future<T> f) throws Exception {
     try {
       return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.MINUTES);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
     }
   }

@@ -49,9 +49,9 @@ import java.util.List;
  * become one {@code cublas<t>gemmBatched} whose pointer arrays are staged in pinned memory and
  * copied to the device on the stream, each batch's arrays in a ring ({@link #BATCH_STAGING} bytes,
  * each side)
- * that it holds until the event recorded after it is reached. The ring holds about 680 groups of 64
- * GEMMs in flight; it used to be 8 fixed slots, and a coalesced stream of 1,024 GEMMs per message
- * (16 groups) ran past them and fell back to one launch per GEMM.
+ * that it holds until the event recorded after it is reached. The ring holds hundreds of groups of 64
+ * GEMMs in flight, so a coalesced stream of large batches per message never runs past it (past it, a
+ * group falls back to one launch per GEMM).
  */
 public final class CudaBlasEngine implements BlasEngine {
 
@@ -177,7 +177,7 @@ public final class CudaBlasEngine implements BlasEngine {
         break;
       case GEMM_EX: {
         int in = dataType(call.a().dtype());
-        // Through JCuda 11.8 on cuBLAS 13 (H200 host), every cublasComputeType (CUBLAS_COMPUTE_32F,
+        // Through JCuda 11.8 on cuBLAS 13, every cublasComputeType (CUBLAS_COMPUTE_32F,
         // ..._FAST_TF32) answered NOT_SUPPORTED while the older cudaDataType compute type
         // CUDA_R_32F worked for F16, BF16 and F32 inputs; TF32 then comes from the math mode.
         check(JCublas2.cublasGemmEx(handle, op(r.getTransA()), op(r.getTransB()),

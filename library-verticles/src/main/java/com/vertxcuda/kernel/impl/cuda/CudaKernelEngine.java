@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.kernel.impl.KernelCall;
 import com.vertxcuda.kernel.impl.KernelEngine;
 import com.vertxcuda.library.impl.CudaPointers;
+import com.vertxcuda.library.impl.CudaStatus;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.Operand;
 import jcuda.Pointer;
@@ -209,7 +210,7 @@ public final class CudaKernelEngine implements KernelEngine {
   }
 
   private static void nvrtc(int result, String call) throws BackendException {
-    com.vertxcuda.library.impl.CudaStatus.NVRTC.check(result, call);
+    CudaStatus.NVRTC.check(result, call);
   }
 
   private static byte[] resource(String path) {

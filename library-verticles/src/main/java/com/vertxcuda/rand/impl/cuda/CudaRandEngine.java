@@ -25,11 +25,11 @@ import java.util.Map;
  * cuRAND through JCurand: one host-API generator per kind, made on first use and bound to the
  * verticle's stream. Every request gets the numbers of its own seed and offset (and dimensions), so
  * requests are independent and repeatable. Setting a seed or offset makes cuRAND re-initialise the
- * generator on the next call, and that call waits for the stream (measured on the H200: the host
- * blocks ~300 µs per 2^28 request, the GPU idles between requests). So a request that continues
+ * generator on the next call, and that call waits for the stream (the host blocks for the previous
+ * request's work and the GPU idles between requests). So a request that continues
  * exactly where the generator stands (same seed, its offset where the last F32 uniform request
- * ended) generates without setting either; any other request sets both. Only uniforms: on the H200,
- * XORWOW normals at an offset are not the tail of a longer run, so a normal request always re-seeds.
+ * ended) generates without setting either; any other request sets both. Only uniforms: XORWOW
+ * normals at an offset are not the tail of a longer run, so a normal request always re-seeds.
  */
 public final class CudaRandEngine implements RandEngine {
 
@@ -52,8 +52,8 @@ public final class CudaRandEngine implements RandEngine {
   private curandGenerator generator(RngType type) throws BackendException {
     curandGenerator g = generators.get(type);
     if (g != null && type == RngType.MTGP32) {
-      // An MTGP32 generator keeps its state across a new seed (seen on the H200: the same seed gave
-      // other numbers), so each request gets a fresh one. Destroying frees device memory, which
+      // An MTGP32 generator keeps its state across a new seed (the same seed gives other numbers),
+      // so each request gets a fresh one. Destroying frees device memory, which
       // waits for the work already queued.
       JCurand.curandDestroyGenerator(g);
       generators.remove(type);
@@ -80,7 +80,7 @@ public final class CudaRandEngine implements RandEngine {
     curandGenerator g = generator(type);
     long n = call.length();
     boolean d = call.output().dtype() == DType.F64;
-    // Only F32 uniforms are known to advance the offset by exactly the numbers made (tested on the H200).
+    // Only F32 uniforms are known to advance the offset by exactly the numbers made (tested on a GPU).
     boolean tracked = !type.isQuasi() && type != RngType.MTGP32 && !d && call.distribution() == Distribution.UNIFORM;
     long[] at = positions.remove(type);
     boolean continues = tracked && at != null && at[0] == r.getSeed() && at[1] == r.getOffset();

@@ -1,5 +1,7 @@
 package com.vertxcuda.samples.bench.report;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -101,7 +103,7 @@ record Axis(String title, Axis.Scale scale, Axis.Format format) {
         return v >= 1e9 ? number(v / 1e9) + "G" : v >= 1e6 ? number(v / 1e6) + "M" : v >= 1e3 ? number(v / 1e3) + "k"
           : number(v);
       case FRACTION:
-        return new java.math.BigDecimal(v * 100).round(new java.math.MathContext(6)).stripTrailingZeros()
+        return new BigDecimal(v * 100).round(new MathContext(6)).stripTrailingZeros()
           .toPlainString() + " %";
       case RATIO:
         return number(v) + "\u00d7";

@@ -9,6 +9,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -249,7 +250,7 @@ final class Charts {
     for (String[] pair : pairs) {
       double[] v = rows.stream().mapToDouble(row -> Optional.ofNullable(row.ratio(pair[0], pair[1])).orElse(Double.NaN))
         .toArray();
-      if (java.util.Arrays.stream(v).anyMatch(Double::isFinite)) {
+      if (Arrays.stream(v).anyMatch(Double::isFinite)) {
         groups.put(Results.pathName(pair[0]) + " / " + Results.pathName(pair[1]), v);
       }
     }

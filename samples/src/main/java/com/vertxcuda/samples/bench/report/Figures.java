@@ -1,8 +1,10 @@
 package com.vertxcuda.samples.bench.report;
 
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -251,7 +253,7 @@ final class Figures {
 
   /** A repeated point's [lowest, highest] repeat; empty where it was measured once. */
   static Optional<double[]> spread(JsonObject point) {
-    io.vertx.core.json.JsonArray repeats = point.getJsonArray("repeats");
+    JsonArray repeats = point.getJsonArray("repeats");
     if (repeats == null || repeats.isEmpty()) {
       return Optional.empty();
     }
@@ -266,7 +268,7 @@ final class Figures {
   }
 
   /** The size a headline takes: fixed, or the smallest or largest that every path measured (else the toolkit's). */
-  private static Optional<Double> pick(Headline h, java.util.Collection<Results.Entry> series) {
+  private static Optional<Double> pick(Headline h, Collection<Results.Entry> series) {
     if (h.pick() == Pick.FIXED) {
       return Optional.of(h.x());
     }

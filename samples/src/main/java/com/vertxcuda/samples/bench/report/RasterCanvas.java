@@ -1,6 +1,11 @@
 package com.vertxcuda.samples.bench.report;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.zip.CRC32;
+import java.util.zip.Deflater;
 
 /**
  * A canvas of RGB pixels on white, drawn with anti-aliasing from the distance to each shape (text
@@ -190,18 +195,18 @@ final class RasterCanvas implements Canvas {
         raw[o++] = (byte) ((p & 0xFF) - (above & 0xFF));
       }
     }
-    java.util.zip.Deflater deflater = new java.util.zip.Deflater(9);
+    Deflater deflater = new Deflater(9);
     deflater.setInput(raw);
     deflater.finish();
-    java.io.ByteArrayOutputStream idat = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream idat = new ByteArrayOutputStream();
     byte[] chunk = new byte[1 << 16];
     while (!deflater.finished()) {
       idat.write(chunk, 0, deflater.deflate(chunk));
     }
     deflater.end();
-    java.io.ByteArrayOutputStream png = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream png = new ByteArrayOutputStream();
     png.writeBytes(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'});
-    java.nio.ByteBuffer header = java.nio.ByteBuffer.allocate(13).putInt(width).putInt(height)
+    ByteBuffer header = ByteBuffer.allocate(13).putInt(width).putInt(height)
       .put((byte) 8).put((byte) 2).put((byte) 0).put((byte) 0).put((byte) 0);
     chunk(png, "IHDR", header.array());
     chunk(png, "IDAT", idat.toByteArray());
@@ -209,14 +214,14 @@ final class RasterCanvas implements Canvas {
     return png.toByteArray();
   }
 
-  private static void chunk(java.io.ByteArrayOutputStream out, String type, byte[] data) {
-    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
-    byte[] t = type.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static void chunk(ByteArrayOutputStream out, String type, byte[] data) {
+    CRC32 crc = new CRC32();
+    byte[] t = type.getBytes(StandardCharsets.US_ASCII);
     crc.update(t);
     crc.update(data);
-    out.writeBytes(java.nio.ByteBuffer.allocate(4).putInt(data.length).array());
+    out.writeBytes(ByteBuffer.allocate(4).putInt(data.length).array());
     out.writeBytes(t);
     out.writeBytes(data);
-    out.writeBytes(java.nio.ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
+    out.writeBytes(ByteBuffer.allocate(4).putInt((int) crc.getValue()).array());
   }
 }

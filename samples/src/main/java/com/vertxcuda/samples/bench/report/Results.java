@@ -1,5 +1,6 @@
 package com.vertxcuda.samples.bench.report;
 
+import com.vertxcuda.samples.bench.result.BenchRecord;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
@@ -79,7 +80,7 @@ final class Results {
     List<JsonObject[]> raw = new ArrayList<>();
     for (Path f : files) {
       JsonObject doc = new JsonObject(Files.readString(f, StandardCharsets.UTF_8));
-      if (!com.vertxcuda.samples.bench.result.BenchRecord.SCHEMA.equals(doc.getString("schema"))) {
+      if (!BenchRecord.SCHEMA.equals(doc.getString("schema"))) {
         throw new IllegalArgumentException(f + " is not a benchmark result (schema " + doc.getString("schema") + ")");
       }
       Run run = new Run(f, doc.getJsonObject("run"));

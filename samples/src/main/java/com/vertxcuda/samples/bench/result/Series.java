@@ -2,6 +2,9 @@ package com.vertxcuda.samples.bench.result;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.Arrays;
 
 /** One line of a chart: the points one path measured over one sweep (see {@link BenchRecord}). */
 public final class Series {
@@ -59,7 +62,7 @@ public final class Series {
       throw new IllegalArgumentException("no values");
     }
     double[] sorted = values.clone();
-    java.util.Arrays.sort(sorted);
+    Arrays.sort(sorted);
     int m = sorted.length / 2;
     return sorted.length % 2 == 1 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
   }
@@ -73,6 +76,6 @@ public final class Series {
     if (v == 0) {
       return v;
     }
-    return new java.math.BigDecimal(v).round(new java.math.MathContext(4)).doubleValue();
+    return new BigDecimal(v).round(new MathContext(4)).doubleValue();
   }
 }
