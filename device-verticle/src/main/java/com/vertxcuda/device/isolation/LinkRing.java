@@ -9,9 +9,8 @@ import java.util.function.Consumer;
 /**
  * One direction of a {@link Link}: a ring of frames in memory both processes map (beside the shared
  * region, in its file), written by one side and read by the other's link reader. A frame crosses as
- * a store into the ring and a load on the other side, no system call: a 64-byte frame there and
- * back over a link took 12.3–13.8 µs over the Unix socket these rings replace and 1.1–1.4 µs through
- * them (dev VM, two spinning readers, {@code LinkRoundTripBenchmark}).
+ * a store into the ring and a load on the other side, no system call, while the reader is awake
+ * (the Unix socket carries only nudges; {@code LinkRoundTripBenchmark} measures both).
  *
  * <p>Layout: a header of four words, each on its own cache line — the producer's {@code tail} (bytes
  * written, ever), whether the consumer is {@code parked} (about to block in {@code select}), the
@@ -35,11 +34,9 @@ import java.util.function.Consumer;
 final class LinkRing {
 
   /**
-   * Bytes of records per direction. 4 MiB: a batch of 1,024 coalesced GEMMs (~440 KB a frame when
-   * this was sized, ~160 KB since f5c8c87's compact wire) goes in one piece and several such batches
-   * fit at once; a 440 KB frame there and back took 122–123 µs against 130–132 with a 1 MiB ring (dev
-   * VM, {@code LinkRoundTripBenchmark}). Not re-measured with the smaller frames (which a 1 MiB ring's
-   * 256 KB pieces would also carry whole).
+   * Bytes of records per direction. 4 MiB: a batch frame of 1,024 coalesced GEMMs goes in one piece
+   * and several such batches fit at once; a smaller ring splits large frames into more pieces, each
+   * a wake-up of the reader.
    */
   static final int CAPACITY = 4 << 20;
   /** A piece is at most this long: a larger frame takes several, so it never waits for the whole ring. */
