@@ -29,7 +29,8 @@
 #     JCuda, PyTorch's fill, the footprint (~170 s).
 #   pollhops: the footprint of a GPU node with one device, the hop tables with default options, PyTorch's
 #   fill, then the hop tables with sleeping loops and the caller's last hop (~2.5 minutes);
-#   trust: ZeroedAllocationTest in both modes, then BenchMain's alloc and hop sections in both modes.
+#   trust: ZeroedAllocationTest in both modes, then BenchMain's alloc and hop sections in both modes
+#   (tests+trust: then phase 1, the suites).
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
 #   n = 64, 256, 1024, 64 connections; about 100 s), web-load.json and web-load.md in the output folder.
@@ -318,7 +319,7 @@ if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
   fi
 fi
 
-if [ "$what" = trust ]; then
+if [ "$what" = trust ] || [ "$what" = tests+trust ]; then
   # New buffers read as zeros: the test in both modes, then what a new buffer costs (zeroed and
   # uninitialized, small and 1 GiB) beside raw JCuda's memset, and the fill hops, both modes.
   echo "== trust: zeroed allocations, both modes, and their cost"
@@ -426,7 +427,7 @@ if [ "$what" = web ] || [ "$what" = bench+web ] || [ "$what" = tests+web ]; then
   cat "$summary"
 fi
 
-if [ "$what" = tests ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ "$what" = tests+web ] || [ "$what" = final ]; then
+if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ "$what" = tests+web ] || [ "$what" = final ]; then
   echo "== phase 1: tests"
   (
     suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
