@@ -29,7 +29,7 @@
 #     JCuda, PyTorch's fill, the footprint (~170 s).
 #   pollhops: the footprint of a GPU node with one device, the hop tables with default options, PyTorch's
 #   fill, then the hop tables with sleeping loops and the caller's last hop (~2.5 minutes);
-#   trust: ZeroedAllocationTest in both modes, then BenchMain's alloc and hop sections in both modes
+#   trust: ZeroedAllocationTest in both modes, then BenchMain's alloc section in both modes
 #   (tests+trust: then phase 1, the suites).
 #   graph: the recorded-pipeline GPU test, then BenchMain --only graph in both modes and its report.
 #   web: the web sample under load (WebLoad: GemmServer against its echo endpoint, process isolation,
@@ -321,13 +321,13 @@ fi
 
 if [ "$what" = trust ] || [ "$what" = tests+trust ]; then
   # New buffers read as zeros: the test in both modes, then what a new buffer costs (zeroed and
-  # uninitialized, small and 1 GiB) beside raw JCuda's memset, and the fill hops, both modes.
+  # uninitialized, small and 1 GiB) beside raw JCuda's memset, both modes.
   echo "== trust: zeroed allocations, both modes, and their cost"
   for mode in in_process process; do
     stage zeroed-$mode 90 "$devcp" -Xmx4g -Dvertxcuda.test.backend=$backend -Dvertxcuda.test.isolation=$mode \
       "${launcher[@]}" --select-class com.vertxcuda.device.ZeroedAllocationTest --reports-dir "$work/reports-zeroed-$mode"
   done
-  bench_runs 60 60 --only alloc,hops
+  bench_runs 40 40 --only alloc
   bench_report
   cat "$summary"
 fi
