@@ -261,9 +261,11 @@ final class Link {
     } catch (IOException | RuntimeException | Error e) {
       // An Error too (no heap for a frame being joined, a handler's): the reader is gone, so the link
       // ends now and its calls are answered, rather than wait for a heartbeat to miss.
+      // A socket error is the peer's end (a reset when its process is killed); anything else is this
+      // side's reader failing.
       boolean wasOpen = open.get();
       close(wasOpen ? "the link failed: " + (e instanceof Error ? e.toString() : e.getMessage())
-        : "the link was closed");
+        : "the link was closed", e instanceof IOException);
       // Logged once the calls are answered: a first log line can take a while.
       if (wasOpen) {
         LOG.log(e instanceof Error ? System.Logger.Level.ERROR : System.Logger.Level.DEBUG, "link reader ends: " + e);
