@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Eight FFTs at once of sizes that each need a new Bluestein plan, in a 1 GiB heap (the surefire
+ * Eight FFTs at once of sizes that each need a new Bluestein plan, in a 512 MiB heap (the surefire
  * execution {@code plan-memory} sets it): each plan with what its transform allocates takes about a
  * quarter of the heap, so the eight together would exhaust it several times over. Plans and their
  * transforms are counted before they are built, and plans outside the cache stay counted until
@@ -42,7 +42,7 @@ class FftPlanMemoryTest {
 
   @Test
   void concurrentLargePlansFitTheHeapOrAreOutOfMemory(Vertx vertx) throws Exception {
-    assumeTrue(Boolean.getBoolean("vertxcuda.test.planMemory"), "runs in the plan-memory execution (1 GiB heap)");
+    assumeTrue(Boolean.getBoolean("vertxcuda.test.planMemory"), "runs in the plan-memory execution (512 MiB heap)");
     DeviceOptions options = TestDevices.options().setHostMemory(1L << 30).setRequestTimeout(120_000);
     get(vertx.deployVerticle(new DeviceVerticle(options)));
     DeviceClientOptions client = new DeviceClientOptions().setTimeout(120_000);
@@ -52,7 +52,7 @@ class FftPlanMemoryTest {
     List<BufferHandle> buffers = new ArrayList<>();
     List<Future<BufferHandle>> transforms = new ArrayList<>();
     for (int j = 0; j < REQUESTS; j++) {
-      int n = (1 << 20) + 7 + 2 * j;
+      int n = (1 << 19) + 7 + 2 * j;
       // A delta (fresh buffers are zero): its transform is all ones.
       BufferHandle h = get(device.alloc(DType.C128, n));
       get(device.upload(h.view(0, 1), new double[] {1, 0}));
