@@ -90,7 +90,8 @@ class FftPlanBudgetTest extends HostDeviceTest {
     // The budget and limit logic (PlanCache, AllocationTable) is the same on both backends.
     org.junit.jupiter.api.Assumptions.assumeTrue(TestDevices.backend() == BackendKind.HOST,
       "plan sizes here are the host backend's");
-    int n = (1 << 18) * 2 + 3; // a 40 MiB plan: over the 32 MiB budget, within the 64 MiB memory limit
+    // A plan of ~20 MiB with its transform's ~20 MiB: over the 32 MiB budget, within the 64 MiB memory limit.
+    int n = (1 << 18) + 3;
     double[] x = values(2 * n, 7);
     BufferHandle data = f32(floats(x));
     assertFalse(transform(n, FftDirection.FORWARD, data).isPlanReused());

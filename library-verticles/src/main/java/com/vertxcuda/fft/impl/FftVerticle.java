@@ -41,11 +41,14 @@ public final class FftVerticle extends LibraryVerticle {
   protected void open() throws BackendException {
     FftOptions options = new FftOptions(runtime.libraryOptions(Library.FFT));
     engine = FftEngine.open(runtime, stream);
-    plans = new PlanCache(options.getPlanCacheSize(), planCacheBytes(options), engine, runtime);
+    plans = new PlanCache(options.getPlanCacheSize(), planCacheBytes(options), largestPlanBytes(), engine, runtime);
   }
 
-  // The one place the plan cache's budget is decided: the option, or an eighth of the device's
-  // memory; on the host backend plans live on this JVM's heap, so at most a quarter of it.
+  // The one place the plan cache's bounds are decided. The budget: the option, or an eighth of the
+  // device's memory; on the host backend plans (with what their transforms allocate) live on this
+  // JVM's heap, so at most a quarter of it. The cache and the plans outside it then hold at most
+  // half the heap, or a quarter and one plan alone: that one plan is bounded by half the heap, so
+  // a quarter stays for everything else and for the heap's fragmentation by such large arrays.
   private long planCacheBytes(FftOptions options) throws BackendException {
     if (options.getPlanCacheBytes() > 0) {
       return options.getPlanCacheBytes();
@@ -55,6 +58,10 @@ public final class FftVerticle extends LibraryVerticle {
       budget = Math.min(budget, Runtime.getRuntime().maxMemory() / 4);
     }
     return budget;
+  }
+
+  private long largestPlanBytes() {
+    return HostAccess.isHost(runtime.device()) ? Runtime.getRuntime().maxMemory() / 2 : Long.MAX_VALUE;
   }
 
   @Override

@@ -14,6 +14,7 @@ import org.jtransforms.fft.DoubleFFT_3D;
 import org.jtransforms.fft.FloatFFT_1D;
 import org.jtransforms.fft.FloatFFT_2D;
 import org.jtransforms.fft.FloatFFT_3D;
+import pl.edu.icm.jlargearrays.ConcurrencyUtils;
 
 import static com.vertxcuda.library.impl.HostOperands.read;
 import static com.vertxcuda.library.impl.HostOperands.write;
@@ -33,7 +34,11 @@ final class HostFftEngine implements FftEngine {
     this.device = device;
   }
 
-  /** A JTransforms transform of the logical size. */
+  /**
+   * A JTransforms transform of the logical size. Its bytes are its arrays and the heap one
+   * transform with it allocates: counted with the plan, that working set is reserved before any
+   * transform runs, and only one runs at a time on the stream's thread.
+   */
   private static final class HostPlan implements Plan {
     final FftPlanKey key;
     final Object fft;
@@ -42,7 +47,7 @@ final class HostFftEngine implements FftEngine {
     HostPlan(FftPlanKey key, Object fft) {
       this.key = key;
       this.fft = fft;
-      this.bytes = HostPlanBytes.of(fft);
+      this.bytes = HostPlanBytes.of(fft) + transformBytes(key);
     }
 
     @Override
@@ -77,10 +82,15 @@ final class HostFftEngine implements FftEngine {
    * What JTransforms allocates for a plan, from its algorithm per dimension (a 2D or 3D plan holds a
    * 1D plan per dimension): a power of two keeps twiddles and bit-reversal tables (under 2n values),
    * sizes of 2, 3, 4 and 5 keep two mixed-radix tables (6n values), any other size Bluestein's chirp
-   * and its transform at the next power of two m ≥ 2n - 1 (2m each) with that size's tables (m).
+   * and its transform at the next power of two m ≥ 2n - 1 (2m each) with that size's tables (m);
+   * and what one transform with it allocates ({@link #transformBytes}).
    */
   @Override
   public long estimatedBytes(FftPlanKey key) {
+    return planBytes(key) + transformBytes(key);
+  }
+
+  private static long planBytes(FftPlanKey key) {
     long value = key.type().isDoublePrecision() ? 8 : 4;
     long bytes = 0;
     for (int s : key.dims()) {
@@ -100,6 +110,47 @@ final class HostFftEngine implements FftEngine {
       bytes += values * value + 4 * (2 + (long) Math.ceil(Math.sqrt(2 * n)));
     }
     return bytes;
+  }
+
+  /**
+   * The heap one transform allocates beside its plan ({@link #run}): the input and the output read as
+   * doubles, every batch's spectrum, a float copy of one spectrum in single precision, and
+   * JTransforms' scratch per dimension: Bluestein's padded transform (2m values), a mixed-radix
+   * size's copy (2n), none for a power of two, and in 2D and 3D a column gathered (8n) by each of its
+   * threads, which transform rows and columns at once.
+   */
+  static long transformBytes(FftPlanKey key) {
+    FftType type = key.type();
+    int[] n = key.dims();
+    int rank = n.length;
+    long total = 1;
+    for (int s : n) {
+      total = Math.multiplyExact(total, s);
+    }
+    int[] half = n.clone();
+    half[rank - 1] = n[rank - 1] / 2 + 1;
+    long in = key.input().extent(type.isComplexToReal() ? half : n, key.batch()) * (type.isComplexInput() ? 2 : 1);
+    long out = key.output().extent(type.isRealToComplex() ? half : n, key.batch()) * (type.isComplexOutput() ? 2 : 1);
+    long doubles = in + out + key.batch() * 2 * total;
+    long floats = type.isDoublePrecision() ? 0 : 2 * total;
+    long planned = java.util.Arrays.stream(n).filter(s -> s > 1).count();
+    long scratch = 0;
+    for (int s : n) {
+      if (s <= 1) {
+        continue;
+      }
+      long size = s;
+      if (Long.bitCount(size) != 1) {
+        scratch += smooth(size) ? 2 * size : 2 * (Long.highestOneBit(2 * size - 1) << 1);
+      }
+      if (planned > 1) {
+        scratch += 8 * size;
+      }
+    }
+    if (planned > 1) {
+      scratch *= ConcurrencyUtils.getNumberOfThreads();
+    }
+    return 8 * doubles + 4 * floats + (type.isDoublePrecision() ? 8 : 4) * scratch;
   }
 
   private static boolean smooth(long n) {

@@ -1,11 +1,13 @@
 package com.vertxcuda.fft.impl;
 
 /**
- * Bytes of FFT plans being made, or made and not yet taken into the plan cache, bounded by the plan
- * budget: a preparation reserves its plan's estimated bytes here before it builds, waiting (on its
- * preparation thread) while other builds hold the room, so plans made at once cannot together
- * exhaust the memory they live in (on the host backend, this JVM's heap). One build is always let
- * through, however large, so a plan past the budget is still made (alone). Thread-safe.
+ * Bytes of FFT plans outside the plan cache, bounded by the plan budget: plans being made, made and
+ * not yet taken, serving one request uncached, or evicted with work still queued. A preparation
+ * reserves its plan's estimated bytes here before it builds, waiting (on its preparation thread)
+ * while other plans hold the room, so plans made at once, or made faster than their work runs,
+ * cannot together exhaust the memory they live in (on the host backend, this JVM's heap). One build
+ * is always let through when nothing else is held, however large, so a plan past the budget is
+ * still made (alone). Thread-safe.
  */
 final class PlanBuilds {
 
@@ -21,6 +23,11 @@ final class PlanBuilds {
     while (held > 0 && held + bytes > limit) {
       wait();
     }
+    held += bytes;
+  }
+
+  /** Holds {@code bytes} of a plan that leaves the cache, without waiting (its memory exists already). */
+  synchronized void hold(long bytes) {
     held += bytes;
   }
 

@@ -24,10 +24,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * that limit is reached, idle cached plans are released to make room. A plan is counted before it
  * is built: its engine's estimate is reserved against the memory limit when its preparation is
  * handed out, and against the plan budget ({@link PlanBuilds}) before the build starts, so plans
- * made at once cannot together pass either; both become the plan's measured bytes once it is taken. A plan is destroyed only
- * after the last work queued with it has completed, on the submission thread; a plan larger than
- * the whole budget serves its request uncached and goes the same way. A plan made for requests
- * that all timed out is destroyed when the last of them is dropped. On close, every plan goes at once.
+ * made at once cannot together pass either; both become the plan's measured bytes once it is taken.
+ * A plan outside the cache stays counted in the plan budget until it is destroyed: one larger than
+ * the whole budget, which serves its request uncached, and an evicted one whose work is still
+ * queued. Builds therefore cannot run ahead of the work that uses their plans: the cache and the
+ * plans outside it hold at most twice the budget, or the budget and one plan alone. A plan whose
+ * estimate is over the most one plan may hold fails OUT_OF_MEMORY before anything is built. A plan
+ * is destroyed only after the last work queued with it has completed, on the submission thread. A
+ * plan made for requests that all timed out is destroyed when the last of them is dropped. On
+ * close, every plan goes at once.
  */
 final class PlanCache {
 
@@ -37,6 +42,8 @@ final class PlanCache {
     /** Not cached: released once its one use has completed. */
     final boolean once;
     GpuEvent lastUse;
+    /** Whether {@link #bytes} are counted in the plan budget: the entry is outside the cache. */
+    boolean outside;
 
     Entry(FftEngine.Plan plan, long bytes, boolean once) {
       this.plan = plan;
@@ -90,6 +97,7 @@ final class PlanCache {
 
   private final int capacity;
   private final long budget;
+  private final long largest;
   private final FftEngine engine;
   private final LibraryContext runtime;
   private final LinkedHashMap<FftPlanKey, Entry> plans = new LinkedHashMap<>(16, 0.75f, true);
@@ -99,9 +107,14 @@ final class PlanCache {
   private final PlanBuilds builds;
   private long cachedBytes;
 
-  PlanCache(int capacity, long budget, FftEngine engine, LibraryContext runtime) {
+  /**
+   * {@code budget} bounds the cached plans and, apart, the plans outside the cache; {@code largest}
+   * bounds one plan's estimate (Long.MAX_VALUE: only the memory limit does).
+   */
+  PlanCache(int capacity, long budget, long largest, FftEngine engine, LibraryContext runtime) {
     this.capacity = Math.max(1, capacity);
     this.budget = Math.max(0, budget);
+    this.largest = largest;
     this.engine = engine;
     this.runtime = runtime;
     this.builds = new PlanBuilds(this.budget);
@@ -128,6 +141,11 @@ final class PlanCache {
     }
     long estimate = engine.estimatedBytes(key);
     // On the submission thread, before anything is built: OUT_OF_MEMORY now if it cannot fit.
+    if (estimate > largest) {
+      throw new CudaException(FailureCode.OUT_OF_MEMORY, "the FFT plan of " + key.type() + " n=" + key.n()
+        + " batch " + key.batch() + " needs " + estimate + " bytes, over the " + largest
+        + " bytes one FFT plan may hold on this device");
+    }
     reserve(estimate, null);
     Making fresh = new Making(estimate);
     making.put(key, fresh);
@@ -173,14 +191,27 @@ final class PlanCache {
     if (!making.remove(key, ticket.making)) {
       return plans.get(key);
     }
-    FftEngine.Plan plan = ticket.making.plan.join();
+    Making m = ticket.making;
+    FftEngine.Plan plan = m.plan.join();
     long bytes = plan.bytes();
-    // The estimate becomes the measured bytes, counted from here on by the cache or the entry.
-    unreserve(ticket.making);
-    reserve(bytes, plan);
-    if (bytes > budget) {
-      return new Entry(plan, bytes, true);
+    // The estimate becomes the measured bytes against the memory limit.
+    runtime.releaseLibraryBytes(Library.FFT, m.estimate);
+    try {
+      reserve(bytes, plan);
+    } catch (CudaException full) {
+      builds.release(m.building);
+      m.building = 0;
+      throw full;
     }
+    if (bytes > budget) {
+      // Still counted in the plan budget (as measured) until it is destroyed.
+      Entry once = new Entry(plan, bytes, true);
+      once.outside = true;
+      m.building = 0;
+      return once;
+    }
+    builds.release(m.building);
+    m.building = 0;
     Entry e = new Entry(plan, bytes, false);
     plans.put(key, e);
     cachedBytes += bytes;
@@ -271,6 +302,11 @@ final class PlanCache {
       release(old, runtime.isPoisoned());
       return;
     }
+    if (!old.outside) {
+      // Evicted while its work is queued: it lives on outside the cache, counted in the plan budget.
+      old.outside = true;
+      builds.hold(old.bytes);
+    }
     retiring.add(old);
     runtime.afterUses(List.of(old.lastUse.retain()), () -> {
       if (retiring.remove(old)) {
@@ -286,6 +322,10 @@ final class PlanCache {
     }
     engine.destroy(e.plan, poisoned);
     runtime.releaseLibraryBytes(Library.FFT, e.bytes);
+    if (e.outside) {
+      e.outside = false;
+      builds.release(e.bytes);
+    }
   }
 
   /** Destroys every plan, those made for requests that never took them too (the context is closing). */
