@@ -16,12 +16,12 @@ mkdir -p "$out/lib"
 # Hazelcast comes along for the cluster benchmark (ClusterBench: a client JVM and a GPU-node JVM);
 # JUnit comes as the console launcher.
 # The JMH module (CPU-only, run by CI), the RxJava 3 module, Infinispan (the encrypted cluster
-# manager, tested in CI) and the JSON Schema validator of the samples' tests stay out.
+# manager, tested in CI) and the JSON Schema validator of the bench's tests stay out.
 mvn -B -q -DskipTests -pl '!bench-jmh,!rx-java3' clean package dependency:copy-dependencies \
   -DincludeScope=test -DoutputDirectory="$out/lib" \
   -DexcludeArtifactIds=jackson-annotations,vertx-infinispan,vertx-rx-java3 \
   -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j,org.infinispan,org.jgroups,io.reactivex.rxjava3,org.reactivestreams
-for m in codecs device-verticle library-verticles samples; do
+for m in codecs device-verticle library-verticles samples bench; do
   cp "$m"/target/*.jar "$out/lib/"
 done
 # Reactor jars copied as dependencies come from target/ already; drop any duplicates of ours.
@@ -63,7 +63,7 @@ PY
 cp "$root/bundle/run.sh" "$out/run.sh"
 cp "$root/bundle/sampling-1ms.jfc" "$out/sampling-1ms.jfc"
 cp "$root/bench/pytorch_bench.py" "$out/pytorch_bench.py"
-cp "$root/samples/src/main/resources/com/vertxcuda/samples/bench/bench-result.schema.json" "$out/"
+cp "$root/bench/src/main/resources/com/vertxcuda/bench/bench-result.schema.json" "$out/"
 chmod +x "$out/run.sh"
 git -C "$root" rev-parse HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then echo "(with uncommitted changes)" >> "$out/COMMIT"; fi

@@ -50,10 +50,11 @@ java="$here/runtime/bin/java"
 cp=""
 for j in "$here"/lib/*.jar; do cp="$cp${cp:+:}$j"; done
 # The device-tier tests run as in their module: without the library verticles on the class path
-# (they would deploy with every context and answer where the tests expect no library).
+# (they would deploy with every context and answer where the tests expect no library), nor the
+# samples and the bench, which need them.
 devcp=""
 for j in "$here"/lib/*.jar; do
-  case "$(basename "$j")" in vertx-cuda-libraries-*|vertx-cuda-samples-*) ;; *) devcp="$devcp${devcp:+:}$j" ;; esac
+  case "$(basename "$j")" in vertx-cuda-libraries-*|vertx-cuda-samples-*|vertx-cuda-bench-*) ;; *) devcp="$devcp${devcp:+:}$j" ;; esac
 done
 # Each stage has a time limit; past it the JVM prints its threads (SIGQUIT), then is killed.
 limit() { timeout --signal=QUIT --kill-after=10 "$@"; }
@@ -126,14 +127,14 @@ bench_runs() {
 bench_run() {
   local mode="$1" budget="$2"
   shift 2
-  stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
+  stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.bench.BenchMain --backend "$backend" \
     --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench" "$@"
   cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
 }
 
 # The report of what bench/ holds, and every run's progress lines.
 bench_report() {
-  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
+  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.bench.report.BenchReport --out "$out/report" "$work/bench"
   grep -h "^\[bench\|^\[pytorch" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
 }
 
@@ -221,12 +222,12 @@ if [ "$what" = profile ]; then
   pts=(-Dvertxcuda.bench.smallGemms="${SMALL_GEMMS:-3000000}")
   stage small-gemms-profile 150 "$cp" -Xmx6g "${pts[@]}" -Dvertxcuda.bench.coalesce="${COALESCE_IN:-1,4}" \
     -XX:StartFlightRecording=filename="$out/small-gemms.jfr",settings="$here/sampling-1ms.jfc" \
-    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode in_process --only smallgemm --no-raw \
+    com.vertxcuda.bench.BenchMain --backend "$backend" --mode in_process --only smallgemm --no-raw \
     --out "$work/profile"
   stage small-gemms-profile-process 150 "$cp" -Xmx6g "${pts[@]}" -Dvertxcuda.bench.coalesce="${COALESCE_PROCESS:-256,1024}" \
     -XX:StartFlightRecording=filename="$out/small-gemms-parent.jfr",settings="$here/sampling-1ms.jfc" \
     -Dvertxcuda.bench.deviceHostJvmOptions="-XX:FlightRecorderOptions=repository=$work/dh-jfr,maxchunksize=1M -XX:StartFlightRecording=disk=true,settings=$here/sampling-1ms.jfc" \
-    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only smallgemm --no-raw --out "$work/profile"
+    com.vertxcuda.bench.BenchMain --backend "$backend" --mode process --only smallgemm --no-raw --out "$work/profile"
   # A device host ends by halt: its recording is the repository's chunks, not a dump.
   find "$work/dh-jfr" -name '*.jfr' 2>/dev/null | sort | tar czf "$out/small-gemms-device-host-chunks.tgz" -T - 2>/dev/null
   cp "$work"/small-gemms-profile*.txt "$out/"
@@ -243,7 +244,7 @@ if [ "$jfrtail" = yes ]; then
     -XX:StartFlightRecording=filename="$work/tail-parent.jfr",settings=profile \
     -Xlog:gc,safepoint:file="$work/tail-parent-gc.log":uptime \
     -Dvertxcuda.bench.deviceHostJvmOptions="-Xlog:gc,safepoint:file=$work/tail-device-host-gc.log:uptime" \
-    com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode process --only hops --size $size --out "$work/tail"
+    com.vertxcuda.bench.BenchMain --backend "$backend" --mode process --only hops --size $size --out "$work/tail"
   for f in "$work"/tail-*.jfr; do
     "$here/runtime/bin/jfr" summary "$f" > "$f.summary.txt" 2>&1
     "$here/runtime/bin/jfr" print --events jdk.GarbageCollection,jdk.SafepointBegin,jdk.SafepointEnd,jdk.GCPhasePause "$f" > "$f.pauses.txt" 2>&1
@@ -281,7 +282,7 @@ hops_table() {
     done
     for mode in in_process process; do
       stage hops-$mode-$v 90 "$cp" -Xmx4g "${props[@]}" \
-        com.vertxcuda.samples.bench.BenchMain --backend "$backend" --mode $mode --size $size --only hops,libhops \
+        com.vertxcuda.bench.BenchMain --backend "$backend" --mode $mode --size $size --only hops,libhops \
         $([ $v = default ] || echo --no-raw) --commit "$commit" --out "$work/hops-$v"
       grep -hE "^\[bench.*(hops\.|roundtrip\.fill)" "$work/hops-$mode-$v.txt" | sed "s/^/$v: /" >> "$out/hops.txt"
     done
@@ -294,7 +295,7 @@ hops_table() {
 loop_hop() {
   local op
   for op in 8 300; do
-    stage caller-loop-hop-$op 60 "$cp" -Xmx1g com.vertxcuda.samples.bench.CallerLoopHop $op $([ $op = 8 ] && echo 20000 || echo 5000)
+    stage caller-loop-hop-$op 60 "$cp" -Xmx1g com.vertxcuda.bench.CallerLoopHop $op $([ $op = 8 ] && echo 20000 || echo 5000)
     grep -h "^\[hop\]" "$work/caller-loop-hop-$op.txt" >> "$out/hops.txt"
   done
 }
@@ -313,7 +314,7 @@ if [ "$what" = hops ] || [ "$what" = bench+cluster+hops ]; then
   for v in ${WAKES:-}; do variants="$variants wake$v"; done
   hops_table $variants
   if [ "$what" = hops ]; then
-    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/checks"
+    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.bench.StickyErrorCheck "$work/checks"
     cp "$work/checks/sticky-error.json" "$out/" 2>/dev/null
     cat "$summary"
   fi
@@ -337,11 +338,11 @@ if [ "$what" = graph ]; then
   stage gpu-pipelines 90 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.PipelineGpuTest \
     --reports-dir "$work/reports-gpu-pipelines"
   for mode in in_process process; do
-    stage bench-graph-$mode 150 "$cp" -Xmx8g com.vertxcuda.samples.bench.BenchMain --backend "$backend" \
+    stage bench-graph-$mode 150 "$cp" -Xmx8g com.vertxcuda.bench.BenchMain --backend "$backend" \
       --mode $mode --size $size --only graph --no-raw --commit "$commit" --out "$work/bench"
     cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
   done
-  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.samples.bench.report.BenchReport --out "$out/report" "$work/bench"
+  stage bench-report 60 "$cp" -Xmx2g com.vertxcuda.bench.report.BenchReport --out "$out/report" "$work/bench"
   grep -h "^\[bench" "$work"/bench-*.txt > "$out/bench-progress.txt" 2>/dev/null
   cat "$summary"
 fi
@@ -411,7 +412,7 @@ fi
 
 if [ "$what" = cluster ] || [ "$what" = tests+cluster ] || [ "$what" = bench+cluster ] || [ "$what" = bench+cluster+hops ]; then
   echo "== cluster: a client JVM and a GPU-node JVM on this host, against a plain clustered Vert.x echo"
-  stage cluster-bench 200 "$cp" -Xmx4g com.vertxcuda.samples.cluster.ClusterBench "$backend"
+  stage cluster-bench 200 "$cp" -Xmx4g com.vertxcuda.bench.cluster.ClusterBench "$backend"
   grep -h "\[figure\]" "$work/cluster-bench.txt" > "$out/cluster-bench.txt" 2>/dev/null
 fi
 
@@ -419,7 +420,7 @@ if [ "$what" = web ] || [ "$what" = bench+web ] || [ "$what" = tests+web ]; then
   echo "== web: GemmServer (one instance per event loop) against its echo endpoint, a closed-loop client in the same JVM"
   # On the host backend the CPU does the GEMMs (a 1024³ one takes about a second): smaller and fewer.
   if [ "$backend" = cuda ]; then web=(--sizes 64,256,1024 --connections 64); else web=(--sizes 64,256 --connections 8); fi
-  stage web-load 150 "$cp" -Xmx8g com.vertxcuda.samples.web.WebLoad --backend "$backend" --mode process "${web[@]}" \
+  stage web-load 150 "$cp" -Xmx8g com.vertxcuda.bench.web.WebLoad --backend "$backend" --mode process "${web[@]}" \
     --warmup 3 --seconds 8 --budget 100 --commit "$commit" --out "$work/web"
   cp "$work/web/web-load.json" "$work/web/web-load.md" "$out/" 2>/dev/null
   grep -h "^\[web" "$work/web-load.txt" > "$out/web-load-progress.txt" 2>/dev/null
@@ -447,8 +448,8 @@ if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$
       --reports-dir "$work/reports-gpu-pipelines"
     stage drill-in-process 50 "$cp" -Xmx2g "${launcher[@]}" \
       --select-method com.vertxcuda.kernel.KernelGpuTest#faultDrillInProcess --reports-dir "$work/reports-drill"
-    stage native-libraries 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.NativeLibrariesCheck "$work/checks"
-    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.samples.bench.StickyErrorCheck "$work/checks"
+    stage native-libraries 30 "$cp" -Xmx1g com.vertxcuda.bench.NativeLibrariesCheck "$work/checks"
+    stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.bench.StickyErrorCheck "$work/checks"
   ) &
   wait
   cat "$summary"

@@ -1,7 +1,7 @@
 package com.vertxcuda.jmh;
 
-import com.vertxcuda.samples.bench.result.BenchRecord;
-import com.vertxcuda.samples.bench.result.Series;
+import com.vertxcuda.bench.result.BenchRecord;
+import com.vertxcuda.bench.result.Series;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.openjdk.jmh.results.IterationResult;

@@ -1,7 +1,7 @@
 package com.vertxcuda.jmh;
 
-import com.vertxcuda.samples.bench.BenchSchema;
-import com.vertxcuda.samples.bench.report.BenchReport;
+import com.vertxcuda.bench.BenchSchema;
+import com.vertxcuda.bench.report.BenchReport;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

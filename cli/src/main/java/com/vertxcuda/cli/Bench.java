@@ -1,8 +1,8 @@
 package com.vertxcuda.cli;
 
-import com.vertxcuda.samples.bench.BenchMain;
-import com.vertxcuda.samples.bench.BenchOptions;
-import com.vertxcuda.samples.bench.report.BenchReport;
+import com.vertxcuda.bench.BenchMain;
+import com.vertxcuda.bench.BenchOptions;
+import com.vertxcuda.bench.report.BenchReport;
 import io.vertx.core.json.JsonObject;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

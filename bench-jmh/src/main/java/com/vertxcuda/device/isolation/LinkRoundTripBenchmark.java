@@ -65,7 +65,7 @@ public class LinkRoundTripBenchmark {
       ByteBuffer back = ByteBuffer.allocate(4 + f.remaining());
       back.putInt(f.remaining()).put(f).flip();
       echo[0].send(back);
-    }, why -> { });
+    }, (why, byPeer) -> { });
     echo[0] = far;
     near = new Link(client, LinkRing.toNode(rings), LinkRing.toDeviceHost(rings), "bench-near", spin, f -> {
       if (answers.incrementAndGet() < target) {
@@ -73,7 +73,7 @@ public class LinkRoundTripBenchmark {
       } else {
         LockSupport.unpark(waiter);
       }
-    }, why -> { });
+    }, (why, byPeer) -> { });
     near.awaiting(() -> answers.get() < target);
     far.awaiting(() -> true);
     far.start();

@@ -26,7 +26,7 @@ import java.util.List;
  * list, multicast, auto-detection and phone-home off; or Infinispan over an encrypted, authenticated
  * JGroups stack on one interface with a fixed member list, {@link EncryptedInfinispan}), the event
  * bus on the same host, and optionally TLS for the event bus (PKCS#12 key and trust stores). Shared
- * by the node, client and devices commands, the cluster bench and the scale simulation.
+ * by the node, client and devices commands, and by the bench module's cluster bench and scale simulation.
  */
 public final class ClusterSettings {
 
@@ -65,6 +65,32 @@ public final class ClusterSettings {
 
   @Option(names = "--tls-password", description = "password of the stores", interactive = false)
   String password = "";
+
+  /** The cluster manager a node joins with. */
+  public Manager manager() {
+    return manager;
+  }
+
+  /** Names the cluster (members must use the same one). */
+  public ClusterSettings setName(String name) {
+    this.name = name;
+    return this;
+  }
+
+  /**
+   * Runs the event bus over TLS with client authentication: {@code keyStore} (PKCS#12) holds this
+   * member's key and, unless a trust store is set, the certificates it trusts; {@code password} opens both.
+   */
+  public ClusterSettings setTls(String keyStore, String password) {
+    this.keyStore = keyStore;
+    this.password = password;
+    return this;
+  }
+
+  /** Whether the event bus runs over TLS. */
+  public boolean tls() {
+    return keyStore != null;
+  }
 
   /** A clustered Vert.x as configured. */
   public Future<Vertx> start() {

@@ -19,19 +19,20 @@ import java.nio.ByteBuffer;
  * host (TLS when the bus is, with its key and trust stores) that takes a stream of n bytes and
  * answers one byte ({@code 'U'}), or sends n bytes ({@code 'D'}); and the {@code NetClient} that
  * times it. The stream is written from one reused 4 MiB direct buffer, four writes on their way. What
- * the toolkit's side channel does over the same two JVMs is measured against it ({@link ClusterBench}).
+ * the toolkit's side channel does over the same two JVMs is measured against it (the bench module's
+ * {@code ClusterBench}). It sits beside {@link GpuNode}, whose {@code --echo} serves it.
  */
-final class StreamAnchor {
+public final class StreamAnchor {
 
   /** Where a {@code --echo} node answers with its sink's address ({@code host:port}). */
-  static final String ADDRESS = "vertx-cuda-bench.sink";
+  public static final String ADDRESS = "vertx-cuda-bench.sink";
   private static final int CHUNK = 4 << 20;
 
   private StreamAnchor() {
   }
 
   /** Starts the sink on {@code vertx}; completes with its address. */
-  static Future<String> serve(Vertx vertx) {
+  public static Future<String> serve(Vertx vertx) {
     EventBusOptions bus = VertxInternals.eventBusOptions(vertx);
     String host = bus.getHost() != null ? bus.getHost() : "127.0.0.1";
     Buffer chunk = direct();
@@ -61,7 +62,7 @@ final class StreamAnchor {
   }
 
   /** Seconds to send ({@code upload}) or receive {@code bytes} over a new connection to {@code address}. */
-  static Future<Double> time(Vertx vertx, String address, boolean upload, long bytes) {
+  public static Future<Double> time(Vertx vertx, String address, boolean upload, long bytes) {
     EventBusOptions bus = VertxInternals.eventBusOptions(vertx);
     NetClient client = vertx.createNetClient(new NetClientOptions(bus.toJson()).setHostnameVerificationAlgorithm(""));
     int colon = address.lastIndexOf(':');

@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
  * once — those in flight when the instance stops too (a graceful shutdown) — and the instance's device
  * buffers are freed when it stops. With
  * {@link GemmServerOptions#setEcho echo}, {@code POST /echo} takes the same requests the same way and
- * answers A's bytes with no GPU work: the HTTP ceiling to measure the endpoint against ({@link WebLoad}).
+ * answers A's bytes with no GPU work: the HTTP ceiling to measure the endpoint against (the bench module's {@code WebLoad}).
  *
  * <pre>java -cp ... com.vertxcuda.samples.web.GemmServer [port] [--echo]   (8080; host backend without a GPU)</pre>
  */

@@ -11,16 +11,17 @@ import java.util.SplittableRandom;
  * get: the product, and for the echo endpoint A's bytes. The entries are -2, -1, 1 or 2, so every
  * sum of products is an integer well inside float32's exact range, and a zero one is +0 (no
  * product is zero, so no sum can be -0): the GPU's product (FP32 or TF32, summed in any order)
- * equals the CPU's bit for bit, and an answer is checked by comparing bytes.
+ * equals the CPU's bit for bit, and an answer is checked by comparing bytes. GemmServer's tests
+ * and the bench module's {@code WebLoad} send them.
  */
-final class LoadBodies {
+public final class LoadBodies {
 
-  final int n;
-  final List<Buffer> bodies = new ArrayList<>();
-  final List<Buffer> products = new ArrayList<>();
-  final List<Buffer> echoes = new ArrayList<>();
+  public final int n;
+  public final List<Buffer> bodies = new ArrayList<>();
+  public final List<Buffer> products = new ArrayList<>();
+  public final List<Buffer> echoes = new ArrayList<>();
 
-  LoadBodies(int n, int count, long seed) {
+  public LoadBodies(int n, int count, long seed) {
     this.n = n;
     SplittableRandom random = new SplittableRandom(seed);
     for (int k = 0; k < count; k++) {

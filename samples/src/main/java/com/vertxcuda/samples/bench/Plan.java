@@ -1,9 +1,0 @@
-package com.vertxcuda.samples.bench;
-
-/** How many runs of a point go untimed ({@code warmup}, first) and how many are timed. */
-record Plan(int warmup, int runs) {
-
-  int total() {
-    return warmup + runs;
-  }
-}
