@@ -46,7 +46,7 @@ final class AllocSection implements Section {
       Histogram h = Histograms.create();
       for (int i = 0; i < plan.total(); i++) {
         long t0 = System.nanoTime();
-        JCudaDriver.cuMemsetD32Async(p, 0, bytes / 4, null);
+        JCudaDriver.cuMemsetD32Async(p, 0, bytes / 4, raw.stream);
         raw.sync();
         if (i >= plan.warmup()) {
           h.recordValue(Math.max(1, System.nanoTime() - t0));
