@@ -437,16 +437,7 @@ public final class Admission {
       if (tier == null) {
         throw new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context");
       }
-      TransferBudget.Charge charge = budget.take(self, bytes);
-      Buffer b;
-      try {
-        b = tier.allocateTransferBuffer(bytes);
-      } catch (RuntimeException | Error e) {
-        charge.give();
-        throw e;
-      }
-      charge.until(b);
-      return b;
+      return budget.take(self, bytes).lend(() -> tier.allocateTransferBuffer(bytes));
     }
 
     @Override
@@ -481,15 +472,7 @@ public final class Admission {
       } catch (CudaException noRoom) {
         return null;
       }
-      Buffer b;
-      try {
-        b = tier.landing(bytes);
-      } catch (RuntimeException | Error e) {
-        charge.give();
-        throw e;
-      }
-      charge.until(b);
-      return b;
+      return charge.lend(() -> tier.landing(bytes));
     }
   };
 

@@ -7,6 +7,7 @@ import io.vertx.core.buffer.Buffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * The one place that decides how many bytes of host memory a device may lend to its users at once:
@@ -113,6 +114,22 @@ public final class TransferBudget {
       if (lent == null || !LentBuffers.whenReturned(lent, this::give)) {
         give();
       }
+    }
+
+    /**
+     * Makes the memory this charge pays for and keeps the bytes charged until it returns
+     * ({@link #until}); gives them back at once if making it fails.
+     */
+    public Buffer lend(Supplier<Buffer> make) {
+      Buffer b;
+      try {
+        b = make.get();
+      } catch (RuntimeException | Error e) {
+        give();
+        throw e;
+      }
+      until(b);
+      return b;
     }
   }
 }
