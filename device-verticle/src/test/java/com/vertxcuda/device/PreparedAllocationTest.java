@@ -49,8 +49,13 @@ class PreparedAllocationTest {
     }
     return impatient.alloc(DType.U8, 6L << 20)
       .compose(h -> c.free(h).mapEmpty(), t -> {
-        assertEquals(FailureCode.TIMEOUT, Failures.codeOf(t), t.getMessage());
-        timedOut.incrementAndGet();
+        // OUT_OF_MEMORY where the last round's free has not returned its memory yet (memory returns
+        // once the buffer's queued uses, its zeroing included, are done); a leak shows below.
+        FailureCode code = Failures.codeOf(t);
+        assertTrue(code == FailureCode.TIMEOUT || code == FailureCode.OUT_OF_MEMORY, t.getMessage());
+        if (code == FailureCode.TIMEOUT) {
+          timedOut.incrementAndGet();
+        }
         return Future.succeededFuture();
       })
       // The device may still be making the timed-out allocation: wait until the memory is back.
