@@ -179,6 +179,7 @@ public final class TrustedEvents {
   /** Delivers the transition the device's answer shows, if an event of that type was offered. */
   private void judge(AsyncResult<DeviceInfo> ar) {
     DeviceEvent delivered = null;
+    DeviceEvent removedFirst = null;
     if (ar.failed()) {
       // A device that no longer answers at its address is gone.
       if (ar.cause() instanceof CudaException && ((CudaException) ar.cause()).code() == FailureCode.CONTEXT_LOST) {
@@ -189,19 +190,55 @@ public final class TrustedEvents {
         }
       }
     } else if (ar.result() != null && ar.result().getState() != null) {
-      delivered = transition(ar.result().getState(), ar.result().getGeneration());
+      DeviceState s = ar.result().getState();
+      long m = ar.result().getGeneration();
+      removedFirst = redeployed(s, m);
+      delivered = transition(s, m);
     }
-    dropped.addAndGet(Math.max(0, merged - (delivered == null ? 0 : 1)));
+    // A new incarnation already serving, its READY not offered yet (it is published once its registry
+    // entry is written, which can be after the device answers): the REMOVED offered waits for it.
+    boolean removedWaits = removedFirst == null && delivered == null && ar.succeeded() && ar.result() != null
+      && ar.result().getState() == DeviceState.READY && ar.result().getGeneration() > known
+      && offered(DeviceEvent.Type.REMOVED, Long.MAX_VALUE);
+    DeviceEvent removedOffer = removedWaits ? offered.get(DeviceEvent.Type.REMOVED) : null;
+    Long removedLowest = removedWaits ? lowest.get(DeviceEvent.Type.REMOVED) : null;
+    dropped.addAndGet(Math.max(0, merged - (delivered == null ? 0 : 1) - (removedFirst == null ? 0 : 1)
+      - (removedWaits ? 1 : 0)));
     merged = 0;
     listed = false;
     offered.clear();
     lowest.clear();
+    if (removedWaits) {
+      offered.put(DeviceEvent.Type.REMOVED, removedOffer);
+      lowest.put(DeviceEvent.Type.REMOVED, removedLowest);
+    }
+    if (removedFirst != null) {
+      handler.handle(removedFirst);
+    }
     if (delivered != null) {
       handler.handle(delivered);
       if (delivered.getType() == DeviceEvent.Type.REMOVED) {
         gone.run();
       }
     }
+  }
+
+  /**
+   * The REMOVED of the incarnation this subscriber knows, where the answer shows a new one serving
+   * (an undeployment and a redeployment that came between two answers): both were offered, and no
+   * generation change was (a rebuild of the known incarnation announces that instead). Null
+   * otherwise. Called before {@link #transition}, which then delivers the new incarnation's READY.
+   */
+  private DeviceEvent redeployed(DeviceState s, long m) {
+    boolean alive = phase == Phase.SERVING || phase == Phase.STARTING || phase == Phase.LOST;
+    if (s != DeviceState.READY || m <= known || !alive || !offered(DeviceEvent.Type.READY, m)
+      || !offered(DeviceEvent.Type.REMOVED, Long.MAX_VALUE)
+      || phase == Phase.SERVING && offered(DeviceEvent.Type.GENERATION_CHANGED, m)) {
+      return null;
+    }
+    DeviceEvent removed = event(DeviceEvent.Type.REMOVED, known, known, null);
+    phase = Phase.GONE;
+    return removed;
   }
 
   /** The transition from what is known to state {@code s} at generation {@code m}, or null. */

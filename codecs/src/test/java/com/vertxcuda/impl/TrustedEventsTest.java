@@ -109,6 +109,41 @@ class TrustedEventsTest {
   }
 
   @Test
+  void anUndeployAndRedeployWithinOneQuestionIsHeardAsRemovedThenReady() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    // The device was undeployed and deployed again before it answered: a new incarnation serves.
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    trusted.offer(event(DeviceEvent.Type.READY, G + 1000, G + 1000));
+    answer(DeviceState.READY, G + 1000);
+    assertEquals(List.of("REMOVED/" + G, "READY/" + (G + 1000)), names());
+    assertEquals(0, dropped.get());
+    assertEquals(0, gone.get(), "the device serves again: it is not forgotten");
+  }
+
+  @Test
+  void aRemovedWaitsForTheNewIncarnationsReadyWhenTheAnswerComesFirst() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    // The redeployed device answers before its READY is published.
+    answer(DeviceState.READY, G + 1000);
+    assertEquals(List.of(), names());
+    assertEquals(0, asked.size(), "nothing more is asked until an event comes");
+    trusted.offer(event(DeviceEvent.Type.READY, G + 1000, G + 1000));
+    answer(DeviceState.READY, G + 1000);
+    assertEquals(List.of("REMOVED/" + G, "READY/" + (G + 1000)), names());
+  }
+
+  @Test
+  void aForgedRemovedBesideARealRebuildIsHeardAsTheRebuild() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    trusted.offer(event(DeviceEvent.Type.READY, G + 1, G + 1));
+    trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
+    answer(DeviceState.READY, G + 1);
+    assertEquals(List.of("GENERATION_CHANGED/" + G + ">" + (G + 1)), changes());
+  }
+
+  @Test
   void eventsWaitForTheStartingPointAndMergeIntoOneQuestion() {
     Promise<DeviceInfo> start = Promise.promise();
     trusted.startFrom(start.future());

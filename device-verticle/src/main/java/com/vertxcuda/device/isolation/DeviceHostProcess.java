@@ -234,7 +234,7 @@ final class DeviceHostProcess {
   }
 
   /** A connection that has not proved the secret within this many ms of connecting is cut off. */
-  static final long PROOF_TIMEOUT_MS = 2_000;
+  static final long PROOF_TIMEOUT_MS = 10_000;
   /** Connections waiting to prove the secret at once; one more closes the one that has waited longest. */
   static final int MAX_UNPROVEN = 64;
 
