@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two clustered nodes on 127.0.0.1: the client node has no device and uses only the codecs API
+ * Two clustered nodes on 127.0.0.1: the client node has no device and uses only the client module
  * to allocate, upload and download on the other node's device.
  */
 @ExtendWith(VertxExtension.class)

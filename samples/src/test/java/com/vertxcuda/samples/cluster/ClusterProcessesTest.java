@@ -213,7 +213,7 @@ class ClusterProcessesTest {
     NodeProcess gpu = gpuNode();
     gpu.ready(90);
     String classPath = NodeProcess.senderClassPath();
-    assertTrue(classPath.matches("(?s).*(codecs/target/classes|vertx-cuda-codecs-[0-9][^/]*\\.jar).*"), classPath);
+    assertTrue(classPath.matches("(?s).*(client/target/classes|vertx-cuda-client-[0-9][^/]*\\.jar).*"), classPath);
     for (String entry : classPath.split(java.io.File.pathSeparator)) {
       assertFalse(entry.matches(".*(device-verticle|library-verticles)/target/.*|.*/(vertx-cuda-device|vertx-cuda-libraries"
         + "|jcuda|jcublas|jcufft|jcurand|JTransforms)-[0-9][^/]*\\.jar"), "the sender's class path holds " + entry);

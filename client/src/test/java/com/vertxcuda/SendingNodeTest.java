@@ -60,7 +60,7 @@ class SendingNodeTest {
     assertThrows(ClassNotFoundException.class, () -> Class.forName("jcuda.Pointer"));
     assertThrows(ClassNotFoundException.class, () -> Class.forName("com.vertxcuda.device.DeviceVerticle"));
 
-    String cluster = "vertx-cuda-codecs-it-" + ProcessHandle.current().pid();
+    String cluster = "vertx-cuda-client-it-" + ProcessHandle.current().pid();
     Vertx gpu = await(LocalCluster.node(cluster));
     nodes.add(gpu);
     Vertx sender = await(LocalCluster.node(cluster));
