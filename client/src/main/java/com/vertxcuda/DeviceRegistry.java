@@ -1,7 +1,7 @@
 package com.vertxcuda;
 
-import com.vertxcuda.impl.ClusterMaps;
-import com.vertxcuda.impl.ClusterWatch;
+import com.vertxcuda.internal.ClusterMaps;
+import com.vertxcuda.internal.ClusterWatch;
 import com.vertxcuda.impl.RegistryWatch;
 import com.vertxcuda.message.DeviceEvent;
 import io.vertx.codegen.annotations.GenIgnore;

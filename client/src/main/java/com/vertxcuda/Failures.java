@@ -1,6 +1,6 @@
 package com.vertxcuda;
 
-import com.vertxcuda.impl.CodedFailure;
+import com.vertxcuda.internal.CodedFailure;
 import io.vertx.core.eventbus.ReplyException;
 
 import java.lang.reflect.InvocationTargetException;

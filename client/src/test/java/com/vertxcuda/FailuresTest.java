@@ -1,6 +1,6 @@
 package com.vertxcuda;
 
-import com.vertxcuda.impl.CodedFailure;
+import com.vertxcuda.internal.CodedFailure;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;

@@ -118,8 +118,8 @@ class WireStringsTest {
     io.netty.buffer.ByteBuf direct = io.netty.buffer.Unpooled.directBuffer(framed.length());
     direct.writeBytes(framed.getBytes());
     List<Buffer> holders = List.of(framed, framed.slice(0, framed.length()),
-      com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(framed.getBytes()).slice(0, framed.length())),
-      com.vertxcuda.impl.VertxInternals.buffer(direct));
+      com.vertxcuda.internal.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(framed.getBytes()).slice(0, framed.length())),
+      com.vertxcuda.internal.VertxInternals.buffer(direct));
     for (Buffer holder : holders) {
       WireIn in = new WireIn(holder, from, to, "test");
       assertEquals(-123456789, in.readInt());
@@ -141,7 +141,7 @@ class WireStringsTest {
     assertEquals(7, short4.readInt());
     assertThrows(WireFormatException.class, short4::readInt);
     // Offset into the backing array: a slice that starts past the array's first byte.
-    Buffer offset = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(framed.getBytes()).slice(from, message.length()));
+    Buffer offset = com.vertxcuda.internal.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(framed.getBytes()).slice(from, message.length()));
     WireIn in = new WireIn(offset, 0, message.length(), "test");
     assertEquals(-123456789, in.readInt());
     assertEquals(Long.MIN_VALUE + 7, in.readLong());
@@ -155,7 +155,7 @@ class WireStringsTest {
   @Test
   void writesIntoAGrowingBufferSharedWithOtherAppendsReadBackInOrder() {
     Buffer wire = Buffer.buffer(1);
-    org.junit.jupiter.api.Assertions.assertNotNull(com.vertxcuda.impl.VertxInternals.appendable(wire),
+    org.junit.jupiter.api.Assertions.assertNotNull(com.vertxcuda.internal.VertxInternals.appendable(wire),
       "a new Buffer is written in place");
     WireOut out = new WireOut(wire);
     for (int i = 0; i < 5000; i++) {
@@ -182,8 +182,8 @@ class WireStringsTest {
    */
   @Test
   void aWriterFollowsTheBufferWhenAnotherAppendMovesIt() {
-    Buffer wire = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[8]).clear());
-    assertNull(com.vertxcuda.impl.VertxInternals.appendable(wire), "a bounded Buffer is appended to through its API");
+    Buffer wire = com.vertxcuda.internal.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[8]).clear());
+    assertNull(com.vertxcuda.internal.VertxInternals.appendable(wire), "a bounded Buffer is appended to through its API");
     WireOut out = new WireOut(wire);
     out.writeInt(17);
     String text = "longer than the eight bytes the wrapped array may hold";

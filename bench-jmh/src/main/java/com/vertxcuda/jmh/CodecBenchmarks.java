@@ -1,6 +1,6 @@
 package com.vertxcuda.jmh;
 
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.blas.BlasOp;

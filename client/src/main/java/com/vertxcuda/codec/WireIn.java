@@ -2,7 +2,7 @@ package com.vertxcuda.codec;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.vertx.core.buffer.Buffer;
 

@@ -1,5 +1,8 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.internal.CallerOrder;
+import com.vertxcuda.internal.RequestSender;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Failures;

@@ -1,5 +1,12 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.internal.CallerOrder;
+import com.vertxcuda.internal.ChunkedTransfer;
+import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInRequest;
+import com.vertxcuda.internal.CopyOutRequest;
+import com.vertxcuda.internal.LocalRoutes;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;

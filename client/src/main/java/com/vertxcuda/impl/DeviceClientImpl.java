@@ -1,5 +1,12 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.internal.BulkTransfer;
+import com.vertxcuda.internal.ChunkedTransfer;
+import com.vertxcuda.internal.ClusterWatch;
+import com.vertxcuda.internal.HostElements;
+import com.vertxcuda.internal.LocalRoutes;
+import com.vertxcuda.internal.RequestSender;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;

@@ -1,5 +1,6 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Library;

@@ -1,5 +1,6 @@
 package com.vertxcuda.impl;
 
+import com.vertxcuda.internal.ClusterWatch;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;

@@ -7,7 +7,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;

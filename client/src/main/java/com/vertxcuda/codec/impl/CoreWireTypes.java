@@ -27,10 +27,10 @@ import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
-import com.vertxcuda.impl.CopyInChunk;
-import com.vertxcuda.impl.CopyInRequest;
-import com.vertxcuda.impl.CopyOutRequest;
-import com.vertxcuda.impl.ReclaimRequest;
+import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInRequest;
+import com.vertxcuda.internal.CopyOutRequest;
+import com.vertxcuda.internal.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 

@@ -1,7 +1,7 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.device.cuda.PinnedMemory;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;

@@ -1,6 +1,6 @@
 package com.vertxcuda.device.isolation;
 
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;

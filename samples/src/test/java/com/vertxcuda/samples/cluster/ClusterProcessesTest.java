@@ -1,6 +1,6 @@
 package com.vertxcuda.samples.cluster;
 
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
@@ -8,8 +8,8 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.PlacementPolicy;
-import com.vertxcuda.impl.Nodes;
-import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.internal.Nodes;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceStats;

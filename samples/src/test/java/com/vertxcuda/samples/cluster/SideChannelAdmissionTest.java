@@ -11,7 +11,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.NodeOptions;
-import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.testing.LocalCluster;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;

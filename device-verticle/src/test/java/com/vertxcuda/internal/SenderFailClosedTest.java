@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DType;

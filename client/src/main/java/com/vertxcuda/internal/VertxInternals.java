@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;

@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.Executor;

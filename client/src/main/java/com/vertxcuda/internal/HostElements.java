@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
@@ -182,7 +182,7 @@ public final class HostElements {
    * The bytes of {@code received} (a Vert.x Buffer, possibly over many pieces that arrived from a
    * stream): copied out with bulk gets piece by piece, never gathered into one array first.
    */
-  static HostElements received(io.vertx.core.buffer.Buffer received) {
+  public static HostElements received(io.vertx.core.buffer.Buffer received) {
     return new HostElements(VertxInternals.byteBuf(received));
   }
 
@@ -194,7 +194,7 @@ public final class HostElements {
   }
 
   /** A new array of {@code handle}'s length for a download, typed by {@code array}'s Java type. */
-  static HostElements arrayFor(BufferHandle handle, Class<?> array) {
+  public static HostElements arrayFor(BufferHandle handle, Class<?> array) {
     checkHandle(handle);
     int per = handle.dtype().components();
     if (handle.length() > MAX_ARRAY / per) {
@@ -225,7 +225,7 @@ public final class HostElements {
    * {@code bytes} bytes made by {@code make} when the first chunk is read into them (on a copy
    * thread: fresh memory is zeroed, which must not happen on the caller's thread or an event loop).
    */
-  static HostElements bytesFrom(int bytes, IntFunction<ByteBuffer> make) {
+  public static HostElements bytesFrom(int bytes, IntFunction<ByteBuffer> make) {
     return new HostElements(Kind.BYTE, bytes, make::apply, "host buffer");
   }
 
@@ -243,7 +243,7 @@ public final class HostElements {
    * lands, which for a GiB is a sizeable part of a remote download's time; segments are zeroed on the
    * copy threads as the stream arrives, overlapping it.
    */
-  static HostElements segmented(int bytes) {
+  public static HostElements segmented(int bytes) {
     return new HostElements(bytes);
   }
 
@@ -259,7 +259,7 @@ public final class HostElements {
   }
 
   /** A {@link #segmented} download's bytes as one Buffer (a composite of its arrays, none copied). */
-  io.vertx.core.buffer.Buffer landed() {
+  public io.vertx.core.buffer.Buffer landed() {
     int n = segments.length();
     if (n == 1) {
       return VertxInternals.buffer(Unpooled.wrappedBuffer(segment(0)));
@@ -307,7 +307,7 @@ public final class HostElements {
   }
 
   /** The array these elements are (for one made by {@link #arrayFor} or {@link #bytesFor}). */
-  Object array() {
+  public Object array() {
     return elements().array();
   }
 

@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -103,7 +103,7 @@ public final class LocalRoutes {
   }
 
   /** The routes of {@code vertx} (live: later registrations show). */
-  static synchronized Map<String, Route> of(Vertx vertx) {
+  public static synchronized Map<String, Route> of(Vertx vertx) {
     return ROUTES.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>());
   }
 }

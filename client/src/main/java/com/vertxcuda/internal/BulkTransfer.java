@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
@@ -47,7 +47,7 @@ import java.util.Set;
  * sender's timeout (TIMEOUT) — and only once no copy touches the host values any more. Only a
  * connection whose transfer answered DONE goes back to the pool.
  */
-final class BulkTransfer implements CallerOrder.Hold {
+public final class BulkTransfer implements CallerOrder.Hold {
 
   /** Bytes above which a transfer to another node takes the side channel; at most one message below. */
   static final int BULK_BYTES = 1 << 20;
@@ -108,7 +108,7 @@ final class BulkTransfer implements CallerOrder.Hold {
   }
 
   /** Bytes above which a transfer to another node takes the side channel. */
-  static long threshold(int maxMessageSize) {
+  public static long threshold(int maxMessageSize) {
     return Math.min(BULK_BYTES, maxMessageSize);
   }
 

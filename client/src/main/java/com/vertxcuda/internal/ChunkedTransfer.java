@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.Failures;
@@ -56,7 +56,7 @@ import java.util.Set;
  * failure, when no chunk is in flight or being copied any more: by then every borrowed buffer has
  * been given back and the host memory is no longer touched.
  */
-final class ChunkedTransfer implements CallerOrder.Hold {
+public final class ChunkedTransfer implements CallerOrder.Hold {
 
   /** A copy's views in flight at once. */
   static final int WINDOW = 4;
@@ -67,7 +67,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   /** Bytes of a chunk to a device in this JVM, at least (however little it may lend). */
   static final int MIN_LOCAL_CHUNK = 64 << 10;
   /** Bytes below which a transfer to a device in this JVM is copied on the thread that sends it. */
-  static final int INLINE_BYTES = 256 << 10;
+  public static final int INLINE_BYTES = 256 << 10;
 
   private final RequestSender sender;
   /** A copy's target device and range; null otherwise. */
@@ -160,7 +160,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   }
 
   /** Writes {@code host}, which must fit {@code target}, into it. */
-  static Future<Void> upload(RequestSender sender, BufferHandle target, HostElements host, int maxMessageSize) {
+  public static Future<Void> upload(RequestSender sender, BufferHandle target, HostElements host, int maxMessageSize) {
     host.checkFits(target);
     if (BulkTransfer.takes(sender, target, maxMessageSize)) {
       return BulkTransfer.upload(sender, target, host);
@@ -169,7 +169,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
   }
 
   /** Reads {@code source} into {@code host}, which must fit it. */
-  static Future<Void> download(RequestSender sender, BufferHandle source, HostElements host, int maxMessageSize) {
+  public static Future<Void> download(RequestSender sender, BufferHandle source, HostElements host, int maxMessageSize) {
     host.checkFits(source);
     if (BulkTransfer.takes(sender, source, maxMessageSize)) {
       return BulkTransfer.download(sender, source, host);
@@ -181,7 +181,7 @@ final class ChunkedTransfer implements CallerOrder.Hold {
    * Copies {@code source} (read from {@code from}'s device) into {@code target} (written on
    * {@code to}'s), same dtype and length, staged through this JVM in views of {@code maxMessageSize}.
    */
-  static Future<Void> copy(RequestSender from, RequestSender to, BufferHandle source, BufferHandle target,
+  public static Future<Void> copy(RequestSender from, RequestSender to, BufferHandle source, BufferHandle target,
                            int maxMessageSize) {
     return new ChunkedTransfer(from, to, source, target, maxMessageSize).start();
   }

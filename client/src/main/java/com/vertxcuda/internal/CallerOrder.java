@@ -1,4 +1,4 @@
-package com.vertxcuda.impl;
+package com.vertxcuda.internal;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;
