@@ -3,7 +3,7 @@ package com.vertxcuda;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireType;
-import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.codec.WireCodec;
 import com.vertxcuda.testing.CoreSamples;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

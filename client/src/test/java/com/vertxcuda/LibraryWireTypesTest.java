@@ -12,7 +12,7 @@ import com.vertxcuda.blas.Side;
 import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireType;
-import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.codec.WireCodec;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftReply;
 import com.vertxcuda.fft.FftRequest;

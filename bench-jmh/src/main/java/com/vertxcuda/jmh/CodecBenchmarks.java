@@ -7,7 +7,7 @@ import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireType;
-import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.codec.WireCodec;
 import com.vertxcuda.message.UploadRequest;
 import com.vertxcuda.testing.CoreSamples;
 import io.vertx.core.buffer.Buffer;

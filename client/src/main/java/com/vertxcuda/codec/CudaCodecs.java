@@ -1,7 +1,5 @@
 package com.vertxcuda.codec;
 
-import com.vertxcuda.codec.impl.CoreWireTypes;
-import com.vertxcuda.codec.impl.WireCodec;
 import io.vertx.core.eventbus.EventBus;
 
 import java.util.ArrayList;

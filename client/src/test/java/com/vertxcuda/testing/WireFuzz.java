@@ -3,7 +3,7 @@ package com.vertxcuda.testing;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireType;
-import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.codec.WireCodec;
 import io.vertx.core.buffer.Buffer;
 
 import java.util.List;

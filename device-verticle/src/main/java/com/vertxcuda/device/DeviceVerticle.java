@@ -5,7 +5,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.context.PeerCopies;
-import com.vertxcuda.device.impl.HostBufferPool;
+import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.internal.BulkServer;
 import com.vertxcuda.internal.ClusterWatch;
 import com.vertxcuda.internal.Nodes;

@@ -307,7 +307,7 @@ class ChunkRingTest {
             throw new AssertionError("download: element " + k);
           }
         }
-        assertEquals(0, device.heldTransferBytes() - com.vertxcuda.device.impl.HostBufferPool.shared().lentBytes(),
+        assertEquals(0, device.heldTransferBytes() - com.vertxcuda.device.memory.HostBufferPool.shared().lentBytes(),
           "nothing of the region stays held");
         ctx.completeNow();
       })));

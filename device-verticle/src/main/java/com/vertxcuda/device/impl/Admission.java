@@ -1,5 +1,7 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.memory.LentBuffers;
+import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;

@@ -7,7 +7,7 @@ import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireIn;
 import com.vertxcuda.codec.WireOut;
 import com.vertxcuda.codec.WireType;
-import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.codec.WireCodec;
 import com.vertxcuda.device.spi.UnreadableRequest;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;

@@ -6,7 +6,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.codec.impl.CoreWireTypes;
+import com.vertxcuda.codec.CoreWireTypes;
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;

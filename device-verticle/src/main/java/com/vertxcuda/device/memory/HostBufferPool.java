@@ -1,4 +1,4 @@
-package com.vertxcuda.device.impl;
+package com.vertxcuda.device.memory;
 
 import io.vertx.core.buffer.Buffer;
 

@@ -1,9 +1,5 @@
-package com.vertxcuda.codec.impl;
+package com.vertxcuda.codec;
 
-import com.vertxcuda.codec.WireFormatException;
-import com.vertxcuda.codec.WireIn;
-import com.vertxcuda.codec.WireOut;
-import com.vertxcuda.codec.WireType;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageCodec;
 

@@ -1,19 +1,14 @@
-package com.vertxcuda.codec.impl;
+package com.vertxcuda.codec;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.Library;
 import com.vertxcuda.PipelineHandle;
-import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.codec.WireIn;
-import com.vertxcuda.codec.WireOut;
 import com.vertxcuda.message.PipelineStep;
 import com.vertxcuda.message.RecordRequest;
 import com.vertxcuda.message.ReleasePipelineRequest;
 import com.vertxcuda.message.ReplayRequest;
 import io.vertx.core.buffer.Buffer;
-import com.vertxcuda.codec.WireFormatException;
-import com.vertxcuda.codec.WireType;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.DescribeRequest;

@@ -1,4 +1,4 @@
-package com.vertxcuda.device.impl;
+package com.vertxcuda.device.memory;
 
 import com.vertxcuda.device.cuda.PinnedMemory;
 import com.vertxcuda.internal.VertxInternals;
