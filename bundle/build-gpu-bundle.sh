@@ -21,7 +21,7 @@ mvn -B -q -DskipTests -pl '!bench-jmh,!rx-java3' clean package dependency:copy-d
   -DincludeScope=test -DoutputDirectory="$out/lib" \
   -DexcludeArtifactIds=jackson-annotations,vertx-infinispan,vertx-rx-java3 \
   -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j,org.infinispan,org.jgroups,io.reactivex.rxjava3,org.reactivestreams
-for m in codecs device-verticle library-verticles samples bench; do
+for m in client device-verticle library-verticles samples bench; do
   cp "$m"/target/*.jar "$out/lib/"
 done
 # Reactor jars copied as dependencies come from target/ already; drop any duplicates of ours.

@@ -1,13 +1,13 @@
 package com.vertxcuda.jmh;
 
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireType;
-import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.codec.WireCodec;
 import com.vertxcuda.message.UploadRequest;
 import com.vertxcuda.testing.CoreSamples;
 import io.vertx.core.buffer.Buffer;

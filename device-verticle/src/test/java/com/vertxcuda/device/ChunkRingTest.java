@@ -307,7 +307,7 @@ class ChunkRingTest {
             throw new AssertionError("download: element " + k);
           }
         }
-        assertEquals(0, device.heldTransferBytes() - com.vertxcuda.device.impl.HostBufferPool.shared().lentBytes(),
+        assertEquals(0, device.heldTransferBytes() - com.vertxcuda.device.memory.HostBufferPool.shared().lentBytes(),
           "nothing of the region stays held");
         ctx.completeNow();
       })));
@@ -352,7 +352,7 @@ class ChunkRingTest {
     heap.setBytes(0, pattern);
     ByteBuffer nio = ByteBuffer.allocateDirect(bytes);
     nio.put(pattern).flip();
-    Buffer direct = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(nio));
+    Buffer direct = com.vertxcuda.internal.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(nio));
     DeviceOptions options = TestDevices.options().setSharedMemorySize(16 << 20);
     deploy(vertx, options).compose(client -> client.alloc(DType.U8, bytes).compose(h -> {
       Future<BufferHandle> up = client.upload(h, heap);
@@ -390,8 +390,8 @@ class ChunkRingTest {
     }
     int bytes = 3 * piece - 3; // a multiple of 4: the last piece one float short of full
     pieces[2] = Arrays.copyOf(pieces[2], piece - 3);
-    Buffer composite = com.vertxcuda.impl.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(3, pieces));
-    assertEquals(3, com.vertxcuda.impl.VertxInternals.byteBuf(composite).nioBufferCount());
+    Buffer composite = com.vertxcuda.internal.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(3, pieces));
+    assertEquals(3, com.vertxcuda.internal.VertxInternals.byteBuf(composite).nioBufferCount());
     DeviceOptions options = TestDevices.options().setSharedMemorySize(16 << 20);
     deploy(vertx, options).compose(client -> client.alloc(DType.F32, bytes / 4)
         .compose(h -> client.upload(h, composite).compose(x -> client.download(h))))
@@ -413,7 +413,7 @@ class ChunkRingTest {
     int n = 16;
     DeviceOptions options = TestDevices.options().setSharedMemorySize(256L << 20);
     deploy(vertx, options).compose(client -> {
-      com.vertxcuda.impl.RequestSender sender = new com.vertxcuda.impl.RequestSender(vertx, client.address(), 60_000);
+      com.vertxcuda.internal.RequestSender sender = new com.vertxcuda.internal.RequestSender(vertx, client.address(), 60_000);
       List<Future<BufferHandle>> handles = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         handles.add(client.alloc(DType.U8, bytes));

@@ -7,7 +7,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;
@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two clustered nodes on 127.0.0.1: the client node has no device and uses only the codecs API
+ * Two clustered nodes on 127.0.0.1: the client node has no device and uses only the client module
  * to allocate, upload and download on the other node's device.
  */
 @ExtendWith(VertxExtension.class)

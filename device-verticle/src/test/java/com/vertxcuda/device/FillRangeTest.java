@@ -4,7 +4,7 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.FillRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -81,7 +81,7 @@ class LargeDownloadTest {
       for (float v : (float[]) out[1]) {
         assertEquals(7f, v, "the fill landed once the download had read everything");
       }
-      assertEquals(0, device.heldTransferBytes() - com.vertxcuda.device.impl.HostBufferPool.shared().lentBytes(),
+      assertEquals(0, device.heldTransferBytes() - com.vertxcuda.device.memory.HostBufferPool.shared().lentBytes(),
         "nothing of the region stays held");
       ctx.completeNow();
     })));

@@ -222,11 +222,11 @@ class MultiDeviceTest {
         BufferHandle x = all.resultAt(0);
         BufferHandle y = all.resultAt(1);
         BufferHandle wrong = all.resultAt(2);
-        com.vertxcuda.impl.RequestSender target = new com.vertxcuda.impl.RequestSender(vertx,
+        com.vertxcuda.internal.RequestSender target = new com.vertxcuda.internal.RequestSender(vertx,
           com.vertxcuda.Addresses.device(y.node(), y.device()), 20_000);
         long transfer = 0x5eed_c0deL;
-        Future<Object> early = target.request(new com.vertxcuda.impl.CopyInChunk(y, transfer, Buffer.buffer(new byte[256])));
-        Future<Object> start = target.request(new com.vertxcuda.impl.CopyInRequest(x, wrong, transfer, false));
+        Future<Object> early = target.request(new com.vertxcuda.internal.CopyInChunk(y, transfer, Buffer.buffer(new byte[256])));
+        Future<Object> start = target.request(new com.vertxcuda.internal.CopyInRequest(x, wrong, transfer, false));
         return Future.join(early, start).otherwiseEmpty()
           .compose(v -> b.fill(y, 3))
           .compose(v -> b.downloadFloats(y))

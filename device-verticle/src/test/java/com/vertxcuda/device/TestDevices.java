@@ -46,7 +46,7 @@ public final class TestDevices {
    * among their requests); failures come back typed.
    */
   public static Future<Object> fault(Vertx vertx, String address, com.vertxcuda.message.FaultRequest.Kind kind) {
-    return new com.vertxcuda.impl.RequestSender(vertx, address, 30_000)
+    return new com.vertxcuda.internal.RequestSender(vertx, address, 30_000)
       .request(new com.vertxcuda.message.FaultRequest(kind));
   }
 

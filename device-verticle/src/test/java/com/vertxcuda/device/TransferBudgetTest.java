@@ -5,7 +5,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
-import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.FaultRequest;
@@ -202,7 +202,7 @@ class TransferBudgetTest {
           assertTrue(grew <= budget, "direct memory grew by " + grew + " bytes, past the budget of " + budget);
           Buffer b = lent.get(0);
           assertEquals(bytes, b.length());
-          ByteBuffer nio = com.vertxcuda.impl.VertxInternals.byteBuf(b).nioBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
+          ByteBuffer nio = com.vertxcuda.internal.VertxInternals.byteBuf(b).nioBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN);
           long expected = 0x5A5A5A5A5A5A5A5AL;
           for (int i = 0; i < bytes; i += 8) {
             if (nio.getLong(i) != expected) {

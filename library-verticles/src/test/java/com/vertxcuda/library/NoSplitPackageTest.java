@@ -22,18 +22,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * No package spans two of the toolkit's jars (each names its module through
- * Automatic-Module-Name, and a package in two modules cannot be loaded): the client artifact
- * (codecs), the device module and this one. Resources count, as they do for an automatic module.
+ * Automatic-Module-Name, and a package in two modules cannot be loaded): the client
+ * artifact, the device module and this one. Resources count, as they do for an automatic module.
  */
 class NoSplitPackageTest {
 
   @Test
-  void theCodecsDeviceAndLibraryJarsShareNoPackage() throws Exception {
+  void theClientDeviceAndLibraryJarsShareNoPackage() throws Exception {
     Map<String, Set<String>> packages = new HashMap<>();
-    packages.put("codecs", packagesOf(BlasClient.class));
+    packages.put("client", packagesOf(BlasClient.class));
     packages.put("device", packagesOf(DeviceVerticle.class));
     packages.put("libraries", packagesOf(BlasVerticle.class));
-    assertTrue(packages.get("codecs").contains("com.vertxcuda.blas"), packages.get("codecs").toString());
+    assertTrue(packages.get("client").contains("com.vertxcuda.blas"), packages.get("client").toString());
     assertTrue(packages.get("libraries").contains("com.vertxcuda.blas.impl"), packages.get("libraries").toString());
     Set<String> shared = new TreeSet<>();
     for (String a : packages.keySet()) {

@@ -6,7 +6,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
-import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.FaultRequest;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

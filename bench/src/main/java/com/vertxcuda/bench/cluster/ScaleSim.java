@@ -10,7 +10,7 @@ import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.PlacementPolicy;
 import com.vertxcuda.codec.CudaCodecs;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.samples.QuietLogging;
 import com.vertxcuda.samples.cluster.ClusterSettings;

@@ -9,8 +9,8 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.impl.CopyInChunk;
-import com.vertxcuda.impl.CopyInRequest;
+import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInRequest;
 
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -11,8 +11,8 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.RecordedStep;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.impl.CopyInRequest;
-import com.vertxcuda.impl.CopyOutRequest;
+import com.vertxcuda.internal.CopyInRequest;
+import com.vertxcuda.internal.CopyOutRequest;
 import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.FillRequest;
 

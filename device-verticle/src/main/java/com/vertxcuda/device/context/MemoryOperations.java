@@ -8,7 +8,7 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.impl.ReclaimRequest;
+import com.vertxcuda.internal.ReclaimRequest;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;

@@ -10,12 +10,12 @@ import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.HostMemoryRegistration;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.impl.CopyThreads;
+import com.vertxcuda.internal.CopyThreads;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.buffer.Buffer;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 
 import java.nio.ByteBuffer;
 import java.util.List;

@@ -7,7 +7,7 @@ import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.FaultInjection;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
-import com.vertxcuda.impl.CopyThreads;
+import com.vertxcuda.internal.CopyThreads;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.locks.LockSupport;

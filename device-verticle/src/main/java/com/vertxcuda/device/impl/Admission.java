@@ -1,5 +1,7 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.memory.LentBuffers;
+import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
@@ -12,11 +14,11 @@ import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.spi.RequestType;
-import com.vertxcuda.impl.CallerOrder;
+import com.vertxcuda.internal.CallerOrder;
 import com.vertxcuda.impl.DeviceClientImpl;
-import com.vertxcuda.impl.LocalRoutes;
-import com.vertxcuda.impl.RequestSender;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.LocalRoutes;
+import com.vertxcuda.internal.RequestSender;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
 import com.vertxcuda.message.DeviceStats;

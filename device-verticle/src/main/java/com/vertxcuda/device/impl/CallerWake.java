@@ -1,7 +1,7 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.device.context.IdleWait;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import io.vertx.core.Context;
 
 import java.util.concurrent.ScheduledExecutorService;

@@ -1,7 +1,8 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;

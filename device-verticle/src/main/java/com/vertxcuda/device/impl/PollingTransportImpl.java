@@ -1,7 +1,7 @@
 package com.vertxcuda.device.impl;
 
 import com.vertxcuda.device.PollingTransport;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import io.netty.channel.SelectStrategy;
 import io.netty.channel.SelectStrategyFactory;
 import io.netty.util.IntSupplier;

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.memory.LentBuffers;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import io.vertx.core.buffer.Buffer;

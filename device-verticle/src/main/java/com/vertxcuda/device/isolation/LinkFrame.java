@@ -1,13 +1,13 @@
 package com.vertxcuda.device.isolation;
 
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.Library;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireIn;
 import com.vertxcuda.codec.WireOut;
 import com.vertxcuda.codec.WireType;
-import com.vertxcuda.codec.impl.WireCodec;
+import com.vertxcuda.codec.WireCodec;
 import com.vertxcuda.device.spi.UnreadableRequest;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;

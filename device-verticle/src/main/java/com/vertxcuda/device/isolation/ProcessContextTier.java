@@ -1,7 +1,7 @@
 package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.Library;
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;

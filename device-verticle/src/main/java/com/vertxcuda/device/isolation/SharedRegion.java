@@ -1,9 +1,9 @@
 package com.vertxcuda.device.isolation;
 
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.vertx.core.buffer.Buffer;
-import com.vertxcuda.device.impl.LentBuffers;
+import com.vertxcuda.device.memory.LentBuffers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package com.vertxcuda.device.spi;
 
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.impl.CodedFailure;
+import com.vertxcuda.internal.CodedFailure;
 
 /**
  * A backend failure. A sticky one (illegal address, launch failure, ...) means the context is

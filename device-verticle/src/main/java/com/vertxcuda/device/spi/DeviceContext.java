@@ -1,8 +1,8 @@
 package com.vertxcuda.device.spi;
 
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.device.impl.HostBufferPool;
-import com.vertxcuda.device.impl.LentBuffers;
+import com.vertxcuda.device.memory.HostBufferPool;
+import com.vertxcuda.device.memory.LentBuffers;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;

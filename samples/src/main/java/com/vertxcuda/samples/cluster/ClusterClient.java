@@ -8,7 +8,7 @@ import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.PlacementPolicy;
 import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.blas.Transpose;
-import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

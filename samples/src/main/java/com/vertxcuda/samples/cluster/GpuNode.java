@@ -9,7 +9,7 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.NodeOptions;
-import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.observability.DeviceHealth;
 import com.vertxcuda.observability.DeviceMetrics;
 import com.vertxcuda.observability.DeviceMetricsOptions;

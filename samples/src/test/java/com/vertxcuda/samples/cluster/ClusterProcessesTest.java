@@ -1,6 +1,6 @@
 package com.vertxcuda.samples.cluster;
 
-import com.vertxcuda.impl.VertxInternals;
+import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
@@ -8,8 +8,8 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.PlacementPolicy;
-import com.vertxcuda.impl.Nodes;
-import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.internal.Nodes;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceStats;
@@ -213,7 +213,7 @@ class ClusterProcessesTest {
     NodeProcess gpu = gpuNode();
     gpu.ready(90);
     String classPath = NodeProcess.senderClassPath();
-    assertTrue(classPath.matches("(?s).*(codecs/target/classes|vertx-cuda-codecs-[0-9][^/]*\\.jar).*"), classPath);
+    assertTrue(classPath.matches("(?s).*(client/target/classes|vertx-cuda-client-[0-9][^/]*\\.jar).*"), classPath);
     for (String entry : classPath.split(java.io.File.pathSeparator)) {
       assertFalse(entry.matches(".*(device-verticle|library-verticles)/target/.*|.*/(vertx-cuda-device|vertx-cuda-libraries"
         + "|jcuda|jcublas|jcufft|jcurand|JTransforms)-[0-9][^/]*\\.jar"), "the sender's class path holds " + entry);

@@ -10,7 +10,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.NodeOptions;
-import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -238,7 +238,7 @@ class RemoteOrderTest {
         throw new IllegalStateException(e);
       }
       DeviceClient dev = DeviceClient.create(client, on(gpu, 0, 30_000));
-      com.vertxcuda.impl.ClusterWatch watch = com.vertxcuda.impl.ClusterWatch.of(client);
+      com.vertxcuda.internal.ClusterWatch watch = com.vertxcuda.internal.ClusterWatch.of(client);
       int[] sentAfterRead = new int[1];
       // One fill per task, so that the read completes (on another thread) between two of them.
       Runnable[] next = new Runnable[1];

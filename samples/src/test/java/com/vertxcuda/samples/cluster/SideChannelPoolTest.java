@@ -12,8 +12,8 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.NodeOptions;
-import com.vertxcuda.impl.BulkServer;
-import com.vertxcuda.impl.Nodes;
+import com.vertxcuda.internal.BulkServer;
+import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;
@@ -292,12 +292,12 @@ class SideChannelPoolTest {
   void busRequestsKeepTheCallersOrderAcrossAddressesOnFirstUse(VertxTestContext ctx) {
     String blasAddress = com.vertxcuda.Addresses.library(Nodes.self(gpu), 0, com.vertxcuda.Library.BLAS);
     String never = com.vertxcuda.Addresses.library(Nodes.self(gpu), 0, com.vertxcuda.Library.FFT);
-    assertTrue(com.vertxcuda.impl.VertxInternals.nodeSelectorReadable(client), "the event bus's node selector is read");
-    assertFalse(com.vertxcuda.impl.VertxInternals.clusterKnowsWhoServes(client, blasAddress), "not used yet");
+    assertTrue(com.vertxcuda.internal.VertxInternals.nodeSelectorReadable(client), "the event bus's node selector is read");
+    assertFalse(com.vertxcuda.internal.VertxInternals.clusterKnowsWhoServes(client, blasAddress), "not used yet");
     firstUse(3).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
       // What the order relies on: the bus now holds who serves the addresses used, not the others.
-      assertTrue(com.vertxcuda.impl.VertxInternals.clusterKnowsWhoServes(client, blasAddress), "used");
-      assertFalse(com.vertxcuda.impl.VertxInternals.clusterKnowsWhoServes(client, never), "never used");
+      assertTrue(com.vertxcuda.internal.VertxInternals.clusterKnowsWhoServes(client, blasAddress), "used");
+      assertFalse(com.vertxcuda.internal.VertxInternals.clusterKnowsWhoServes(client, never), "never used");
       ctx.completeNow();
     })));
   }
@@ -338,7 +338,7 @@ class SideChannelPoolTest {
   private Future<Void> registeredAt(String address, int tries) {
     return until(tries, address + " is not served after the deployment", () -> {
       Promise<java.util.List<io.vertx.core.spi.cluster.RegistrationInfo>> asked = Promise.promise();
-      com.vertxcuda.impl.VertxInternals.clusterManager(client).getRegistrations(address, asked);
+      com.vertxcuda.internal.VertxInternals.clusterManager(client).getRegistrations(address, asked);
       return asked.future().transform(ar -> Future.succeededFuture(ar.succeeded() && !ar.result().isEmpty()));
     });
   }

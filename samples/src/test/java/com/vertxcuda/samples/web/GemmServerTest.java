@@ -4,7 +4,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
-import com.vertxcuda.impl.RequestSender;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.DeviceStats;
 import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;

@@ -1,7 +1,0 @@
-/**
- * The vertx-cuda contract: what crosses the event bus between an application and a device.
- */
-@ModuleGen(name = "vertx-cuda-codecs", groupPackage = "com.vertxcuda")
-package com.vertxcuda;
-
-import io.vertx.codegen.annotations.ModuleGen;

@@ -1,0 +1,151 @@
+package com.vertxcuda.device.memory;
+
+import com.vertxcuda.device.cuda.PinnedMemory;
+import com.vertxcuda.internal.VertxInternals;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.vertx.core.buffer.Buffer;
+
+import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Vert.x buffers lent over memory that must go back where it came from (a pool, a shared region):
+ * the memory returns exactly once, when the user releases the buffer or when it and every slice of it
+ * become unreachable.
+ */
+public final class LentBuffers {
+
+  private static final Cleaner CLEANER = Cleaner.create();
+
+  /**
+   * Every buffer lent in this JVM, by the address of its memory, whichever pool or region lent it: a
+   * buffer goes back with or without the context that lent it (a rebuild, a loss, an undeploy).
+   */
+  private static final Map<Long, Lease> LENT = new ConcurrentHashMap<>();
+  private final AtomicLong bytes = new AtomicLong();
+
+  /** One lent buffer's memory: how to return it now, and what else runs once it has returned. */
+  private record Lease(Cleaner.Cleanable cleanable, Returns returns) {
+  }
+
+  /**
+   * What runs, once, when lent memory returns: the pool's or region's own action, then any added
+   * since ({@link #whenReturned}). Reached from the cleaner's action, so it must not reach the buffer.
+   */
+  private static final class Returns {
+    private final Runnable first;
+    private List<Runnable> more;
+    private boolean ran;
+
+    Returns(Runnable first) {
+      this.first = first;
+    }
+
+    // False once the memory has returned: the caller runs its action itself.
+    synchronized boolean add(Runnable action) {
+      if (ran) {
+        return false;
+      }
+      if (more == null) {
+        more = new ArrayList<>(1);
+      }
+      more.add(action);
+      return true;
+    }
+
+    void run() {
+      List<Runnable> then;
+      synchronized (this) {
+        ran = true;
+        then = more;
+        more = null;
+      }
+      first.run();
+      if (then != null) {
+        then.forEach(Runnable::run);
+      }
+    }
+  }
+
+  /**
+   * A buffer over {@code memory} (direct; its position to limit) holding {@code length} bytes;
+   * {@code onReturn} runs once the buffer is released or unreachable.
+   */
+  public Buffer lend(ByteBuffer memory, int length, Runnable onReturn) {
+    ByteBuf buf = Unpooled.wrappedBuffer(memory.slice().order(ByteOrder.LITTLE_ENDIAN)).writerIndex(length);
+    Buffer b = VertxInternals.buffer(buf);
+    long address = VertxInternals.directBufferAddress(memory) + memory.position();
+    AtomicBoolean done = new AtomicBoolean();
+    // Tied to the ByteBuf, not the Buffer wrapper: slices and duplicates (a Buffer.slice the user
+    // keeps, a write still in flight) reach it, so the memory cannot be reused under them.
+    // The action must not reach the buffer, or it would never become unreachable.
+    Map<Long, Lease> table = LENT;
+    AtomicLong counted = bytes;
+    long capacity = memory.remaining();
+    counted.addAndGet(capacity);
+    Returns returns = new Returns(onReturn);
+    LENT.put(address, new Lease(CLEANER.register(buf, () -> {
+      if (done.compareAndSet(false, true)) {
+        table.remove(address);
+        counted.addAndGet(-capacity);
+        returns.run();
+      }
+    }), returns));
+    return b;
+  }
+
+  /**
+   * Runs {@code action} once the memory under {@code buffer} (a buffer lent in this JVM: a pool's, a
+   * region's, a pinned block) has returned, or now if it has already; false, running nothing, if no
+   * pool, region or pinned block of this JVM lent it. Any thread.
+   */
+  public static boolean whenReturned(Buffer buffer, Runnable action) {
+    Lease lease = leaseOf(buffer);
+    if (lease == null) {
+      return PinnedMemory.whenReturned(buffer, action);
+    }
+    if (!lease.returns().add(action)) {
+      action.run();
+    }
+    return true;
+  }
+
+  /** Bytes of the buffers lent here and not yet returned. */
+  public long bytes() {
+    return bytes.get();
+  }
+
+  /**
+   * Returns a lent buffer's memory now to whichever pool, region or pinned block of this JVM lent it;
+   * the buffer must not be used afterwards. False if none lent it (or it went back already).
+   */
+  public static boolean release(Buffer buffer) {
+    return releaseLent(buffer) || PinnedMemory.release(buffer);
+  }
+
+  // Lent through this class (a pool's, a region's); pinned memory keeps its own leases.
+  private static boolean releaseLent(Buffer buffer) {
+    Lease lease = leaseOf(buffer);
+    if (lease == null) {
+      return false;
+    }
+    lease.cleanable().clean();
+    return true;
+  }
+
+  private static Lease leaseOf(Buffer buffer) {
+    ByteBuf buf = VertxInternals.byteBuf(buffer);
+    if (!buf.hasMemoryAddress()) {
+      return null;
+    }
+    return LENT.get(buf.memoryAddress() + buf.readerIndex());
+  }
+}
