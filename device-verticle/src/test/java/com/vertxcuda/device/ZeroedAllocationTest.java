@@ -3,6 +3,10 @@ package com.vertxcuda.device;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
+import com.vertxcuda.FailureCode;
+import com.vertxcuda.Failures;
+import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -16,6 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -99,6 +104,29 @@ class ZeroedAllocationTest {
       .compose(client::downloadFloats)
       .onComplete(ctx.succeeding(values -> ctx.verify(() -> {
         assertArrayEquals(data, values);
+        ctx.completeNow();
+      })));
+  }
+
+  /**
+   * An allocation whose zeroing fails is answered with that failure and its memory goes back: a
+   * buffer is never handed out unzeroed. The host backend fails the next queued operation on demand.
+   */
+  @Test
+  void anAllocationWhoseZeroingFailsIsAnsweredWithTheFailure(Vertx vertx, VertxTestContext ctx) {
+    assumeTrue(TestDevices.backend() == BackendKind.HOST, "the host backend fails a queued operation on demand");
+    TestDevices.fault(vertx, client.address(), FaultRequest.Kind.FAIL_NEXT_OPERATION)
+      .compose(x -> client.alloc(DType.F32, 1_024))
+      .onComplete(ar -> ctx.verify(() -> {
+        assertTrue(ar.failed(), "the allocation whose zeroing failed was handed out");
+        assertEquals(FailureCode.LIBRARY_ERROR, Failures.codeOf(ar.cause()), ar.cause().getMessage());
+      }))
+      .recover(x -> client.alloc(DType.F32, 1_024))
+      .compose(client::downloadFloats)
+      .compose(values -> client.stats().map(stats -> new Object[] {values, stats}))
+      .onComplete(ctx.succeeding(both -> ctx.verify(() -> {
+        assertEquals(-1, firstNonZero((float[]) both[0]), "the next allocation reads zeros");
+        assertEquals(1, ((DeviceStats) both[1]).getBuffersAllocated(), "the failed one went back");
         ctx.completeNow();
       })));
   }

@@ -54,10 +54,11 @@ final class MemoryOperations {
       memory = ((PreparedMemory) prepared).memory;
     }
     Allocation allocation = table.register(a.getDtype(), a.getCount(), owner, memory);
-    if (!a.isUninitialized()) {
-      zero(allocation);
+    if (a.isUninitialized() || allocation.bytes() == 0) {
+      r.reply(allocation.handle());
+    } else {
+      zero(r, allocation);
     }
-    r.reply(allocation.handle());
     return null;
   }
 
@@ -65,21 +66,34 @@ final class MemoryOperations {
    * A new buffer reads as zeros until written, as an OS's fresh pages do: memory comes from a cache
    * of blocks other owners freed (and a fresh device allocation is not cleared either). The memset
    * is queued on the copy stream and recorded as the buffer's last write, so every later use, on
-   * any stream, is ordered after it; the reply does not wait for it.
+   * any stream, is ordered after it. The buffer is handed out once the memset has completed: one
+   * whose zeroing failed is answered with the failure and goes back, never given out unzeroed.
    */
-  private void zero(Allocation a) throws BackendException {
+  private void zero(Request r, Allocation a) throws BackendException {
     long bytes = a.bytes();
-    if (bytes == 0) {
-      return;
-    }
     int unit = bytes % Integer.BYTES == 0 ? Integer.BYTES : 1;
+    GpuEvent done;
     try {
-      runtime.ordering().run(stream, List.of(), List.of(a),
-        () -> device.fill(stream, a.memory(), 0, bytes / unit, unit, 0L)).release();
+      done = runtime.ordering().run(stream, List.of(), List.of(a),
+        () -> device.fill(stream, a.memory(), 0, bytes / unit, unit, 0L));
     } catch (BackendException | RuntimeException e) {
       release(runtime.allocations().remove(a.handle()));
       throw e;
     }
+    runtime.whenDone(done, err -> {
+      if (err == null) {
+        r.reply(a.handle());
+        return;
+      }
+      r.fail(runtime.failure(err));
+      runtime.loop().execute(() -> {
+        try {
+          release(runtime.allocations().remove(a.handle()));
+        } catch (CudaException gone) {
+          // freed meanwhile
+        }
+      });
+    });
   }
 
   /**
