@@ -3,6 +3,7 @@ package com.vertxcuda;
 import com.vertxcuda.internal.ClusterMaps;
 import com.vertxcuda.internal.ClusterWatch;
 import com.vertxcuda.impl.RegistryWatch;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.message.DeviceEvent;
 import io.vertx.codegen.annotations.GenIgnore;
 import io.vertx.codegen.annotations.VertxGen;
@@ -36,7 +37,7 @@ public interface DeviceRegistry {
    * or with a negative device index, generation or load.
    */
   static Future<List<DeviceInfo>> list(Vertx vertx) {
-    ClusterWatch watch = ClusterWatch.of(vertx);
+    ClusterWatch watch = CudaRuntime.of(vertx).clusterWatch();
     return watch.checkPolicyUnlessUnanswered().compose(v -> ClusterMaps.<String, JsonObject, List<JsonObject>>call(vertx,
       Addresses.REGISTRY_MAP, AsyncMap::values)).map(values -> {
       List<DeviceInfo> devices = new ArrayList<>();

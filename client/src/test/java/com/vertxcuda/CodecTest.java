@@ -4,6 +4,7 @@ import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireType;
 import com.vertxcuda.codec.WireCodec;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.testing.CoreSamples;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -90,8 +91,8 @@ class CodecTest {
 
   @Test
   void localDeliveryHandsOverTheSameInstance(Vertx vertx, VertxTestContext ctx) {
-    CudaCodecs.register(vertx.eventBus());
-    CudaCodecs.register(vertx.eventBus()); // safe to call twice
+    CudaRuntime.of(vertx).registerCodecs();
+    CudaRuntime.of(vertx).registerCodecs(); // safe to call twice
     List<Object> samples = samples();
     vertx.eventBus().consumer("codec-test", m -> m.reply(m.body()));
     io.vertx.core.Future<?> chain = io.vertx.core.Future.succeededFuture();

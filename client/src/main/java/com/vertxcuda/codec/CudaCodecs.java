@@ -5,32 +5,27 @@ import io.vertx.core.eventbus.EventBus;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.WeakHashMap;
 
 /**
  * Registers the message codec of every vertx-cuda message type on an event bus, as the default
- * codec for its class. Safe to call any number of times, from any thread.
+ * codec for its class. Each Vert.x's runtime does it once for its event bus
+ * ({@code CudaRuntime.registerCodecs}, which every vertx-cuda client and device calls).
  */
 public final class CudaCodecs {
 
-  private static final Map<EventBus, Boolean> REGISTERED = Collections.synchronizedMap(new WeakHashMap<>());
   private static volatile List<WireType<?>> all;
 
   private CudaCodecs() {
   }
 
-  /** Registers every codec on {@code eventBus} once; later calls do nothing. */
-  public static void register(EventBus eventBus) {
-    synchronized (REGISTERED) {
-      if (REGISTERED.containsKey(eventBus)) {
-        return;
-      }
-      for (WireType<?> type : wireTypes()) {
-        registerOne(eventBus, type);
-      }
-      REGISTERED.put(eventBus, Boolean.TRUE);
+  /**
+   * Registers every codec on {@code eventBus}: once per event bus (Vert.x refuses a second default
+   * codec for a class, so a second call throws {@link IllegalStateException}).
+   */
+  public static void registerAll(EventBus eventBus) {
+    for (WireType<?> type : wireTypes()) {
+      registerOne(eventBus, type);
     }
   }
 

@@ -2,7 +2,7 @@ package com.vertxcuda.impl;
 
 import com.vertxcuda.internal.BulkTransfer;
 import com.vertxcuda.internal.ChunkedTransfer;
-import com.vertxcuda.internal.ClusterWatch;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.HostElements;
 import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.internal.RequestSender;
@@ -356,8 +356,9 @@ public final class DeviceClientImpl implements DeviceClient {
     } catch (IllegalArgumentException e) {
       return false;
     }
-    return LocalRoutes.of(vertx).containsKey(address)
-      || vertx.isClustered() && ClusterWatch.of(vertx).members().contains(h.node());
+    CudaRuntime runtime = CudaRuntime.of(vertx);
+    return runtime.routes().get(address) != null
+      || vertx.isClustered() && runtime.clusterWatch().members().contains(h.node());
   }
 
   @Override
@@ -435,7 +436,7 @@ public final class DeviceClientImpl implements DeviceClient {
     trusted.startFrom(describe());
     if (sender.remote()) {
       // A node that left publishes nothing: its LOST event is raised here.
-      ClusterWatch.of(sender.vertx()).onLeftWhileRegistered(consumer, sender.vertx().getOrCreateContext(), left -> {
+      CudaRuntime.of(sender.vertx()).clusterWatch().onLeftWhileRegistered(consumer, sender.vertx().getOrCreateContext(), left -> {
         if (left.equals(node)) {
           trusted.deliverLocal("node " + node + " left the cluster");
         }

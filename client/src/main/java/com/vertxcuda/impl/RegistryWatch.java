@@ -1,10 +1,10 @@
 package com.vertxcuda.impl;
 
-import com.vertxcuda.internal.ClusterWatch;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Context;
@@ -56,7 +56,7 @@ public final class RegistryWatch {
     MessageConsumer<Object> consumer = vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS,
       m -> watch.on(() -> watch.offer(m.body())));
     watch.on(() -> watch.list(true));
-    ClusterWatch.of(vertx).onLeftWhileRegistered(consumer, context, watch::left);
+    CudaRuntime.of(vertx).clusterWatch().onLeftWhileRegistered(consumer, context, watch::left);
     return (MessageConsumer<DeviceEvent>) (MessageConsumer<?>) consumer;
   }
 

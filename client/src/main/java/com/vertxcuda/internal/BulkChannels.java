@@ -15,7 +15,6 @@ import io.vertx.core.net.NetSocket;
 
 import java.util.ArrayDeque;
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -31,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * made there, so their events arrive there, and the transfers to that node run there. It knows where
  * the node's side channel listens for as long as it has a connection there (an address learnt from a
  * device's description, {@code DeviceInfo.bulkAddress}); with none, the next transfer asks again.
- * The client is one per Vert.x, with the event bus's TLS settings ({@link BulkWire#clientOptions}).
+ * One per Vert.x, held by its {@link CudaRuntime}; its client has the event bus's TLS settings
+ * ({@link BulkWire#clientOptions}).
  */
 final class BulkChannels {
 
@@ -40,39 +40,19 @@ final class BulkChannels {
   /** How long an idle connection is kept, in ms (the node closes one after {@link BulkServer#IDLE_MILLIS}). */
   static final long IDLE_MILLIS = 10_000;
 
-  private static final Map<Vertx, BulkChannels> CHANNELS = new WeakHashMap<>();
-
   private final Vertx vertx;
   private final Map<String, Node> nodes = new ConcurrentHashMap<>();
   private Future<NetClient> client;
 
-  private BulkChannels(Vertx vertx) {
+  /** Connections of {@code vertx}; each node's are dropped when {@code watch} sees it leave. */
+  BulkChannels(Vertx vertx, ClusterWatch watch) {
     this.vertx = vertx;
-  }
-
-  /** This Vert.x's connections; made on first use, from then on dropping each node that leaves, forgotten when it closes. */
-  static BulkChannels of(Vertx vertx) {
-    synchronized (CHANNELS) {
-      BulkChannels c = CHANNELS.get(vertx);
-      if (c == null) {
-        BulkChannels made = new BulkChannels(vertx);
-        ClusterWatch.of(vertx).onLeft(left -> {
-          Node gone = made.nodes.remove(left);
-          if (gone != null) {
-            gone.context.runOnContext(v -> gone.drop());
-          }
-        });
-        CHANNELS.put(vertx, made);
-        VertxInternals.addCloseHook(vertx, done -> {
-          synchronized (CHANNELS) {
-            CHANNELS.remove(vertx);
-          }
-          done.succeed();
-        });
-        c = made;
+    watch.onLeft(left -> {
+      Node gone = nodes.remove(left);
+      if (gone != null) {
+        gone.context.runOnContext(v -> gone.drop());
       }
-      return c;
-    }
+    });
   }
 
   /** The pool of {@code node}. */

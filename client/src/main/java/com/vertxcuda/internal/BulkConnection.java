@@ -170,7 +170,7 @@ final class BulkConnection {
       return;
     }
     String address = Addresses.device(handle.node(), handle.device());
-    LocalRoutes.Route route = LocalRoutes.of(vertx).get(address);
+    LocalRoutes.Route route = CudaRuntime.of(vertx).routes().get(address);
     if (route == null || !handle.node().equals(Nodes.self(vertx))) {
       fail(new CudaException(FailureCode.CONTEXT_LOST, "no device of this node serves " + address));
       return;

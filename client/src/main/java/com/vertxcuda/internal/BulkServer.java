@@ -12,14 +12,14 @@ import io.vertx.core.net.NetSocket;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bulk side channel of a GPU node: one TCP server per clustered Vert.x (the event bus's host, any
  * port, TLS when the bus has it: {@link BulkWire#serverOptions}), shared by every device it serves,
  * advertised in each device's {@code DeviceInfo.bulkAddress}, started by its first user (whose
- * {@link Limits} it keeps) and closed by its last. Each connection carries transfers one after another
+ * {@link Limits} it keeps) and closed by its last ({@link CudaRuntime#acquireBulkServer}, which counts
+ * them). Each connection carries transfers one after another
  * ({@link BulkConnection}; clients keep theirs open and reuse them, {@link BulkChannels}). It counts
  * its connections (in all and per peer address) and the bytes of uploads it holds, and refuses what
  * goes past its limits with one FAIL (QUEUE_FULL) before it closes the connection. All its work runs
@@ -58,19 +58,18 @@ public final class BulkServer {
   static final long READ_IDLE_MILLIS = 10_000;
 
   private static final System.Logger LOG = System.getLogger(BulkServer.class.getName());
-  private static final Map<Vertx, BulkServer> SERVERS = new WeakHashMap<>();
 
   private final Future<String> address;
   private final Limits limits;
   private final AtomicLong accepted = new AtomicLong();
-  private NetServer server;
-  private int users;
+  private volatile NetServer server;
   // Counted under this object's lock.
   private int open;
   private final Map<String, Integer> openPerPeer = new HashMap<>();
   private long held;
 
-  private BulkServer(Vertx vertx, Limits limits) {
+  /** Starts listening; {@link #address} says where, or why not. */
+  BulkServer(Vertx vertx, Limits limits) {
     this.limits = limits;
     EventBusOptions bus = VertxInternals.eventBusOptions(vertx);
     if (bus == null) {
@@ -154,42 +153,20 @@ public final class BulkServer {
   }
 
   /**
-   * This Vert.x's side channel, started by its first user with {@code limits}: completes with the
-   * address to advertise ({@code host:port}), or null where this Vert.x serves none (its event bus's
-   * options cannot be read; a plain bus's server cannot listen: logged). Fails where the side channel
-   * cannot be as protected as a TLS bus (settings it cannot carry over, a server that cannot listen):
-   * the device's deploy fails with it. Each call is matched by one {@link #release}.
+   * The address to advertise ({@code host:port}), or null where it serves none; failed where it
+   * cannot be as protected as a TLS bus ({@link CudaRuntime#acquireBulkServer}).
    */
-  public static Future<String> acquire(Vertx vertx, Limits limits) {
-    BulkServer s;
-    synchronized (SERVERS) {
-      s = SERVERS.computeIfAbsent(vertx, v -> new BulkServer(v, limits));
-      s.users++;
-    }
-    return s.address;
+  Future<String> address() {
+    return address;
   }
 
-  /**
-   * Connections this Vert.x's side channel has accepted since it started (one per connection a client
-   * keeps, not one per transfer, refused ones included); 0 where it serves none.
-   */
-  public static long connectionsAccepted(Vertx vertx) {
-    synchronized (SERVERS) {
-      BulkServer s = SERVERS.get(vertx);
-      return s == null ? 0 : s.accepted.get();
-    }
+  /** Connections accepted since it started, refused ones included. */
+  long connectionsAccepted() {
+    return accepted.get();
   }
 
-  /** One user less; the last closes the server. */
-  public static Future<Void> release(Vertx vertx) {
-    BulkServer s;
-    synchronized (SERVERS) {
-      s = SERVERS.get(vertx);
-      if (s == null || --s.users > 0) {
-        return Future.succeededFuture();
-      }
-      SERVERS.remove(vertx);
-    }
-    return s.address.transform(ar -> s.server == null ? Future.<Void>succeededFuture() : s.server.close());
+  /** Closes the server once it has listened (or failed to). */
+  Future<Void> close() {
+    return address.transform(ar -> server == null ? Future.<Void>succeededFuture() : server.close());
   }
 }

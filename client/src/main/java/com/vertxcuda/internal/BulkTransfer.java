@@ -101,7 +101,7 @@ public final class BulkTransfer implements CallerOrder.Hold {
     this.caller = sender.callerContext();
     this.order = sender.order();
     this.nodeId = Addresses.nodeOf(sender.address());
-    this.node = BulkChannels.of(sender.vertx()).node(nodeId);
+    this.node = CudaRuntime.of(sender.vertx()).bulkChannels().node(nodeId);
     this.home = node.context;
     this.total = handle.byteLength();
     this.per = host.perDeviceElement(handle.dtype());

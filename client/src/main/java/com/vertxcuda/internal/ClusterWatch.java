@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * request still waiting for that node with CONTEXT_LOST and tells its listeners (the registry's
  * watchers, device event subscribers, devices that reclaim what the node owned).
  *
- * <p>One per Vert.x instance; on an event bus that is not clustered every node but this one is
- * absent and nothing is polled.
+ * <p>One per Vert.x instance, held by its {@link CudaRuntime}; on an event bus that is not clustered
+ * every node but this one is absent and nothing is polled.
  */
 public final class ClusterWatch {
 
@@ -39,7 +39,6 @@ public final class ClusterWatch {
   public static final String TLS_REQUIRED = "eventBusTls";
 
   private static final System.Logger LOG = System.getLogger(ClusterWatch.class.getName());
-  private static final Map<Vertx, ClusterWatch> WATCHES = new ConcurrentHashMap<>();
 
   private final Vertx vertx;
   private final ClusterManager cluster;
@@ -48,6 +47,8 @@ public final class ClusterWatch {
   private volatile Set<String> members;
   private volatile String refusal;
   private volatile Future<Void> firstCheck = Future.succeededFuture();
+  /** The poll and policy timers; -1 before they are set, -2 once stopped (none is set after). */
+  private final long[] timers = {-1, -1};
   private final Map<String, Set<Promise<?>>> waiting = new ConcurrentHashMap<>();
   private final List<Consumer<String>> leftListeners = new CopyOnWriteArrayList<>();
   /**
@@ -61,7 +62,7 @@ public final class ClusterWatch {
    */
   private final AtomicLong forgets = new AtomicLong();
 
-  private ClusterWatch(Vertx vertx) {
+  ClusterWatch(Vertx vertx) {
     this.vertx = vertx;
     this.cluster = VertxInternals.clusterManager(vertx);
     this.self = Nodes.self(vertx);
@@ -73,34 +74,13 @@ public final class ClusterWatch {
     }
   }
 
-  /** This Vert.x instance's watch (created, and for a clustered one started, on first use). */
-  public static ClusterWatch of(Vertx vertx) {
-    if (!vertx.isClustered()) {
-      return new ClusterWatch(vertx); // nothing to watch, nothing to keep
-    }
-    ClusterWatch w = WATCHES.get(vertx);
-    if (w != null) {
-      return w;
-    }
-    synchronized (WATCHES) {
-      w = WATCHES.get(vertx);
-      if (w == null) {
-        w = new ClusterWatch(vertx);
-        // Started before it is seen: a watch found without the lock has its first read under way.
-        w.start();
-        WATCHES.put(vertx, w);
-      }
-    }
-    return w;
-  }
-
-  private void start() {
+  /** Starts polling (a clustered Vert.x only); its runtime calls it once, before anyone else sees the watch. */
+  void start() {
     if (cluster == null) {
       return;
     }
     // On a context of its own: a timer set on a verticle's context ends with that verticle's
     // undeployment, and the watch lives as long as its Vert.x, whoever used it first.
-    long[] timers = {-1, -1};
     VertxInternals.newEventLoopContext(vertx).runOnContext(v -> {
       synchronized (timers) {
         if (timers[0] == -1) {
@@ -113,17 +93,17 @@ public final class ClusterWatch {
     // read the cluster manager does not answer lets them go (the periodic check still refuses later
     // ones if the cluster says so).
     firstCheck = checkPolicy().otherwiseEmpty();
-    VertxInternals.addCloseHook(vertx, done -> {
-      synchronized (timers) {
-        if (timers[0] >= 0) {
-          vertx.cancelTimer(timers[0]);
-          vertx.cancelTimer(timers[1]);
-        }
-        timers[0] = -2; // closed: none is set after this
+  }
+
+  /** Stops polling, for good: its Vert.x is closing, and the cluster manager goes next. */
+  void stop() {
+    synchronized (timers) {
+      if (timers[0] >= 0) {
+        vertx.cancelTimer(timers[0]);
+        vertx.cancelTimer(timers[1]);
       }
-      WATCHES.remove(vertx);
-      done.succeed();
-    });
+      timers[0] = -2;
+    }
   }
 
   private Set<String> readMembers() {
@@ -249,8 +229,14 @@ public final class ClusterWatch {
     }
   }
 
-  /** Calls {@code listener} with the node id of each node that leaves; returns what removes it. */
+  /**
+   * Calls {@code listener} with the node id of each node that leaves; returns what removes it. Off a
+   * cluster no node leaves, and the listener is not kept.
+   */
   public Runnable onLeft(Consumer<String> listener) {
+    if (cluster == null) {
+      return () -> { };
+    }
     leftListeners.add(listener);
     return () -> leftListeners.remove(listener);
   }

@@ -4,11 +4,9 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 
 import java.util.Map;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -16,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * local device without an event-bus hop (the request goes from the caller's thread straight into
  * the device's admission and its context's queue; the answer comes back on the caller's context).
  * Every typed client sends through {@link RequestSender}, which takes this route when it exists, so
- * requests made on one context keep their order whichever clients made them.
+ * requests made on one context keep their order whichever clients made them. One per Vert.x, held by
+ * its {@link CudaRuntime}; any thread.
  */
 public final class LocalRoutes {
 
@@ -85,25 +84,23 @@ public final class LocalRoutes {
     }
   }
 
-  private static final Map<Vertx, Map<String, Route>> ROUTES = new WeakHashMap<>();
+  private final Map<String, Route> routes = new ConcurrentHashMap<>();
 
-  private LocalRoutes() {
+  LocalRoutes() {
   }
 
-  /** {@code route} serves {@code address} for callers on {@code vertx}. */
-  public static synchronized void register(Vertx vertx, String address, Route route) {
-    ROUTES.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>()).put(address, route);
+  /** {@code route} serves {@code address} from now on. */
+  public void register(String address, Route route) {
+    routes.put(address, route);
   }
 
-  public static synchronized void unregister(Vertx vertx, String address, Route route) {
-    Map<String, Route> routes = ROUTES.get(vertx);
-    if (routes != null) {
-      routes.remove(address, route);
-    }
+  /** {@code route} serves {@code address} no more (nothing changes where another route serves it now). */
+  public void unregister(String address, Route route) {
+    routes.remove(address, route);
   }
 
-  /** The routes of {@code vertx} (live: later registrations show). */
-  public static synchronized Map<String, Route> of(Vertx vertx) {
-    return ROUTES.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>());
+  /** The route that serves {@code address}, or null where no device of this Vert.x does. */
+  public Route get(String address) {
+    return routes.get(address);
   }
 }

@@ -5,7 +5,6 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
-import com.vertxcuda.codec.CudaCodecs;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -14,7 +13,6 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
-import java.util.Map;
 
 
 /**
@@ -40,7 +38,7 @@ public final class RequestSender {
   private final ClusterWatch watch;
   private final DeliveryOptions options;
   private final long timeoutMillis;
-  private final Map<String, LocalRoutes.Route> local;
+  private final LocalRoutes local;
   /** The order its requests keep their place in; null: their caller's ({@link CallerOrder#current}). */
   private final CallerOrder order;
 
@@ -57,9 +55,9 @@ public final class RequestSender {
     this.order = order;
     this.address = address;
     this.timeoutMillis = timeoutMillis;
-    this.local = LocalRoutes.of(vertx);
+    this.local = CudaRuntime.of(vertx).routes();
     this.node = Addresses.nodeOf(address);
-    this.watch = vertx.isClustered() && !node.equals(Nodes.self(vertx)) ? ClusterWatch.of(vertx) : null;
+    this.watch = vertx.isClustered() && !node.equals(Nodes.self(vertx)) ? CudaRuntime.of(vertx).clusterWatch() : null;
     this.options = new DeliveryOptions().setSendTimeout(timeoutMillis)
       .addHeader(TIMEOUT_HEADER, Long.toString(timeoutMillis));
   }
@@ -69,7 +67,7 @@ public final class RequestSender {
    * {@code options} names (this node's when none) or, with {@code library}, at that library of it.
    */
   public static RequestSender of(Vertx vertx, DeviceClientOptions options, Library library) {
-    CudaCodecs.register(vertx.eventBus());
+    CudaRuntime.of(vertx).registerCodecs();
     String node = options.getNode() == null ? Nodes.self(vertx) : options.getNode();
     String address = library == null ? Addresses.device(node, options.getDevice())
       : Addresses.library(node, options.getDevice(), library);

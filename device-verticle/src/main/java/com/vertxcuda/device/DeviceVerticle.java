@@ -8,9 +8,9 @@ import com.vertxcuda.device.context.PeerCopies;
 import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.internal.BulkServer;
 import com.vertxcuda.internal.ClusterWatch;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.internal.ReclaimRequest;
-import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
@@ -19,7 +19,6 @@ import com.vertxcuda.device.impl.RegistryPublisher;
 import com.vertxcuda.device.impl.SpareTier;
 import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.impl.InProcessContextTier;
-import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.message.DeviceState;
@@ -60,6 +59,8 @@ public class DeviceVerticle extends VerticleBase {
   private int device;
   private String address;
   private Context eventLoop;
+  /** This Vert.x's vertx-cuda runtime: its local routes, cluster watch and side channel. */
+  private CudaRuntime runtime;
 
   // Volatile: a stats reply reads them on the thread that completes it.
   private volatile DeviceState state = DeviceState.STARTING;
@@ -106,7 +107,8 @@ public class DeviceVerticle extends VerticleBase {
     if (options == null) {
       options = new DeviceOptions(config());
     }
-    CudaCodecs.register(vertx.eventBus());
+    runtime = CudaRuntime.of(vertx);
+    runtime.registerCodecs();
     self = Nodes.self(vertx);
     node = options.getNode() != null ? options.getNode() : self;
     device = options.getDevice();
@@ -119,17 +121,17 @@ public class DeviceVerticle extends VerticleBase {
     spare = new SpareTier(this::launch, address);
     registry = new RegistryPublisher(vertx, node, device, options, this::info);
     consumers.add(vertx.eventBus().consumer(address, m -> admission.accept(m, null)));
-    LocalRoutes.register(vertx, address, admission.route());
+    runtime.routes().register(address, admission.route());
     for (Library library : options.getLibraries()) {
       String a = Addresses.library(node, device, library);
       consumers.add(vertx.eventBus().consumer(a, m -> admission.accept(m, library)));
-      LocalRoutes.register(vertx, a, admission.route());
+      runtime.routes().register(a, admission.route());
     }
     // Requests past their deadline are answered TIMEOUT even if their context never answers, and those
     // waiting for a context (it starts, or is rebuilt) when it does not come in time.
     expiryTimer = vertx.setPeriodic(Math.max(10, Math.min(250, options.getRequestTimeout() / 4)),
       id -> admission.expire(System.nanoTime()));
-    ClusterWatch watch = ClusterWatch.of(vertx);
+    ClusterWatch watch = runtime.clusterWatch();
     return watch.declarePolicy().compose(v -> watch.checkPolicy()).compose(v -> serveBulk()).compose(v -> launch(generation))
       .onSuccess(tier -> {
         long started = generation;
@@ -152,7 +154,7 @@ public class DeviceVerticle extends VerticleBase {
         unregisterRoutes();
         failAll(lostReason);
         if (bulkAcquired) {
-          BulkServer.release(vertx);
+          runtime.releaseBulkServer();
         }
         return Future.failedFuture(t);
       });
@@ -182,7 +184,7 @@ public class DeviceVerticle extends VerticleBase {
     done.add(spare.drop());
     if (bulkAcquired) {
       bulkAcquired = false;
-      done.add(BulkServer.release(vertx));
+      done.add(runtime.releaseBulkServer());
     }
     return Future.join(done);
   }
@@ -202,13 +204,13 @@ public class DeviceVerticle extends VerticleBase {
       return Future.failedFuture(e);
     }
     bulkAcquired = true;
-    return BulkServer.acquire(vertx, limits).onSuccess(a -> bulkAddress = a).mapEmpty();
+    return runtime.acquireBulkServer(limits).onSuccess(a -> bulkAddress = a).mapEmpty();
   }
 
   private void unregisterRoutes() {
-    LocalRoutes.unregister(vertx, address, admission.route());
+    runtime.routes().unregister(address, admission.route());
     for (Library library : options.getLibraries()) {
-      LocalRoutes.unregister(vertx, Addresses.library(node, device, library), admission.route());
+      runtime.routes().unregister(Addresses.library(node, device, library), admission.route());
     }
   }
 

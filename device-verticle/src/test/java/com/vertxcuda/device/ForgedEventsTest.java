@@ -3,7 +3,7 @@ package com.vertxcuda.device;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
-import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.message.DeviceEvent;
 import com.vertxcuda.message.DeviceInfo;
@@ -201,7 +201,7 @@ class ForgedEventsTest {
 
     @Override
     public void start() {
-      CudaCodecs.register(vertx.eventBus());
+      CudaRuntime.of(vertx).registerCodecs();
       List<DeviceEvent> forged = new ArrayList<>();
       for (long g : new long[] {0, 1, generation - 1, generation}) {
         forged.add(new DeviceEvent(DeviceEvent.Type.LOST, node, 0, g, g, "forged"));

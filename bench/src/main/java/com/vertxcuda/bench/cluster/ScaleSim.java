@@ -9,7 +9,7 @@ import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.PlacementPolicy;
-import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.message.DeviceInfo;
 import com.vertxcuda.samples.QuietLogging;
@@ -164,7 +164,7 @@ public final class ScaleSim implements Callable<Integer> {
 
   // Every write to the registry map anywhere in the cluster, as Hazelcast tells a listener on it.
   private void countRegistryTraffic(Vertx vertx) {
-    CudaCodecs.register(vertx.eventBus());
+    CudaRuntime.of(vertx).registerCodecs();
     vertx.eventBus().consumer(Addresses.REGISTRY_EVENTS, m -> registryEvents.incrementAndGet());
     if (!(VertxInternals.clusterManager(vertx) instanceof HazelcastClusterManager)) {
       System.out.println("[figure] map writes are counted on hazelcast only");

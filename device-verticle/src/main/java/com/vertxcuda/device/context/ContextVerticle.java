@@ -3,7 +3,6 @@ package com.vertxcuda.device.context;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
-import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.spi.Backend;
@@ -11,6 +10,7 @@ import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.LibraryProvider;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.message.DeviceInfo;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -58,7 +58,7 @@ public class ContextVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    CudaCodecs.register(vertx.eventBus());
+    CudaRuntime.of(vertx).registerCodecs();
     Promise<Void> opened = Promise.promise();
     long spin = IdleWait.spinNanos(options);
     String name = "vertx-cuda-" + node + "-" + options.getDevice() + "-g" + generation + "-submit";

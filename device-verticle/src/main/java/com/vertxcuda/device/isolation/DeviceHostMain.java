@@ -3,7 +3,6 @@ package com.vertxcuda.device.isolation;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
-import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.IdleWait;
@@ -14,6 +13,7 @@ import com.vertxcuda.device.impl.InProcessContextTier;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.UnreadableRequest;
+import com.vertxcuda.internal.CudaRuntime;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -125,7 +125,7 @@ public final class DeviceHostMain {
     link[0].awaiting(() -> OWED.get() > 0);
     link[0].start();
     Vertx vertx = Vertx.vertx();
-    CudaCodecs.register(vertx.eventBus());
+    CudaRuntime.of(vertx).registerCodecs();
 
     AtomicBoolean poisoned = new AtomicBoolean();
     InProcessContextTier.launch(vertx, options, node, generation, new ContextTier.Listener() {

@@ -5,7 +5,7 @@ import com.vertxcuda.codec.WireType;
 
 import java.util.List;
 
-/** The link's own message types, registered with every other codec by {@code CudaCodecs.register}. */
+/** The link's own message types, registered with every other codec by {@code CudaRuntime.registerCodecs}. */
 public final class IsolationCodecs implements CodecProvider {
 
   @Override

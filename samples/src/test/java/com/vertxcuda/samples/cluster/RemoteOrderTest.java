@@ -238,7 +238,7 @@ class RemoteOrderTest {
         throw new IllegalStateException(e);
       }
       DeviceClient dev = DeviceClient.create(client, on(gpu, 0, 30_000));
-      com.vertxcuda.internal.ClusterWatch watch = com.vertxcuda.internal.ClusterWatch.of(client);
+      com.vertxcuda.internal.ClusterWatch watch = com.vertxcuda.internal.CudaRuntime.of(client).clusterWatch();
       int[] sentAfterRead = new int[1];
       // One fill per task, so that the read completes (on another thread) between two of them.
       Runnable[] next = new Runnable[1];

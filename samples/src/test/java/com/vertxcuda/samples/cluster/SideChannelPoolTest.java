@@ -12,7 +12,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.NodeOptions;
-import com.vertxcuda.internal.BulkServer;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.testing.LocalCluster;
@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The client's connections to a node's bulk side channel, kept and reused: a GPU node (host backend)
  * and a client node, two clustered Vert.x in this JVM on 127.0.0.1, so the test reads what the node's
- * side channel saw ({@link BulkServer#connectionsAccepted}) and counts the describes the client sends
+ * side channel saw ({@link CudaRuntime#bulkConnectionsAccepted}) and counts the describes the client sends
  * (an outbound interceptor on its event bus). Here on Hazelcast; {@link InfinispanSideChannelPoolTest}
  * runs the same on encrypted Infinispan. The node-death cases need a node of their own process:
  * {@link ClusterProcessesTest}.
@@ -120,7 +120,7 @@ class SideChannelPoolTest {
       }
       return chain;
     }).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
-      assertEquals(1, BulkServer.connectionsAccepted(gpu), "the node's side channel saw one connection for 16 transfers");
+      assertEquals(1, CudaRuntime.of(gpu).bulkConnectionsAccepted(), "the node's side channel saw one connection for 16 transfers");
       assertEquals(1, describes.get(), "one describe named the channel; no transfer waited for a barrier");
       ctx.completeNow();
     })));
@@ -166,7 +166,7 @@ class SideChannelPoolTest {
       .compose(h -> device.download(h))
       .onComplete(ctx.succeeding(back -> ctx.verify(() -> {
         assertTrue(data.equals(back), "the bytes came back equal");
-        assertEquals(2, BulkServer.connectionsAccepted(gpu), "the idle connection was not reused");
+        assertEquals(2, CudaRuntime.of(gpu).bulkConnectionsAccepted(), "the idle connection was not reused");
         assertEquals(2, describes.get(), "with no connection open, the channel was asked for again");
         ctx.completeNow();
       })));
@@ -201,7 +201,7 @@ class SideChannelPoolTest {
     }).onComplete(ctx.succeeding(x -> ctx.verify(() -> {
       // The forged upload's connection, the one the good upload and download shared (closed by the
       // forged download's FAIL), and the last download's.
-      assertEquals(3, BulkServer.connectionsAccepted(gpu), "a connection that carried a FAIL was never reused");
+      assertEquals(3, CudaRuntime.of(gpu).bulkConnectionsAccepted(), "a connection that carried a FAIL was never reused");
       ctx.completeNow();
     })));
   }

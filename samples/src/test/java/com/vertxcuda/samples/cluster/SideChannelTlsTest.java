@@ -8,7 +8,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceNode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.NodeOptions;
-import com.vertxcuda.internal.BulkServer;
+import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;
@@ -75,7 +75,7 @@ class SideChannelTlsTest {
     BufferHandle h = await(remote.alloc(DType.U8, data.length()));
     await(remote.upload(h, data));
     assertTrue(data.equals(await(remote.download(h))), "5 MiB came back byte-equal over the TLS side channel");
-    assertTrue(BulkServer.connectionsAccepted(gpu) >= 1, "the transfers took the side channel");
+    assertTrue(CudaRuntime.of(gpu).bulkConnectionsAccepted() >= 1, "the transfers took the side channel");
 
     stranger = await(node(bus(key(other), trust(other))));
     DeviceClient wary = DeviceClient.create(stranger, new DeviceClientOptions().setNode(Nodes.self(gpu)).setDevice(0));
