@@ -12,7 +12,7 @@ import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DescribeRequest;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.Future;

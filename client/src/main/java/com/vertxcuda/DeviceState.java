@@ -1,4 +1,4 @@
-package com.vertxcuda.message;
+package com.vertxcuda;
 
 /** Where a device stands. */
 public enum DeviceState {

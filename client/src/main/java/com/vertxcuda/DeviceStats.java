@@ -1,4 +1,4 @@
-package com.vertxcuda.message;
+package com.vertxcuda;
 
 import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
