@@ -7,7 +7,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
-import com.vertxcuda.device.context.IdleWait;
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.device.spi.Request;

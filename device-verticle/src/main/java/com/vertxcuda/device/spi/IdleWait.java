@@ -1,4 +1,4 @@
-package com.vertxcuda.device.context;
+package com.vertxcuda.device.spi;
 
 import com.vertxcuda.device.DeviceOptions;
 import java.util.concurrent.ThreadLocalRandom;
