@@ -4,7 +4,7 @@
 # nothing newer); the target is sm_80 (bf16 conversion instructions).
 set -euo pipefail
 cd "$(dirname "$0")"
-out=../resources/com/vertxcuda/kernel/impl/cuda/elementwise.ptx
+out=../resources/com/vertxcuda/library/kernel/elementwise.ptx
 nvcc -ptx -arch=compute_80 -o "$out" elementwise.cu
 sed -i 's/^\.version .*/.version 7.0/' "$out"
 echo "wrote $out"

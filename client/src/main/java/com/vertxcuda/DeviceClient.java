@@ -1,9 +1,6 @@
 package com.vertxcuda;
 
 import com.vertxcuda.impl.DeviceClientImpl;
-import com.vertxcuda.message.DeviceEvent;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceStats;
 import io.vertx.codegen.annotations.GenIgnore;
 import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;

@@ -1,23 +1,15 @@
 package com.vertxcuda;
 
-import com.vertxcuda.internal.ClusterMaps;
-import com.vertxcuda.internal.ClusterWatch;
+import com.vertxcuda.impl.RegistryEntries;
 import com.vertxcuda.impl.RegistryWatch;
-import com.vertxcuda.internal.CudaRuntime;
-import com.vertxcuda.message.DeviceEvent;
 import io.vertx.codegen.annotations.GenIgnore;
 import io.vertx.codegen.annotations.VertxGen;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceState;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
-import io.vertx.core.json.JsonObject;
-import io.vertx.core.shareddata.AsyncMap;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -37,21 +29,7 @@ public interface DeviceRegistry {
    * or with a negative device index, generation or load.
    */
   static Future<List<DeviceInfo>> list(Vertx vertx) {
-    ClusterWatch watch = CudaRuntime.of(vertx).clusterWatch();
-    return watch.checkPolicyUnlessUnanswered().compose(v -> ClusterMaps.<String, JsonObject, List<JsonObject>>call(vertx,
-      Addresses.REGISTRY_MAP, AsyncMap::values)).map(values -> {
-      List<DeviceInfo> devices = new ArrayList<>();
-      for (Object v : (List<?>) values) { // as Object: a value of another type must not reach a cast
-        DeviceInfo d = valid(v);
-        if (d == null) {
-          RegistryWatch.IGNORED.incrementAndGet();
-        } else if (watch.isMember(d.getNode())) {
-          devices.add(d);
-        }
-      }
-      devices.sort(Comparator.comparing(DeviceInfo::getAddress));
-      return devices;
-    });
+    return RegistryEntries.list(vertx);
   }
 
   /**
@@ -61,24 +39,6 @@ public interface DeviceRegistry {
    */
   static long ignoredEntries() {
     return RegistryWatch.IGNORED.get();
-  }
-
-  // The entry as a DeviceInfo, or null when it is not one a device would publish.
-  private static DeviceInfo valid(Object value) {
-    if (!(value instanceof JsonObject)) {
-      return null;
-    }
-    DeviceInfo d;
-    try {
-      d = new DeviceInfo((JsonObject) value);
-      if (d.getNode() == null || d.getAddress() == null || d.getState() == null || d.getDevice() < 0
-        || d.getGeneration() < 0 || d.getLoad() < 0 || !d.getAddress().equals(Addresses.device(d.getNode(), d.getDevice()))) {
-        return null;
-      }
-    } catch (RuntimeException e) {
-      return null;
-    }
-    return d;
   }
 
   /** The ready device with the least load ({@link PlacementPolicy#leastLoaded()}); CONTEXT_LOST if there is none. */
@@ -124,13 +84,11 @@ public interface DeviceRegistry {
 
   /** Publishes (or refreshes) a device's entry; it expires after {@code ttlMillis}. */
   static Future<Void> put(Vertx vertx, DeviceInfo device, long ttlMillis) {
-    return ClusterMaps.<String, JsonObject, Void>call(vertx, Addresses.REGISTRY_MAP,
-      m -> m.put(device.getAddress(), device.toJson(), ttlMillis));
+    return RegistryEntries.put(vertx, device, ttlMillis);
   }
 
   /** Removes a device's entry. */
   static Future<Void> remove(Vertx vertx, String address) {
-    return ClusterMaps.<String, JsonObject, JsonObject>call(vertx, Addresses.REGISTRY_MAP, m -> m.remove(address))
-      .mapEmpty();
+    return RegistryEntries.remove(vertx, address);
   }
 }

@@ -1,6 +1,6 @@
 package com.vertxcuda;
 
-import com.vertxcuda.internal.CodedFailure;
+import com.vertxcuda.impl.CodedFailures;
 import io.vertx.core.eventbus.ReplyException;
 
 import java.lang.reflect.InvocationTargetException;
@@ -10,7 +10,7 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * The one place that maps failures to {@link FailureCode}s: exceptions of any kind (a backend's own
- * codes arrive as {@link CodedFailure}s), {@link ReplyException}s and numeric codes from the wire. (Answering a request is the device's business, not a client's: the
+ * codes arrive as {@code CodedFailure}s, read through {@link CodedFailures}), {@link ReplyException}s and numeric codes from the wire. (Answering a request is the device's business, not a client's: the
  * device answers a failure as {@code message.fail(code.code(), text(e))}.)
  */
 public final class Failures {
@@ -32,7 +32,7 @@ public final class Failures {
    *   <li>heap or direct-memory exhaustion ({@link OutOfMemoryError}) anywhere in the cause chain —
    *   also when it was thrown on another thread and surfaced wrapped — is OUT_OF_MEMORY;</li>
    *   <li>the first {@link CudaException} in the chain keeps its code;</li>
-   *   <li>the first {@link CodedFailure} in the chain (a backend's status table) keeps its code; a
+   *   <li>the first {@code CodedFailure} in the chain (a backend's status table) keeps its code; a
    *   sticky one reads CONTEXT_LOST;</li>
    *   <li>event-bus answers: a reply timeout is TIMEOUT, no handler or a request discarded while its
    *   consumer was unregistered is CONTEXT_LOST, our own numeric codes come back as their enum;</li>
@@ -49,9 +49,9 @@ public final class Failures {
       if (c instanceof CudaException) {
         return (CudaException) c;
       }
-      if (c instanceof CodedFailure) {
-        CodedFailure f = (CodedFailure) c;
-        return new CudaException(f.isSticky() ? FailureCode.CONTEXT_LOST : f.code(), String.valueOf(c.getMessage()), c);
+      if (CodedFailures.isCoded(c)) {
+        return new CudaException(CodedFailures.isSticky(c) ? FailureCode.CONTEXT_LOST : CodedFailures.code(c),
+          String.valueOf(c.getMessage()), c);
       }
       if (c instanceof ReplyException) {
         return fromReply((ReplyException) c);
@@ -99,8 +99,8 @@ public final class Failures {
       if (c instanceof CudaException || c instanceof ReplyException) {
         return null;
       }
-      if (c instanceof CodedFailure) {
-        return ((CodedFailure) c).isSticky() ? String.valueOf(c.getMessage()) : null;
+      if (CodedFailures.isCoded(c)) {
+        return CodedFailures.isSticky(c) ? String.valueOf(c.getMessage()) : null;
       }
     }
     return null;

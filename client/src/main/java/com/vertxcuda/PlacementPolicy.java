@@ -1,6 +1,5 @@
 package com.vertxcuda;
 
-import com.vertxcuda.message.DeviceInfo;
 
 import java.util.Comparator;
 import java.util.List;

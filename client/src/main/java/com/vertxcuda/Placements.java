@@ -1,6 +1,5 @@
 package com.vertxcuda;
 
-import com.vertxcuda.message.DeviceInfo;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

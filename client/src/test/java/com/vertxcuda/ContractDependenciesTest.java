@@ -78,7 +78,7 @@ class ContractDependenciesTest {
           }
         }
       }
-      assertTrue(own.contains("com/vertxcuda/impl/BlasClientImpl"), "read the artifact's classes: " + root);
+      assertTrue(own.contains("com/vertxcuda/blas/impl/BlasClientImpl"), "read the artifact's classes: " + root);
       Set<String> wrong = new TreeSet<>();
       refs.forEach((cls, used) -> {
         for (String r : used) {

@@ -2,8 +2,8 @@ package com.vertxcuda.jmh;
 
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceRegistry;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.DeviceState;
 import io.vertx.core.Vertx;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;

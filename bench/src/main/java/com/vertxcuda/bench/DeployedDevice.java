@@ -7,7 +7,7 @@ import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.PollingTransport;
 import com.vertxcuda.fft.FftClient;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.rand.RandClient;
 import io.vertx.core.Vertx;
 import io.vertx.core.transport.Transport;

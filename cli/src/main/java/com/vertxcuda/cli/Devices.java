@@ -6,7 +6,7 @@ import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.spi.Backend;
 import com.vertxcuda.device.spi.DeviceContext;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.samples.cluster.ClusterSettings;
 import io.vertx.core.Vertx;
 import picocli.CommandLine.Command;

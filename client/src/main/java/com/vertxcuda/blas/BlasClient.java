@@ -2,7 +2,7 @@ package com.vertxcuda.blas;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
-import com.vertxcuda.impl.BlasClientImpl;
+import com.vertxcuda.blas.impl.BlasClientImpl;
 import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -2,7 +2,7 @@ package com.vertxcuda.fft;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
-import com.vertxcuda.impl.FftClientImpl;
+import com.vertxcuda.fft.impl.FftClientImpl;
 import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

@@ -2,9 +2,9 @@ package com.vertxcuda.impl;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.message.DeviceEvent;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.DeviceEvent;
+import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.DeviceState;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;

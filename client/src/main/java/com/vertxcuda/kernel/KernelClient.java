@@ -2,7 +2,7 @@ package com.vertxcuda.kernel;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
-import com.vertxcuda.impl.KernelClientImpl;
+import com.vertxcuda.kernel.impl.KernelClientImpl;
 import io.vertx.codegen.annotations.GenIgnore;
 import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;

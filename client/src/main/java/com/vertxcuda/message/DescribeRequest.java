@@ -4,7 +4,7 @@ import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
 
-/** Ask a device to describe itself. Replied with {@link DeviceInfo}. */
+/** Ask a device to describe itself. Replied with {@link com.vertxcuda.DeviceInfo}. */
 @DataObject
 @JsonGen(publicConverter = false)
 public class DescribeRequest {

@@ -4,7 +4,7 @@ import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
 
-/** Ask a device for its counters. Replied with {@link DeviceStats}. */
+/** Ask a device for its counters. Replied with {@link com.vertxcuda.DeviceStats}. */
 @DataObject
 @JsonGen(publicConverter = false)
 public class StatsRequest {

@@ -2,7 +2,7 @@ package com.vertxcuda.rand;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DeviceClientOptions;
-import com.vertxcuda.impl.RandClientImpl;
+import com.vertxcuda.rand.impl.RandClientImpl;
 import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;

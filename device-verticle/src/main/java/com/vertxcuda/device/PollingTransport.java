@@ -1,6 +1,5 @@
 package com.vertxcuda.device;
 
-import com.vertxcuda.device.context.IdleWait;
 import com.vertxcuda.device.impl.PollingTransportImpl;
 import io.vertx.core.transport.Transport;
 
@@ -33,7 +32,7 @@ public interface PollingTransport extends Transport {
    * up to 20 ms is answered to an awake loop), 100 on a smaller one (short operations only).
    */
   static int defaultPollMicros() {
-    return IdleWait.callerPollMicros();
+    return PollingTransportImpl.defaultPollMicros();
   }
 
   /** Polling loops on Vert.x's native transport where it is available (epoll), else on NIO, polling {@link #defaultPollMicros}. */

@@ -12,7 +12,7 @@ import com.vertxcuda.internal.CopyInChunk;
 import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.AllocRequest;
-import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.DeviceState;
 import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

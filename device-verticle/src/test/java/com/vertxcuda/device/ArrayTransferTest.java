@@ -5,7 +5,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.DeviceStats;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

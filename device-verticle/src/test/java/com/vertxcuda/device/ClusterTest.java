@@ -8,7 +8,7 @@ import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.internal.Nodes;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.testing.LocalCluster;
 import io.vertx.core.Future;
 import io.vertx.junit5.Timeout;

@@ -6,7 +6,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.kernel.KernelClient;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -6,7 +6,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceScope;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.DeviceStats;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -8,7 +8,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
-import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

@@ -8,9 +8,9 @@ import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.PlacementPolicy;
-import com.vertxcuda.message.DeviceEvent;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.DeviceEvent;
+import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.DeviceState;
 import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -94,8 +94,8 @@ class MultiDeviceTest {
           return Future.all(client(vertx, 0).stats(), client(vertx, n - 1).stats());
         })
         .compose(stats -> {
-          assertEquals(1L << 20, stats.<com.vertxcuda.message.DeviceStats>resultAt(0).getBytesAllocated());
-          assertEquals(0L, stats.<com.vertxcuda.message.DeviceStats>resultAt(1).getBytesAllocated());
+          assertEquals(1L << 20, stats.<com.vertxcuda.DeviceStats>resultAt(0).getBytesAllocated());
+          assertEquals(0L, stats.<com.vertxcuda.DeviceStats>resultAt(1).getBytesAllocated());
           return node.undeploy();
         });
     }).onComplete(ctx.succeedingThenComplete());

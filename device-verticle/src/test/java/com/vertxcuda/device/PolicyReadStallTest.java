@@ -80,7 +80,7 @@ class PolicyReadStallTest {
             .compose(back -> client.free(h).map(back)))
           .onComplete(x -> answered[0] = System.nanoTime());
         // A listing made at the same time reads the policy again: it too goes on after the bound.
-        Future<java.util.List<com.vertxcuda.message.DeviceInfo>> listing = DeviceRegistry.list(c)
+        Future<java.util.List<com.vertxcuda.DeviceInfo>> listing = DeviceRegistry.list(c)
           .onComplete(x -> answered[1] = System.nanoTime());
         return Future.all(roundTrip, listing).map(all -> {
           assertArrayEquals(values, roundTrip.result(), "the uploaded values come back");

@@ -5,7 +5,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.DeviceEvent;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;

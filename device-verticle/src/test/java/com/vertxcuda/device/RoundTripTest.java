@@ -3,7 +3,7 @@ package com.vertxcuda.device;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
-import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.DeviceState;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

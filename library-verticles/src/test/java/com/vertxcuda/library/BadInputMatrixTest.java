@@ -8,7 +8,7 @@ import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftType;
 import com.vertxcuda.kernel.KernelClient;
-import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.DeviceStats;
 import com.vertxcuda.rand.RngType;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;

@@ -7,7 +7,7 @@ import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftType;
-import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Promise;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package com.vertxcuda.library;
 
 import com.vertxcuda.blas.BlasClient;
-import com.vertxcuda.blas.impl.BlasVerticle;
+import com.vertxcuda.library.blas.BlasVerticle;
 import com.vertxcuda.device.DeviceVerticle;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +34,7 @@ class NoSplitPackageTest {
     packages.put("device", packagesOf(DeviceVerticle.class));
     packages.put("libraries", packagesOf(BlasVerticle.class));
     assertTrue(packages.get("client").contains("com.vertxcuda.blas"), packages.get("client").toString());
-    assertTrue(packages.get("libraries").contains("com.vertxcuda.blas.impl"), packages.get("libraries").toString());
+    assertTrue(packages.get("libraries").contains("com.vertxcuda.library.blas"), packages.get("libraries").toString());
     Set<String> shared = new TreeSet<>();
     for (String a : packages.keySet()) {
       for (String b : packages.keySet()) {

@@ -13,7 +13,7 @@ import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.kernel.KernelClient;
 import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelRequest;
-import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandRequest;

@@ -7,7 +7,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.internal.RequestSender;
-import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.message.FaultRequest;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

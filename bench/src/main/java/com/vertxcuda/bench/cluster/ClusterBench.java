@@ -5,7 +5,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.samples.cluster.ClusterSettings;
 import com.vertxcuda.samples.cluster.GpuNode;
 import com.vertxcuda.samples.cluster.StreamAnchor;

@@ -11,7 +11,7 @@ import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.PlacementPolicy;
 import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.VertxInternals;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.samples.QuietLogging;
 import com.vertxcuda.samples.cluster.ClusterSettings;
 import com.vertxcuda.samples.cluster.GpuNode;

@@ -5,7 +5,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.samples.web.GemmServer;
 import com.vertxcuda.samples.web.GemmServerOptions;
 import com.vertxcuda.samples.web.LoadBodies;

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.context;
 
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
@@ -11,7 +12,7 @@ import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.LibraryProvider;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.internal.CudaRuntime;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

@@ -7,8 +7,8 @@ import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.FaultInjection;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.DeviceStats;
 import com.vertxcuda.message.FaultRequest;
 
 import java.util.ArrayList;

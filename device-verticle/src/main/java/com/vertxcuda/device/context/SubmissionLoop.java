@@ -1,5 +1,6 @@
 package com.vertxcuda.device.context;
 
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;

@@ -1,7 +1,7 @@
 package com.vertxcuda.device.cuda;
 
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.device.context.IdleWait;
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.spi.BackendException;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;

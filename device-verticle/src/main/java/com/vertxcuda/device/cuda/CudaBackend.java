@@ -1,7 +1,7 @@
 package com.vertxcuda.device.cuda;
 
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.device.context.IdleWait;
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.spi.Backend;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;

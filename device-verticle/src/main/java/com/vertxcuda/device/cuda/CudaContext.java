@@ -80,7 +80,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
 
   /**
    * Retains device {@code ordinal}'s primary context and makes it current on the calling thread; its
-   * completion thread waits as {@link com.vertxcuda.device.context.IdleWait} says with {@code spinNanos}.
+   * completion thread waits as {@link com.vertxcuda.device.spi.IdleWait} says with {@code spinNanos}.
    */
   static CudaContext open(int ordinal, long spinNanos) throws BackendException {
     CudaErrors.checkAlive();

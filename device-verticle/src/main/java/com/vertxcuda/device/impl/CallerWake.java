@@ -1,6 +1,6 @@
 package com.vertxcuda.device.impl;
 
-import com.vertxcuda.device.context.IdleWait;
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.internal.VertxInternals;
 import io.vertx.core.Context;
 

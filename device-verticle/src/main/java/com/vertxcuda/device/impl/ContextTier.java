@@ -3,7 +3,7 @@ package com.vertxcuda.device.impl;
 import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.internal.VertxInternals;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 

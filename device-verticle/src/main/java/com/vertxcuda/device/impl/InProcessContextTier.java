@@ -7,7 +7,7 @@ import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.cuda.PinnedMemory;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.PollingTransport;
 import com.vertxcuda.internal.VertxInternals;
 import io.netty.channel.SelectStrategy;
@@ -34,6 +35,11 @@ public final class PollingTransportImpl implements PollingTransport {
     this.base = base;
     this.pollMicros = pollMicros;
     this.implementation = VertxInternals.withSelectStrategies(base, new Strategies(pollMicros * 1_000L));
+  }
+
+  /** {@link PollingTransport#defaultPollMicros()}: the callers' poll time that {@link IdleWait} chooses. */
+  public static int defaultPollMicros() {
+    return IdleWait.callerPollMicros();
   }
 
   /**

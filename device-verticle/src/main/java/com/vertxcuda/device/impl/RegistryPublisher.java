@@ -3,9 +3,9 @@ package com.vertxcuda.device.impl;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.message.DeviceEvent;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.DeviceEvent;
+import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.DeviceState;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 

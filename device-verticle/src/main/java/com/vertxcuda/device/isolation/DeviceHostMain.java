@@ -5,7 +5,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
-import com.vertxcuda.device.context.IdleWait;
+import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.context.TransferRequest;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
@@ -253,7 +253,7 @@ public final class DeviceHostMain {
    * Requests from the link not yet answered over it: dropped only once the answer's frame is sent
    * (which marks the link's activity first), not when the table lets the entry go before its answer
    * is encoded: the reader must never see nothing owed while its last activity still reads old
-   * ({@link com.vertxcuda.device.context.IdleWait#pause}).
+   * ({@link com.vertxcuda.device.spi.IdleWait#pause}).
    */
   private static final java.util.concurrent.atomic.AtomicInteger OWED = new java.util.concurrent.atomic.AtomicInteger();
 

@@ -1,6 +1,6 @@
 package com.vertxcuda.device.isolation;
 
-import com.vertxcuda.device.context.IdleWait;
+import com.vertxcuda.device.spi.IdleWait;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

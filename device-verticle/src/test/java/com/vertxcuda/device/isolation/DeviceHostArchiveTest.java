@@ -2,7 +2,7 @@ package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.message.DescribeRequest;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

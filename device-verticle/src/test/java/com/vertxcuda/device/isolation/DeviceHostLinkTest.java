@@ -4,7 +4,7 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.message.DescribeRequest;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -5,7 +5,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.impl.ContextTier;
 import com.vertxcuda.device.impl.InFlight;
 import com.vertxcuda.message.DescribeRequest;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

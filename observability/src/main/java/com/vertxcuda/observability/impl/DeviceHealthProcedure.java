@@ -1,8 +1,8 @@
 package com.vertxcuda.observability.impl;
 
 import com.vertxcuda.DeviceClient;
-import com.vertxcuda.message.DeviceEvent;
-import com.vertxcuda.message.DeviceState;
+import com.vertxcuda.DeviceEvent;
+import com.vertxcuda.DeviceState;
 import io.vertx.core.Handler;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.MessageConsumer;

@@ -2,10 +2,10 @@ package com.vertxcuda.observability.impl;
 
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
-import com.vertxcuda.message.DeviceEvent;
-import com.vertxcuda.message.DeviceInfo;
-import com.vertxcuda.message.DeviceState;
-import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.DeviceEvent;
+import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.DeviceState;
+import com.vertxcuda.DeviceStats;
 import com.vertxcuda.observability.DeviceMetrics;
 import com.vertxcuda.observability.DeviceMetricsOptions;
 import io.micrometer.core.instrument.Counter;

@@ -9,7 +9,7 @@ import com.vertxcuda.PlacementPolicy;
 import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.blas.Transpose;
 import com.vertxcuda.internal.Nodes;
-import com.vertxcuda.message.DeviceInfo;
+import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

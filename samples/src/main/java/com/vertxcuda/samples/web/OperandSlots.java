@@ -5,7 +5,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
-import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.DeviceEvent;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 

@@ -64,7 +64,6 @@ final class NodeProcess implements AutoCloseable {
 
   /** Packages of what a sending node must do without. */
   static final List<String> ENGINE_PACKAGES = List.of("com/vertxcuda/device/", "com/vertxcuda/library/",
-    "com/vertxcuda/blas/impl/", "com/vertxcuda/fft/impl/", "com/vertxcuda/rand/impl/", "com/vertxcuda/kernel/impl/",
     "jcuda/", "dev/ludovic/netlib/", "org/jtransforms/", "pl/edu/icm/jlargearrays/", "org/apache/commons/math3/");
 
   /** The test's class path less every entry that holds one of the {@link #ENGINE_PACKAGES}. */

@@ -6,7 +6,7 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.internal.RequestSender;
-import com.vertxcuda.message.DeviceEvent;
+import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;

@@ -5,7 +5,7 @@ import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.internal.RequestSender;
-import com.vertxcuda.message.DeviceStats;
+import com.vertxcuda.DeviceStats;
 import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
