@@ -4,6 +4,9 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * What the device-tier tests run against. The backend comes from {@code -Dvertxcuda.test.backend}
  * (host by default; the GPU bundle sets cuda) and the isolation from
@@ -34,8 +37,20 @@ public final class TestDevices {
     return backend() == BackendKind.HOST || isolation() == Isolation.PROCESS;
   }
 
+  /**
+   * JVM options of the device hosts the tests start, from {@code -Dvertxcuda.test.deviceHostJvmOptions}
+   * (space-separated; none when unset). The build's suite starts a few hundred short-lived device
+   * hosts and passes options for a quick start (C1 only, serial GC); the GPU bundle passes none, so
+   * its device hosts run as an application's would.
+   */
+  public static List<String> deviceHostJvmOptions() {
+    String set = System.getProperty("vertxcuda.test.deviceHostJvmOptions", "").trim();
+    return set.isEmpty() ? List.of() : List.of(set.split("\\s+"));
+  }
+
   public static DeviceOptions options() {
     return new DeviceOptions().setBackend(backend()).setIsolation(isolation())
+      .setDeviceHostJvmOptions(new ArrayList<>(deviceHostJvmOptions()))
       .setFaultInjection(true).setHeartbeatInterval(500).setHeartbeatTimeout(5_000)
       // One device host per device keeps the suite light; IsolationTest covers the spare.
       .setSpareDeviceHost(false);

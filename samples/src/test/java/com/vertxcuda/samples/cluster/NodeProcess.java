@@ -57,7 +57,7 @@ final class NodeProcess implements AutoCloseable {
   private static NodeProcess start(String classPath, Class<?> main, List<String> args, String readyPrefix)
     throws IOException {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-      "-Xmx2g", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", classPath, main.getName()));
+      "-Xmx2g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true", "-cp", classPath, main.getName()));
     command.addAll(args);
     return new NodeProcess(new ProcessBuilder(command).redirectErrorStream(true).start(), readyPrefix);
   }
