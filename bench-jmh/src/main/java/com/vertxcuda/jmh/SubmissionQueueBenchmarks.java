@@ -87,6 +87,7 @@ public class SubmissionQueueBenchmarks {
   private record Answered(AtomicInteger answered) implements Request {
     @Override public Library library() { return null; }
     @Override public Object body() { return this; }
+    @Override public RequestType<?, ?> type() { return Answering.ANSWERED; }
     @Override public long deadline() { return System.nanoTime() + 60_000_000_000L; }
     @Override public void reply(Object body) { answered.incrementAndGet(); }
     @Override public void fail(CudaException failure) { answered.incrementAndGet(); }

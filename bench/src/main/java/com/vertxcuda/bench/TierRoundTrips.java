@@ -6,8 +6,10 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.ContextTier;
 import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.context.InProcessContextTier;
+import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestType;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -54,7 +56,7 @@ final class TierRoundTrips {
   /** One request for {@code library} (null: the device's own) and its answer. */
   static Future<Object> direct(ContextTier tier, Library library, Object body) {
     Promise<Object> p = Promise.promise();
-    tier.submit(new DirectRequest(library, body, p::tryComplete, p::tryFail));
+    tier.submit(DirectRequest.of(library, body, p::tryComplete, p::tryFail));
     return p.future();
   }
 
@@ -74,7 +76,7 @@ final class TierRoundTrips {
     for (int i = 0; i < plan.total(); i++) {
       Answer answer = new Answer();
       long t0 = System.nanoTime();
-      tier.submit(new DirectRequest(library, body.apply(i), answer::succeed, answer::fail));
+      tier.submit(DirectRequest.of(library, body.apply(i), answer::succeed, answer::fail));
       while (!answer.done) {
         Thread.onSpinWait();
         if (System.nanoTime() - limit > 0) {
@@ -108,8 +110,13 @@ final class TierRoundTrips {
   }
 
   /** A request made in this JVM, answered through callbacks. */
-  private record DirectRequest(Library library, Object body, Consumer<Object> onReply,
+  private record DirectRequest(Library library, Object body, RequestType<?, ?> type, Consumer<Object> onReply,
                                Consumer<Throwable> onFailure) implements Request {
+    /** Its type looked up once, as admission does. */
+    static DirectRequest of(Library library, Object body, Consumer<Object> onReply, Consumer<Throwable> onFailure) {
+      return new DirectRequest(library, body, RequestTable.admitted(library, body), onReply, onFailure);
+    }
+
     @Override public long deadline() { return System.nanoTime() + TimeUnit.MINUTES.toNanos(1); }
     @Override public void reply(Object b) { onReply.accept(b); }
     @Override public void fail(CudaException e) { onFailure.accept(e); }

@@ -6,6 +6,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.RequestListener;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.device.spi.RequestType;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.Message;
@@ -119,6 +120,7 @@ public final class InFlight {
     private final Object body;
     private final Answer answer;
     private final Library library;
+    private final RequestType<?, ?> type;
     private final long deadline;
     private final String owner;
     private final AtomicBoolean answered = new AtomicBoolean();
@@ -134,8 +136,9 @@ public final class InFlight {
     private volatile RequestListener heard = listener;
     private final long admitted = heard == null ? 0 : System.nanoTime();
 
-    private Entry(Object body, Answer answer, Library library, long deadline, String owner) {
+    private Entry(Object body, RequestType<?, ?> type, Answer answer, Library library, long deadline, String owner) {
       this.body = body;
+      this.type = type;
       this.answer = answer;
       this.library = library;
       this.deadline = deadline;
@@ -153,6 +156,11 @@ public final class InFlight {
     @Override
     public Library library() {
       return library;
+    }
+
+    @Override
+    public RequestType<?, ?> type() {
+      return type;
     }
 
     @Override
@@ -352,7 +360,12 @@ public final class InFlight {
    * the node that sent it (null: the device's own).
    */
   public Entry entry(Object body, Answer answer, Library library, long deadline, String owner) {
-    return new Entry(body, answer, library, deadline, owner);
+    return new Entry(body, RequestTable.admitted(library, body), answer, library, deadline, owner);
+  }
+
+  /** {@link #entry} for a request whose type its caller has looked up already ({@link RequestTable#admitted}). */
+  public Entry entry(Object body, RequestType<?, ?> type, Answer answer, Library library, long deadline, String owner) {
+    return new Entry(body, type, answer, library, deadline, owner);
   }
 
   /** Clients' requests accepted and not yet answered (or whose link frame is still due). */

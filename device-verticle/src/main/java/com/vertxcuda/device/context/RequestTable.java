@@ -130,11 +130,29 @@ public final class RequestTable {
     final Map<Class<?>, RequestType<?, ?>> types;
     final CudaException refusal;
 
+    /** Whether this serves the device's own {@link #DEVICE} types, the ones admission looks up. */
+    private final boolean admittedTypes;
+
     private Served(Library library, RequestHandler handler, CudaException refusal) {
       this.library = library;
       this.handler = handler;
-      this.types = handler == null ? Map.of() : index(handler.types());
+      List<RequestType<?, ?>> list = handler == null ? List.of() : handler.types();
+      this.types = index(list);
+      this.admittedTypes = library == null && list == DEVICE;
       this.refusal = refusal;
+    }
+
+    /**
+     * The descriptor serving {@code r}, or null: for the device's own requests the type admission
+     * looked up and the request carries; a library's (which admission knows only as {@link #PLAIN})
+     * looked up here.
+     */
+    RequestType<?, ?> type(Request r) {
+      RequestType<?, ?> carried = r.type();
+      if (admittedTypes && carried != null && carried != PLAIN) {
+        return carried.served() ? carried : null;
+      }
+      return type(r.body());
     }
 
     /** The descriptor serving {@code body}, or null. */

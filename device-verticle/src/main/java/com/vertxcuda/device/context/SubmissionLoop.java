@@ -177,7 +177,7 @@ public final class SubmissionLoop {
    * it is answered with the closing failure.
    */
   public void submit(Request request) {
-    switch (RequestTable.admitted(request).lane()) {
+    switch (request.type().lane()) {
       case CONTROL:
         control.add(request);
         break;
@@ -211,7 +211,7 @@ public final class SubmissionLoop {
       if (served == null) {
         throw notDeployed(r);
       }
-      served.submit(served.type(r.body()), r, null);
+      served.submit(served.type(r), r, null);
     } catch (Throwable t) {
       r.fail(failures.apply(t));
     }
@@ -437,7 +437,7 @@ public final class SubmissionLoop {
     if (served.handler != lastHandler) {
       flushLast();
     }
-    RequestType<?, ?> type = served.type(r.body());
+    RequestType<?, ?> type = served.type(r);
     if (waiting.isEmpty()) {
       submit(r, served, type, null, null, -1);
       return;

@@ -174,7 +174,7 @@ public final class Admission {
       return;
     }
     InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(message), library, deadline(message), sender);
-    RequestType<?, ?> type = RequestTable.admitted(r);
+    RequestType<?, ?> type = r.type();
     if (type.admission() == RequestType.Admission.STATS) {
       // Stats: handed on at once, never behind a transfer (an operator sees an overloaded device).
       accept(r);
@@ -417,7 +417,7 @@ public final class Admission {
       InFlight.Entry r = inFlight.entry(body, CallerWake.answer(promise, caller, callerWake, callerPoll), library, deadline, self);
       ContextTier tier = device.tier();
       DeviceState state = device.state();
-      RequestType<?, ?> type = RequestTable.admitted(r);
+      RequestType<?, ?> type = r.type();
       if (refusedFromClients(r)) {
         // answered
       } else if (full(type)) {
@@ -427,7 +427,7 @@ public final class Admission {
       } else if (!charged(r, type)) {
         // answered QUEUE_FULL: past the transfer budget
       } else if (state == DeviceState.READY && tier != null && hops.get() == 0
-        && RequestTable.admitted(r).admission() != RequestType.Admission.DESCRIBED) {
+        && r.type().admission() != RequestType.Admission.DESCRIBED) {
         submit(r, tier);
       } else {
         hop(r);
@@ -508,7 +508,7 @@ public final class Admission {
 
   // Requests only the device makes for itself are refused from clients (bus or local route).
   private static boolean refusedFromClients(InFlight.Entry r) {
-    RequestType<?, ?> type = RequestTable.admitted(r);
+    RequestType<?, ?> type = r.type();
     if (!type.fromClients()) {
       r.fail(FailureCode.BAD_REQUEST, "the device does not serve " + type.body().getSimpleName()
         + ": only the device sends it");
@@ -522,7 +522,7 @@ public final class Admission {
     if (refusedFromClients(r)) {
       return;
     }
-    RequestType<?, ?> type = RequestTable.admitted(r);
+    RequestType<?, ?> type = r.type();
     if (type.admission() == RequestType.Admission.DESCRIBED) {
       r.describe(device.info());
       return;
@@ -580,7 +580,7 @@ public final class Admission {
 
   // Any thread (the local route calls it from the caller's).
   private void submit(InFlight.Entry r, ContextTier tier) {
-    if (RequestTable.admitted(r).admission() == RequestType.Admission.STATS) {
+    if (r.type().admission() == RequestType.Admission.STATS) {
       r.finish(body -> counted(device.supervised((DeviceStats) body)));
     }
     tier.submit(r.track());

@@ -226,7 +226,9 @@ public final class DeviceHostMain {
       return;
     }
     Object body = frame.body;
-    if (RequestTable.admitted(frame.library, body).crossing() == RequestType.Crossing.REGION_SLICE) {
+    // The request's type, looked up once here and carried in its entry from now on.
+    RequestType<?, ?> type = RequestTable.admitted(frame.library, body);
+    if (type.crossing() == RequestType.Crossing.REGION_SLICE) {
       SharedTransfer t = (SharedTransfer) body;
       try {
         body = new TransferRequest(t.handle(), region.slice(t.offset(), t.length()),
@@ -237,9 +239,10 @@ public final class DeviceHostMain {
       } catch (RuntimeException e) {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
+      type = RequestTable.admitted(null, body); // what the slice became
     }
     OWED.incrementAndGet();
-    Request r = IN_FLIGHT.entry(body, answer(link, frame.id), frame.library, System.nanoTime() + frame.code,
+    Request r = IN_FLIGHT.entry(body, type, answer(link, frame.id), frame.library, System.nanoTime() + frame.code,
       frame.text).track();
     if (!tier.succeeded()) {
       r.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device host's context is not ready"));

@@ -190,7 +190,7 @@ public final class ProcessContextTier implements ContextTier {
     Object body = r.body();
     try {
       boolean region = false;
-      switch (RequestTable.admitted(r).crossing()) {
+      switch (r.type().crossing()) {
         case REGION_TO_DEVICE: {
           UploadRequest u = (UploadRequest) body;
           if (u.getHandle() != null && u.getData() != null) {

@@ -17,6 +17,12 @@ public interface Request {
   Object body();
 
   /**
+   * What kind of request it is (lane, admission, crossing): looked up once per process, when the
+   * request is accepted ({@code RequestTable.admitted}), and read from here by everything after.
+   */
+  RequestType<?, ?> type();
+
+  /**
    * The node that sent it, as the event bus says (this node for a request made in this JVM), or null
    * for the device's own requests: what it allocates or loads belongs to that node.
    */

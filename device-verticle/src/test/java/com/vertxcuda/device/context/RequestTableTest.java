@@ -112,9 +112,11 @@ class RequestTableTest {
 
   private CompletableFuture<Object> send(Library library, Object body) {
     CompletableFuture<Object> answer = new CompletableFuture<>();
+    RequestType<?, ?> type = RequestTable.admitted(library, body);
     loop.submit(new Request() {
       @Override public Library library() { return library; }
       @Override public Object body() { return body; }
+      @Override public RequestType<?, ?> type() { return type; }
       @Override public long deadline() { return System.nanoTime() + TimeUnit.SECONDS.toNanos(10); }
       @Override public void reply(Object b) { answer.complete(b); }
       @Override public void fail(CudaException e) { answer.completeExceptionally(e); }
