@@ -96,15 +96,12 @@ class LayeringTest {
 
   /**
    * Arrows that still close a cycle, each to be undone (issue 49) and then struck from this list:
-   * the codec reads {@code VertxInternals} and the internal transfer requests; a pipeline's
-   * {@code RecordRequest} names its steps' wire types; {@code DeviceVerticle} launches the tiers and
-   * reads the host pool and peer copies itself; {@code LentBuffers} gives pinned memory back to
-   * the cuda backend; {@code ContextVerticle} opens its backend through {@code Backends}; the
-   * request table lists the isolation's {@code SharedTransfer}.
+   * {@code DeviceVerticle} launches the tiers and reads the host pool and peer copies itself;
+   * {@code LentBuffers} gives pinned memory back to the cuda backend; {@code ContextVerticle} opens
+   * its backend through {@code Backends}; the request table lists the isolation's
+   * {@code SharedTransfer}.
    */
   private static final String[][] NOT_YET_UNDONE = {
-    {"com.vertxcuda.codec", "com.vertxcuda.internal"},
-    {"com.vertxcuda.message", "com.vertxcuda.codec"},
     {"com.vertxcuda.device", "com.vertxcuda.device.context"},
     {"com.vertxcuda.device", "com.vertxcuda.device.isolation"},
     {"com.vertxcuda.device", "com.vertxcuda.device.memory"},
