@@ -1,7 +1,8 @@
 package com.vertxcuda.bench;
 
 import com.vertxcuda.device.PollingTransport;
-import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.context.InFlight;
+import com.vertxcuda.device.impl.CallerWake;
 import com.vertxcuda.device.impl.PollingTransportImpl;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
@@ -72,7 +73,7 @@ public final class CallerLoopHop {
       return;
     }
     Promise<Object> promise = Promise.promise();
-    InFlight.Answer answer = InFlight.Answer.of(promise, caller, 0, pollNanos);
+    InFlight.Answer answer = CallerWake.answer(promise, caller, 0, pollNanos);
     promise.future().onComplete(ar -> {
       if (i >= requests / 5) {
         h.recordValue(System.nanoTime() - (Long) ar.result());

@@ -5,8 +5,8 @@ import com.vertxcuda.DType;
 import com.vertxcuda.bench.result.Series;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.Isolation;
-import com.vertxcuda.device.impl.Backends;
-import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.context.BackendSelection;
+import com.vertxcuda.device.context.ContextTier;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.GpuEvent;
@@ -72,7 +72,7 @@ final class HopsSection implements Section {
    */
   @Override
   public void belowTheVerticle(Bench bench, DeviceOptions options) throws Exception {
-    DeviceContext context = Backends.select(options).open(options.getDevice());
+    DeviceContext context = BackendSelection.select(options).open(options.getDevice());
     try {
       GpuStream stream = context.createStream("bench");
       DeviceMemory memory = context.allocate(BYTES);

@@ -7,9 +7,9 @@ import com.vertxcuda.bench.result.Series;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.device.impl.Backends;
+import com.vertxcuda.device.context.BackendSelection;
 import com.vertxcuda.device.Isolation;
-import com.vertxcuda.device.impl.ContextTier;
+import com.vertxcuda.device.context.ContextTier;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.DeviceMemory;
@@ -160,7 +160,7 @@ final class LibraryHopsSection implements Section {
 
   /** The raw call on the context's stream, completed through the context's completion path (cuda only). */
   private static void onTheContext(Bench bench, DeviceOptions options) throws Exception {
-    DeviceContext context = Backends.select(options).open(options.getDevice());
+    DeviceContext context = BackendSelection.select(options).open(options.getDevice());
     try {
       CudaPointers pointers;
       try {

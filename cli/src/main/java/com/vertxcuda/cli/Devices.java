@@ -3,7 +3,7 @@ package com.vertxcuda.cli;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
-import com.vertxcuda.device.impl.Backends;
+import com.vertxcuda.device.context.BackendSelection;
 import com.vertxcuda.device.spi.Backend;
 import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.DeviceInfo;
@@ -45,14 +45,14 @@ final class Devices implements Callable<Integer> {
 
   private int local() throws Exception {
     DeviceOptions options = new DeviceOptions();
-    Backend backend = Backends.select(options);
+    Backend backend = BackendSelection.select(options);
     for (int device = 0; ; device++) {
       if (device > 0) {
         if (!backend.name().equals("cuda")) {
           break; // the host backend is one device per verticle: nothing more to list
         }
         try {
-          Backends.select(new DeviceOptions().setDevice(device));
+          BackendSelection.select(new DeviceOptions().setDevice(device));
         } catch (CudaUnavailableException e) {
           break; // past the last device
         }

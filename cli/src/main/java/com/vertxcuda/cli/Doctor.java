@@ -5,6 +5,7 @@ import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.cuda.NativeLoading;
 import com.vertxcuda.device.cuda.NativeLoading.NativeLibrary;
+import com.vertxcuda.device.context.BackendSelection;
 import com.vertxcuda.device.impl.Backends;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,7 +59,7 @@ final class Doctor implements Callable<Integer> {
     line("forwarders", forwarders());
     String backend;
     try {
-      backend = Backends.select(options).name();
+      backend = BackendSelection.select(options).name();
     } catch (CudaUnavailableException e) {
       backend = "none";
       why = e.getMessage();

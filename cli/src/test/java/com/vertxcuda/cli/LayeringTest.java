@@ -88,27 +88,8 @@ class LayeringTest {
       String api = impl.substring(0, impl.length() - ".impl".length());
       rule = rule.ignoreDependency(resideInAPackage(api), resideInAPackage(impl));
     }
-    for (String[] arrow : NOT_YET_UNDONE) {
-      rule = rule.ignoreDependency(resideInAPackage(arrow[0]), resideInAPackage(arrow[1]));
-    }
     rule.check(classes);
   }
-
-  /**
-   * Arrows that still close a cycle, each to be undone (issue 49) and then struck from this list:
-   * {@code DeviceVerticle} launches the tiers and reads the host pool and peer copies itself;
-   * {@code LentBuffers} gives pinned memory back to the cuda backend; {@code ContextVerticle} opens
-   * its backend through {@code Backends}; the request table lists the isolation's
-   * {@code SharedTransfer}.
-   */
-  private static final String[][] NOT_YET_UNDONE = {
-    {"com.vertxcuda.device", "com.vertxcuda.device.context"},
-    {"com.vertxcuda.device", "com.vertxcuda.device.isolation"},
-    {"com.vertxcuda.device", "com.vertxcuda.device.memory"},
-    {"com.vertxcuda.device.memory", "com.vertxcuda.device.cuda"},
-    {"com.vertxcuda.device.context", "com.vertxcuda.device.impl"},
-    {"com.vertxcuda.device.context", "com.vertxcuda.device.isolation"},
-  };
 
   /** Each package of the toolkit is a slice of its own. */
   private static final SliceAssignment PACKAGES = new SliceAssignment() {

@@ -6,7 +6,7 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.context.SubmissionLoop;
-import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.internal.CopyInChunk;
 import com.vertxcuda.internal.LocalRoutes;

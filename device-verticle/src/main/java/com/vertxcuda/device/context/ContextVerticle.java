@@ -5,7 +5,6 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.device.impl.Backends;
 import com.vertxcuda.device.spi.Backend;
 import com.vertxcuda.device.spi.BackendException;
 import com.vertxcuda.device.spi.DeviceContext;
@@ -65,7 +64,7 @@ public class ContextVerticle extends VerticleBase {
     String name = "vertx-cuda-" + node + "-" + options.getDevice() + "-g" + generation + "-submit";
     loop = new SubmissionLoop(name, spin, () -> {
       try {
-        Backend backend = Backends.select(options);
+        Backend backend = BackendSelection.select(options);
         if (options.isFaultInjection() && options.getOpenDelay() > 0) {
           Thread.sleep(options.getOpenDelay());
         }

@@ -3,7 +3,6 @@ package com.vertxcuda.device.context;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
-import com.vertxcuda.device.isolation.SharedTransfer;
 import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.RecordedStep;

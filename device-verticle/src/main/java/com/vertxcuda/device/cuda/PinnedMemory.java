@@ -1,5 +1,6 @@
 package com.vertxcuda.device.cuda;
 
+import com.vertxcuda.device.memory.LentBuffers;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.device.spi.BackendException;
 import io.netty.buffer.ByteBuf;
@@ -37,6 +38,23 @@ public final class PinnedMemory {
 
   private static final Cleaner CLEANER = Cleaner.create();
   private static volatile PinnedMemory shared;
+
+  // Pinned buffers keep their own leases: LentBuffers, which hands every lent buffer back, asks
+  // this pool about those it did not lend. Registered as the class initialises, before any block
+  // is lent.
+  static {
+    LentBuffers.alsoLentBy(new LentBuffers.Lender() {
+      @Override
+      public boolean release(Buffer buffer) {
+        return PinnedMemory.release(buffer);
+      }
+
+      @Override
+      public boolean whenReturned(Buffer buffer, Runnable action) {
+        return PinnedMemory.whenReturned(buffer, action);
+      }
+    });
+  }
 
   private final CUcontext context;
   private final Map<Integer, ConcurrentLinkedDeque<Pointer>> idle = new ConcurrentHashMap<>();

@@ -1,5 +1,7 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.context.ContextTier;
+import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.memory.LentBuffers;
 import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.Addresses;
@@ -412,7 +414,7 @@ public final class Admission {
       Library library = libraryOf(target);
       Promise<Object> promise = Promise.promise();
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
-      InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(promise, caller, callerWake, callerPoll), library, deadline, self);
+      InFlight.Entry r = inFlight.entry(body, CallerWake.answer(promise, caller, callerWake, callerPoll), library, deadline, self);
       ContextTier tier = device.tier();
       DeviceState state = device.state();
       RequestType<?, ?> type = RequestTable.admitted(r);

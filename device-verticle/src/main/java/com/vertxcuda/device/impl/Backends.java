@@ -5,38 +5,16 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaErrors;
-import com.vertxcuda.device.cuda.CudaUnavailableException;
-import com.vertxcuda.device.host.HostBackend;
-import com.vertxcuda.device.spi.Backend;
 import java.io.File;
 
-/** The one place that decides which backend a device uses. */
+/**
+ * What the device tier decides about backends without loading any native library into this JVM:
+ * where the context tier runs, how many devices a node serves, whether this process's use of a GPU
+ * is poisoned. Which backend a context opens is {@code context.BackendSelection}'s.
+ */
 public final class Backends {
 
-  private static final System.Logger LOG = System.getLogger(Backends.class.getName());
-
   private Backends() {
-  }
-
-  /**
-   * host for {@code host}; cuda for {@code cuda} (failing with what was searched when no GPU can be
-   * used); for {@code auto}, cuda where usable, otherwise host with one log line saying why.
-   */
-  public static Backend select(DeviceOptions options) throws CudaUnavailableException {
-    switch (options.getBackend()) {
-      case HOST:
-        return host(options);
-      case CUDA:
-        return CudaBackend.load(options);
-      default:
-        try {
-          return CudaBackend.load(options);
-        } catch (CudaUnavailableException e) {
-          LOG.log(System.Logger.Level.INFO, "vertx-cuda: no usable GPU, device " + options.getDevice()
-            + " runs on the host backend (" + e.getMessage() + ")");
-          return host(options);
-        }
-    }
   }
 
   /**
@@ -97,10 +75,5 @@ public final class Backends {
     }
     String[] nodes = new File("/dev").list((dir, name) -> name.matches("nvidia[0-9]+"));
     return nodes == null ? 0 : nodes.length;
-  }
-
-  private static Backend host(DeviceOptions options) {
-    long memory = options.getMemoryLimit() > 0 ? options.getMemoryLimit() : options.getHostMemory();
-    return new HostBackend(memory);
   }
 }

@@ -1,8 +1,11 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.CudaException;
+import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.internal.VertxInternals;
 import io.vertx.core.Context;
+import io.vertx.core.Promise;
 
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * The ticks stop when nothing is unanswered, or after {@link IdleWait#AWAIT_NANOS} with no answer
  * (one late wake-up no longer matters then).
  */
-final class CallerWake {
+public final class CallerWake {
 
   private static final ThreadLocal<CallerWake> ON_THIS_LOOP = new ThreadLocal<>();
 
@@ -50,6 +53,38 @@ final class CallerWake {
     this.loop = loop;
     this.intervalNanos = Math.max(0, intervalNanos);
     this.pollNanos = Math.max(0, pollNanos);
+  }
+
+  /**
+   * The answer to a local caller: {@code promise} completes on {@code caller}, the caller's
+   * context, in a task of its own, so never on the stack of whoever answers (a refusal is answered
+   * on the caller's own thread). Made on the caller's event loop, that loop keeps awake for the
+   * answer: it polls for up to {@code pollNanos} (its transport polls), and wakes itself every
+   * {@code wakeNanos} until the answer runs (0: neither).
+   */
+  public static InFlight.Answer answer(Promise<Object> promise, Context caller, long wakeNanos, long pollNanos) {
+    CallerWake wake = begin(caller, wakeNanos, pollNanos);
+    return new InFlight.Answer() {
+      @Override
+      public void succeed(Object body) {
+        caller.runOnContext(v -> {
+          if (wake != null) {
+            wake.end();
+          }
+          promise.complete(body);
+        });
+      }
+
+      @Override
+      public void fail(CudaException failure) {
+        caller.runOnContext(v -> {
+          if (wake != null) {
+            wake.end();
+          }
+          promise.fail(failure);
+        });
+      }
+    };
   }
 
   /**

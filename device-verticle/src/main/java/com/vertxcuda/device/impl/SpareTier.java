@@ -1,5 +1,6 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.context.ContextTier;
 import io.vertx.core.Future;
 
 import java.util.function.LongFunction;

@@ -5,11 +5,12 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
+import com.vertxcuda.device.context.SharedTransfer;
 import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.context.TransferRequest;
-import com.vertxcuda.device.impl.ContextTier;
-import com.vertxcuda.device.impl.InFlight;
-import com.vertxcuda.device.impl.InProcessContextTier;
+import com.vertxcuda.device.context.ContextTier;
+import com.vertxcuda.device.context.InFlight;
+import com.vertxcuda.device.context.InProcessContextTier;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.UnreadableRequest;
@@ -228,10 +229,10 @@ public final class DeviceHostMain {
     if (RequestTable.admitted(frame.library, body).crossing() == RequestType.Crossing.REGION_SLICE) {
       SharedTransfer t = (SharedTransfer) body;
       try {
-        body = new TransferRequest(t.handle, region.slice(t.offset, t.length),
-          t.toDevice ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST, t.offset, PINNED_SEGMENT);
+        body = new TransferRequest(t.handle(), region.slice(t.offset(), t.length()),
+          t.toDevice() ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST, t.offset(), PINNED_SEGMENT);
         if (tier.succeeded()) {
-          pin(tier.result(), region, t.offset, t.length);
+          pin(tier.result(), region, t.offset(), t.length());
         }
       } catch (RuntimeException e) {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());

@@ -1,13 +1,14 @@
 package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.Failures;
-import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.memory.LentBuffers;
 import com.vertxcuda.internal.CopyThreads;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.device.context.SharedTransfer;
 import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.device.spi.Request;

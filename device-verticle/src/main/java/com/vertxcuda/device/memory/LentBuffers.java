@@ -1,6 +1,5 @@
 package com.vertxcuda.device.memory;
 
-import com.vertxcuda.device.cuda.PinnedMemory;
 import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -13,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,6 +31,26 @@ public final class LentBuffers {
    */
   private static final Map<Long, Lease> LENT = new ConcurrentHashMap<>();
   private final AtomicLong bytes = new AtomicLong();
+
+  /**
+   * Memory of this JVM that keeps its own leases rather than lending through this class (the cuda
+   * backend's pinned blocks): asked, in turn, about a buffer this class did not lend. It registers
+   * itself before it lends anything ({@link #alsoLentBy}), so this package needs no backend.
+   */
+  public interface Lender {
+    /** Returns the memory under {@code buffer} now; false if this lender did not lend it. */
+    boolean release(Buffer buffer);
+
+    /** Runs {@code action} once the memory under {@code buffer} has returned (now if it has); false, running nothing, if this lender did not lend it. */
+    boolean whenReturned(Buffer buffer, Runnable action);
+  }
+
+  private static final List<Lender> OTHER_LENDERS = new CopyOnWriteArrayList<>();
+
+  /** Adds {@code lender} to those {@link #release} and {@link #whenReturned} ask about buffers not lent here. */
+  public static void alsoLentBy(Lender lender) {
+    OTHER_LENDERS.add(lender);
+  }
 
   /** One lent buffer's memory: how to return it now, and what else runs once it has returned. */
   private record Lease(Cleaner.Cleanable cleanable, Returns returns) {
@@ -110,7 +130,12 @@ public final class LentBuffers {
   public static boolean whenReturned(Buffer buffer, Runnable action) {
     Lease lease = leaseOf(buffer);
     if (lease == null) {
-      return PinnedMemory.whenReturned(buffer, action);
+      for (Lender other : OTHER_LENDERS) {
+        if (other.whenReturned(buffer, action)) {
+          return true;
+        }
+      }
+      return false;
     }
     if (!lease.returns().add(action)) {
       action.run();
@@ -128,10 +153,18 @@ public final class LentBuffers {
    * the buffer must not be used afterwards. False if none lent it (or it went back already).
    */
   public static boolean release(Buffer buffer) {
-    return releaseLent(buffer) || PinnedMemory.release(buffer);
+    if (releaseLent(buffer)) {
+      return true;
+    }
+    for (Lender other : OTHER_LENDERS) {
+      if (other.release(buffer)) {
+        return true;
+      }
+    }
+    return false;
   }
 
-  // Lent through this class (a pool's, a region's); pinned memory keeps its own leases.
+  // Lent through this class (a pool's, a region's); other lenders (pinned memory) keep their own leases.
   private static boolean releaseLent(Buffer buffer) {
     Lease lease = leaseOf(buffer);
     if (lease == null) {

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.context.InFlight;
 import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -60,7 +61,7 @@ class CallerWakeTest {
     AtomicReference<InFlight.Answer> answer = new AtomicReference<>();
     AtomicReference<CallerWake> wake = new AtomicReference<>();
     caller.runOnContext(v -> {
-      answer.set(InFlight.Answer.of(promise, caller, INTERVAL, 0));
+      answer.set(CallerWake.answer(promise, caller, INTERVAL, 0));
       wake.set(CallerWake.onThisLoop());
       test.verify(() -> {
         assertNotNull(wake.get(), "made on the caller's loop: the loop wakes itself");

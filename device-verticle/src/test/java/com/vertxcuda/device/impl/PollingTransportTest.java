@@ -1,5 +1,6 @@
 package com.vertxcuda.device.impl;
 
+import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.device.PollingTransport;
@@ -62,7 +63,7 @@ class PollingTransportTest {
     Promise<Object> promise = Promise.promise();
     AtomicReference<CallerWake> wake = new AtomicReference<>();
     caller.runOnContext(v -> {
-      InFlight.Answer answer = InFlight.Answer.of(promise, caller, 0, PollingTransportImpl.pollNanos(vertx));
+      InFlight.Answer answer = CallerWake.answer(promise, caller, 0, PollingTransportImpl.pollNanos(vertx));
       wake.set(CallerWake.onThisLoop());
       test.verify(() -> assertNotNull(wake.get(), "a polling loop keeps awake for its answer, with no wake interval"));
       // Answered 50 ms later from another thread, as the completion thread does.

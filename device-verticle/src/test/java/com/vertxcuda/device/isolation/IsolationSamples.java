@@ -2,6 +2,7 @@ package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
+import com.vertxcuda.device.context.SharedTransfer;
 
 import java.util.List;
 

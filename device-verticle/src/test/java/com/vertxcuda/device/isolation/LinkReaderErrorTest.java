@@ -2,8 +2,8 @@ package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
-import com.vertxcuda.device.impl.ContextTier;
-import com.vertxcuda.device.impl.InFlight;
+import com.vertxcuda.device.context.ContextTier;
+import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;

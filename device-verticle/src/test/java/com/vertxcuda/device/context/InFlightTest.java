@@ -1,4 +1,4 @@
-package com.vertxcuda.device.impl;
+package com.vertxcuda.device.context;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;

@@ -1,4 +1,4 @@
-package com.vertxcuda.device.impl;
+package com.vertxcuda.device.context;
 
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
@@ -108,38 +108,6 @@ public final class InFlight {
         @Override
         public void fail(CudaException failure) {
           promise.tryFail(failure);
-        }
-      };
-    }
-
-    /**
-     * The answer to a local caller: {@code promise} completes on {@code caller}, the caller's
-     * context, in a task of its own, so never on the stack of whoever answers (a refusal is answered
-     * on the caller's own thread). Made on the caller's event loop, that loop keeps awake for the
-     * answer ({@link CallerWake}): it polls for up to {@code pollNanos} (its transport polls), and
-     * wakes itself every {@code wakeNanos} until the answer runs (0: neither).
-     */
-    static Answer of(Promise<Object> promise, Context caller, long wakeNanos, long pollNanos) {
-      CallerWake wake = CallerWake.begin(caller, wakeNanos, pollNanos);
-      return new Answer() {
-        @Override
-        public void succeed(Object body) {
-          caller.runOnContext(v -> {
-            if (wake != null) {
-              wake.end();
-            }
-            promise.complete(body);
-          });
-        }
-
-        @Override
-        public void fail(CudaException failure) {
-          caller.runOnContext(v -> {
-            if (wake != null) {
-              wake.end();
-            }
-            promise.fail(failure);
-          });
         }
       };
     }

@@ -1,8 +1,7 @@
-package com.vertxcuda.device.impl;
+package com.vertxcuda.device.context;
 
 import com.vertxcuda.Failures;
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.device.context.ContextVerticle;
 import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.cuda.PinnedMemory;

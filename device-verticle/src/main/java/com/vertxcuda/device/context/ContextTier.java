@@ -1,4 +1,4 @@
-package com.vertxcuda.device.impl;
+package com.vertxcuda.device.context;
 
 import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.device.spi.Request;
