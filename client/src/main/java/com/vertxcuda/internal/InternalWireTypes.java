@@ -17,20 +17,20 @@ public final class InternalWireTypes implements CodecProvider {
     (r, out) -> out.writeString(r.owner()),
     in -> new ReclaimRequest(in.readString()));
 
-  static final WireType<CopyInRequest> COPY_IN = WireType.of(CopyInRequest.class, 2, // 2: handles by reference
-    (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()).writeBoolean(r.peer()),
-    in -> new CopyInRequest(in.readHandle(), in.readHandle(), in.readLong(), in.readBoolean()));
+  static final WireType<CopyInRequest> COPY_IN = WireType.of(CopyInRequest.class, 3, // 3: no peer flag (always direct)
+    (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()),
+    in -> new CopyInRequest(in.readHandle(), in.readHandle(), in.readLong()));
 
   static final WireType<CopyOutRequest> COPY_OUT = WireType.of(CopyOutRequest.class, 2, // 2: handles by reference
     (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()),
     in -> new CopyOutRequest(in.readHandle(), in.readHandle(), in.readLong()));
 
-  static final WireType<CopyInChunk> COPY_IN_CHUNK = WireType.of(CopyInChunk.class, 1,
-    (r, out) -> out.writeHandle(r.view()).writeLong(r.transfer()).writeBuffer(r.data()),
-    in -> new CopyInChunk(in.readHandle(), in.readLong(), in.readBuffer()));
+  static final WireType<CopyInAbort> COPY_IN_ABORT = WireType.of(CopyInAbort.class, 1,
+    (r, out) -> out.writeHandle(r.target()).writeLong(r.transfer()),
+    in -> new CopyInAbort(in.readHandle(), in.readLong()));
 
   @Override
   public List<WireType<?>> wireTypes() {
-    return List.of(RECLAIM, COPY_IN, COPY_IN_CHUNK, COPY_OUT);
+    return List.of(RECLAIM, COPY_IN, COPY_IN_ABORT, COPY_OUT);
   }
 }
