@@ -1,10 +1,12 @@
 package com.vertxcuda;
 
 import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.codec.RecordRequestJson;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireType;
 import com.vertxcuda.codec.WireCodec;
 import com.vertxcuda.internal.CudaRuntime;
+import com.vertxcuda.message.RecordRequest;
 import com.vertxcuda.testing.CoreSamples;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -59,7 +61,8 @@ class CodecTest {
   void jsonFormRoundTrips() throws Exception {
     for (Object sample : samples()) {
       JsonObject json = json(sample);
-      Object back = sample.getClass().getConstructor(JsonObject.class).newInstance(json);
+      Object back = sample instanceof RecordRequest ? RecordRequestJson.fromJson(json)
+        : sample.getClass().getConstructor(JsonObject.class).newInstance(json);
       assertEquals(json, json(back), sample.getClass().getSimpleName());
     }
   }
@@ -113,7 +116,11 @@ class CodecTest {
     return (WireCodec<Object>) CudaCodecs.codec(type);
   }
 
+  // A RecordRequest's JSON form names its steps' wire types: the codec package writes it.
   private static JsonObject json(Object o) throws Exception {
+    if (o instanceof RecordRequest) {
+      return RecordRequestJson.toJson((RecordRequest) o);
+    }
     Method toJson = o.getClass().getMethod("toJson");
     return (JsonObject) toJson.invoke(o);
   }

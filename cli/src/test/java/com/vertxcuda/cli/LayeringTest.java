@@ -88,21 +88,8 @@ class LayeringTest {
       String api = impl.substring(0, impl.length() - ".impl".length());
       rule = rule.ignoreDependency(resideInAPackage(api), resideInAPackage(impl));
     }
-    for (String[] arrow : NOT_YET_UNDONE) {
-      rule = rule.ignoreDependency(resideInAPackage(arrow[0]), resideInAPackage(arrow[1]));
-    }
     rule.check(classes);
   }
-
-  /**
-   * Arrows that still close a cycle, each to be undone (issue 49) and then struck from this list:
-   * the codec reads {@code VertxInternals} and the internal transfer requests; a pipeline's
-   * {@code RecordRequest} names its steps' wire types.
-   */
-  private static final String[][] NOT_YET_UNDONE = {
-    {"com.vertxcuda.codec", "com.vertxcuda.internal"},
-    {"com.vertxcuda.message", "com.vertxcuda.codec"},
-  };
 
   /** Each package of the toolkit is a slice of its own. */
   private static final SliceAssignment PACKAGES = new SliceAssignment() {

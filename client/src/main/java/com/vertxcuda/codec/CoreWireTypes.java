@@ -22,10 +22,6 @@ import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
-import com.vertxcuda.internal.CopyInChunk;
-import com.vertxcuda.internal.CopyInRequest;
-import com.vertxcuda.internal.CopyOutRequest;
-import com.vertxcuda.internal.ReclaimRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
 
@@ -34,7 +30,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Binary wire formats of the core message types. Bump a type's version when its layout changes. */
+/**
+ * Binary wire formats of the core message types: the handles, requests and replies of the root and
+ * {@code message} packages. Bump a type's version when its layout changes.
+ */
 public final class CoreWireTypes {
 
   private CoreWireTypes() {
@@ -58,10 +57,6 @@ public final class CoreWireTypes {
     (r, out) -> out.writeHandle(r.getHandle()),
     in -> new KeepRequest(in.readHandle()));
 
-  public static final WireType<ReclaimRequest> RECLAIM = WireType.of(ReclaimRequest.class, 1,
-    (r, out) -> out.writeString(r.owner()),
-    in -> new ReclaimRequest(in.readString()));
-
   public static final WireType<FreeRequest> FREE = WireType.of(FreeRequest.class, 1,
     (r, out) -> out.writeHandle(r.getHandle()),
     in -> new FreeRequest(in.readHandle()));
@@ -81,18 +76,6 @@ public final class CoreWireTypes {
   public static final WireType<CopyRequest> COPY = WireType.of(CopyRequest.class, 2, // 2: handles by reference
     (r, out) -> out.writeHandle(r.getSource()).writeHandle(r.getTarget()),
     in -> new CopyRequest(in.readHandle(), in.readHandle()));
-
-  public static final WireType<CopyInRequest> COPY_IN = WireType.of(CopyInRequest.class, 2, // 2: handles by reference
-    (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()).writeBoolean(r.peer()),
-    in -> new CopyInRequest(in.readHandle(), in.readHandle(), in.readLong(), in.readBoolean()));
-
-  public static final WireType<CopyOutRequest> COPY_OUT = WireType.of(CopyOutRequest.class, 2, // 2: handles by reference
-    (r, out) -> out.writeHandle(r.source()).writeHandle(r.target()).writeLong(r.transfer()),
-    in -> new CopyOutRequest(in.readHandle(), in.readHandle(), in.readLong()));
-
-  public static final WireType<CopyInChunk> COPY_IN_CHUNK = WireType.of(CopyInChunk.class, 1,
-    (r, out) -> out.writeHandle(r.view()).writeLong(r.transfer()).writeBuffer(r.data()),
-    in -> new CopyInChunk(in.readHandle(), in.readLong(), in.readBuffer()));
 
   public static final WireType<FillRequest> FILL = WireType.of(FillRequest.class, 1,
     (r, out) -> out.writeHandle(r.getHandle()).writeLong(r.getBits()),
@@ -198,7 +181,7 @@ public final class CoreWireTypes {
           throw new IllegalArgumentException("a pipeline step without a request body");
         }
         @SuppressWarnings("unchecked")
-        WireType<Object> type = (WireType<Object>) RecordRequest.typeOf(s.body());
+        WireType<Object> type = (WireType<Object>) CudaCodecs.wireTypeOf(s.body());
         Buffer body = Buffer.buffer();
         CudaCodecs.codec(type).encodeToWire(body, s.body());
         out.writeEnum(s.library()).writeString(type.name()).writeBuffer(body);
@@ -217,7 +200,7 @@ public final class CoreWireTypes {
         }
         WireType<?> type;
         try {
-          type = RecordRequest.typeNamed(name);
+          type = CudaCodecs.wireTypeNamed(name);
         } catch (IllegalArgumentException e) {
           throw new WireFormatException("malformed RecordRequest on the wire: step " + i + ": " + e.getMessage());
         }
@@ -262,6 +245,6 @@ public final class CoreWireTypes {
   }
 
   public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
-    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP, RECLAIM,
-    PIPELINE_HANDLE, RECORD, REPLAY, RELEASE_PIPELINE, COPY_IN, COPY_IN_CHUNK, COPY_OUT);
+    DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP,
+    PIPELINE_HANDLE, RECORD, REPLAY, RELEASE_PIPELINE);
 }

@@ -42,6 +42,29 @@ public final class CudaCodecs {
     return types;
   }
 
+  /**
+   * The wire type of {@code body}'s class (a pipeline step names its body's type by it);
+   * IllegalArgumentException when it has none.
+   */
+  public static WireType<?> wireTypeOf(Object body) {
+    for (WireType<?> t : wireTypes()) {
+      if (t.type() == body.getClass()) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException(body.getClass().getName() + " is not a vertx-cuda request");
+  }
+
+  /** The wire type called {@code name}; IllegalArgumentException when there is none. */
+  public static WireType<?> wireTypeNamed(String name) {
+    for (WireType<?> t : wireTypes()) {
+      if (t.name().equals(name)) {
+        return t;
+      }
+    }
+    throw new IllegalArgumentException("no message type " + name);
+  }
+
   /** The codec for one wire type (for tests and for links that carry the wire form). */
   public static <T> WireCodec<T> codec(WireType<T> type) {
     return new WireCodec<>(type);

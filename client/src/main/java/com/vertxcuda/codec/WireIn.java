@@ -2,7 +2,6 @@ package com.vertxcuda.codec;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
-import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.vertx.core.buffer.Buffer;
 
@@ -53,8 +52,8 @@ public final class WireIn {
     // Never past the buffer's bytes: the array behind it may hold more (a reused buffer's older bytes).
     this.end = Math.min(end, buffer.length());
     this.type = type;
-    ByteBuf buf = VertxInternals.backing(buffer);
-    if (buf.hasArray()) {
+    ByteBuf buf = WireBuffers.backing(buffer);
+    if (buf != null && buf.hasArray()) {
       this.bytes = buf.array();
       this.base = buf.arrayOffset();
     } else {

@@ -1,7 +1,6 @@
 package com.vertxcuda.codec;
 
 import com.vertxcuda.BufferHandle;
-import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.vertx.core.buffer.Buffer;
 
@@ -22,7 +21,7 @@ public final class WireOut {
    * place. Through the buffer each value cost a check that the buffer is still referenced and a
    * growth check, a large share of the time to encode a batch frame. Null where
    * the Buffer may move to another Netty buffer, is off the heap, or is of another kind than Vert.x's
-   * own ({@link VertxInternals#appendable}): values are appended through the Buffer then.
+   * own ({@link InPlaceBuffers#appendable}): values are appended through the Buffer then.
    */
   private final ByteBuf buf;
   private byte[] array;
@@ -39,7 +38,7 @@ public final class WireOut {
 
   public WireOut(Buffer buffer) {
     this.buffer = buffer;
-    this.buf = VertxInternals.appendable(buffer);
+    this.buf = WireBuffers.appendable(buffer);
   }
 
   // Appends n bytes' room and answers where in {@link #array} (current after the call) they start.

@@ -2,7 +2,7 @@ package com.vertxcuda.impl;
 
 import com.vertxcuda.internal.CallerOrder;
 import com.vertxcuda.internal.ChunkedTransfer;
-import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInAbort;
 import com.vertxcuda.internal.CopyInRequest;
 import com.vertxcuda.internal.CopyOutRequest;
 import com.vertxcuda.internal.LocalRoutes;
@@ -27,8 +27,8 @@ import java.security.SecureRandom;
  * source's context copies straight into the target instead (peer to peer on cuda): a
  * {@link CopyInRequest} takes the copy's place on the target (later requests that touch the target
  * wait until the source has written it), then a {@link CopyOutRequest} goes to the source, in the
- * caller's order like any request; if the source refuses it, a {@link CopyInChunk} without bytes
- * gives the target's place up at once instead of at the copy's deadline.
+ * caller's order like any request; if the source refuses it, a {@link CopyInAbort} gives the
+ * target's place up at once instead of at the copy's deadline.
  */
 final class CrossDeviceCopy implements CallerOrder.Hold {
 
@@ -87,7 +87,7 @@ final class CrossDeviceCopy implements CallerOrder.Hold {
   /** Everything made before the copy on its caller has been sent: the target's place, then the source's copy. */
   @Override
   public void turn() {
-    to.<BufferHandle>dispatch(new CopyInRequest(source, target, transfer, true), caller, order).onComplete(ar -> {
+    to.<BufferHandle>dispatch(new CopyInRequest(source, target, transfer), caller, order).onComplete(ar -> {
       if (ar.succeeded()) {
         done.tryComplete(target);
       } else {
@@ -97,7 +97,7 @@ final class CrossDeviceCopy implements CallerOrder.Hold {
     from.<BufferHandle>dispatch(new CopyOutRequest(source, target, transfer), caller, order).onFailure(t -> {
       // The target still holds its place for a copy that will not come: given up first, so that a
       // handler of the copy's failure that throws cannot keep it held.
-      to.dispatch(new CopyInChunk(target, transfer, null), caller, order);
+      to.dispatch(new CopyInAbort(target, transfer), caller, order);
       done.tryFail(t);
     });
     order.release(this);

@@ -7,6 +7,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.PipelineHandle;
 import com.vertxcuda.PipelineRecorder;
+import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.PipelineStep;
@@ -70,7 +71,7 @@ final class PipelineRecorderImpl implements PipelineRecorder {
       return refuse("the request is missing");
     }
     try {
-      RecordRequest.typeOf(request);
+      CudaCodecs.wireTypeOf(request);
     } catch (IllegalArgumentException e) {
       return refuse(e.getMessage());
     }

@@ -4,24 +4,23 @@ import com.vertxcuda.BufferHandle;
 import io.vertx.core.json.JsonObject;
 
 /**
- * The start of a copy into {@code target} from {@code source}, a buffer or view on another device
- * (of this node or another), sent to the target's device where the copy takes its place in the
- * order: later requests that touch {@code target} wait until every byte has arrived in
- * {@link CopyInChunk}s of the same {@code transfer} (the copy's random id). Replied with the target
- * once the last chunk is written; failed if the copy is aborted, the context goes, or its deadline
- * passes first. Sent by {@code DeviceClient.copy}, which reads the source. With {@code peer}, no
- * chunks come: the source's context, in the same process, copies straight into the target when its
- * {@link CopyOutRequest} is served.
+ * The target side of a direct copy between two devices whose contexts share a process: sent to the
+ * target's device, where it takes its place in the order and holds {@code target} until the source's
+ * context, serving the {@link CopyOutRequest} of the same {@code transfer} (the copy's random id),
+ * has queued its write straight into it (peer to peer on cuda). Later requests that touch the target
+ * wait for that write. Replied with the target once written; failed if the copy is aborted
+ * ({@link CopyInAbort}), the context goes, or its deadline passes first. Sent by
+ * {@code DeviceClient.copy}; a staged copy does not use it (its bytes are uploads of the target's views).
  */
-public record CopyInRequest(BufferHandle source, BufferHandle target, long transfer, boolean peer) {
+public record CopyInRequest(BufferHandle source, BufferHandle target, long transfer) {
 
   public CopyInRequest(JsonObject json) {
     this(json.getJsonObject("source") == null ? null : new BufferHandle(json.getJsonObject("source")), json.getJsonObject("target") == null ? null : new BufferHandle(json.getJsonObject("target")),
-      json.getLong("transfer", 0L), json.getBoolean("peer", false));
+      json.getLong("transfer", 0L));
   }
 
   public JsonObject toJson() {
     return new JsonObject().put("source", source == null ? null : source.toJson()).put("target", target == null ? null : target.toJson())
-      .put("transfer", transfer).put("peer", peer);
+      .put("transfer", transfer);
   }
 }

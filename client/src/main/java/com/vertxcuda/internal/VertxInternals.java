@@ -1,5 +1,6 @@
 package com.vertxcuda.internal;
 
+import com.vertxcuda.codec.InPlaceBuffers;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoHandlerFactory;
@@ -336,6 +337,20 @@ public final class VertxInternals {
     }
     ByteBuf b = backing(buffer);
     return b.hasArray() && b.maxCapacity() == Integer.MAX_VALUE ? b : null;
+  }
+
+  /** {@link #backing} and {@link #appendable}, for the codec (listed under {@code META-INF/services}). */
+  public static final class Buffers implements InPlaceBuffers {
+
+    @Override
+    public ByteBuf backing(Buffer buffer) {
+      return VertxInternals.backing(buffer);
+    }
+
+    @Override
+    public ByteBuf appendable(Buffer buffer) {
+      return VertxInternals.appendable(buffer);
+    }
   }
 
   /** The bytes of {@code buffer} as a ByteBuffer over the same memory, for the reason {@link #byteBuf} gives. */

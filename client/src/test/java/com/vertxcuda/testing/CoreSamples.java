@@ -15,7 +15,7 @@ import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
-import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInAbort;
 import com.vertxcuda.internal.CopyInRequest;
 import com.vertxcuda.internal.CopyOutRequest;
 import com.vertxcuda.internal.ReclaimRequest;
@@ -53,11 +53,9 @@ public final class CoreSamples {
       new DownloadRequest(HANDLE),
       new DownloadReply(HANDLE, Buffer.buffer(new byte[] {1, 2, 3, 4})),
       new CopyRequest(HANDLE, HANDLE.view(5, 5)),
-      new CopyInRequest(HANDLE, HANDLE.view(5, 5), 77L, false),
-      new CopyInRequest(HANDLE, HANDLE.view(5, 5), 78L, true),
+      new CopyInRequest(HANDLE, HANDLE.view(5, 5), 78L),
       new CopyOutRequest(HANDLE, HANDLE.view(5, 5), 78L),
-      new CopyInChunk(HANDLE.view(5, 1), 77L, Buffer.buffer(new byte[] {1, 2, 3, 4})),
-      new CopyInChunk(HANDLE.view(5, 1), 77L, null),
+      new CopyInAbort(HANDLE.view(5, 5), 78L),
       FillRequest.of(HANDLE, 3.25),
       new StatsRequest(),
       new DescribeRequest(),

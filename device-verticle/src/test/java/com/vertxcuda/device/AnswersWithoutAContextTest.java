@@ -8,7 +8,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.context.SubmissionLoop;
 import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInAbort;
 import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.message.AllocRequest;
@@ -125,7 +125,7 @@ class AnswersWithoutAContextTest {
     CompletableFuture<Object> ordered = new CompletableFuture<>();
     CompletableFuture<Object> beside = new CompletableFuture<>();
     loop.submit(request(new AllocRequest(DType.F32, 8), ordered));
-    loop.submit(request(new CopyInChunk(null, 1, null), beside));
+    loop.submit(request(new CopyInAbort(null, 1), beside));
     for (CompletableFuture<Object> f : java.util.List.of(ordered, beside)) {
       ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
         () -> f.get(2, TimeUnit.SECONDS));

@@ -15,7 +15,6 @@ import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.Test;
@@ -207,16 +206,16 @@ class MultiDeviceTest {
   }
 
   /**
-   * A chunk of a copy that reaches the target before the copy's start waits for it; when the start
-   * is then refused, the chunk hears that refusal at once (not TIMEOUT at its deadline), and the
-   * target serves on.
+   * An abort of a direct copy that reaches the target before the copy's start waits for it; when the
+   * start is then refused (its target is of another dtype than its source), the abort hears that
+   * refusal at once (not TIMEOUT at its deadline), and the target serves on.
    */
   @Test
-  void aChunkAheadOfARefusedStartHearsTheRefusal(Vertx vertx, VertxTestContext ctx) {
+  void anAbortAheadOfARefusedStartHearsTheRefusal(Vertx vertx, VertxTestContext ctx) {
     DeviceClient a = client(vertx, 0);
     DeviceClient b = client(vertx, 1);
     long began = System.nanoTime();
-    DeviceNode.deploy(vertx, node(2, false))
+    DeviceNode.deploy(vertx, node(2))
       .compose(node -> Future.all(a.alloc(DType.F32, 64), b.alloc(DType.F32, 64), b.alloc(DType.I32, 64)))
       .compose(all -> {
         BufferHandle x = all.resultAt(0);
@@ -225,20 +224,69 @@ class MultiDeviceTest {
         com.vertxcuda.internal.RequestSender target = new com.vertxcuda.internal.RequestSender(vertx,
           com.vertxcuda.Addresses.device(y.node(), y.device()), 20_000);
         long transfer = 0x5eed_c0deL;
-        Future<Object> early = target.request(new com.vertxcuda.internal.CopyInChunk(y, transfer, Buffer.buffer(new byte[256])));
-        Future<Object> start = target.request(new com.vertxcuda.internal.CopyInRequest(x, wrong, transfer, false));
+        Future<Object> early = target.request(new com.vertxcuda.internal.CopyInAbort(wrong, transfer));
+        Future<Object> start = target.request(new com.vertxcuda.internal.CopyInRequest(x, wrong, transfer));
         return Future.join(early, start).otherwiseEmpty()
           .compose(v -> b.fill(y, 3))
           .compose(v -> b.downloadFloats(y))
           .map(read -> {
             assertEquals(FailureCode.BAD_REQUEST, ((CudaException) start.cause()).code(), String.valueOf(start.cause()));
-            CudaException chunk = (CudaException) early.cause();
-            assertEquals(FailureCode.BAD_REQUEST, chunk.code(), chunk.getMessage());
-            assertTrue(chunk.getMessage().contains("refused"), chunk.getMessage());
-            assertTrue(System.nanoTime() - began < 15_000_000_000L, "the chunk waited for its deadline");
+            CudaException abort = (CudaException) early.cause();
+            assertEquals(FailureCode.BAD_REQUEST, abort.code(), abort.getMessage());
+            assertTrue(abort.getMessage().contains("refused"), abort.getMessage());
+            assertTrue(System.nanoTime() - began < 15_000_000_000L, "the abort waited for its deadline");
             assertEquals(3f, read[0]);
             return read;
           });
+      })
+      .onComplete(ctx.succeedingThenComplete());
+  }
+
+  /**
+   * A direct copy's start holds its target until the source writes it; an abort (what the client
+   * sends when the source refuses its side) gives that place up: the abort is answered with the
+   * target, the start fails, and a fill queued behind the hold is served after. An abort that names
+   * another target is refused and leaves the hold in place.
+   */
+  @Test
+  void anAbortGivesUpTheTargetsPlace(Vertx vertx, VertxTestContext ctx) {
+    DeviceClient a = client(vertx, 0);
+    DeviceClient b = client(vertx, 1);
+    DeviceNode.deploy(vertx, node(2))
+      .compose(node -> Future.all(a.alloc(DType.F32, 64), b.alloc(DType.F32, 64), b.alloc(DType.F32, 64)))
+      .compose(all -> {
+        BufferHandle x = all.resultAt(0);
+        BufferHandle y = all.resultAt(1);
+        BufferHandle other = all.resultAt(2);
+        com.vertxcuda.internal.RequestSender target = new com.vertxcuda.internal.RequestSender(vertx,
+          com.vertxcuda.Addresses.device(y.node(), y.device()), 20_000);
+        long transfer = 0xab0_27edL;
+        List<String> answered = java.util.Collections.synchronizedList(new ArrayList<>());
+        // No source side is sent: only the abort ends the start.
+        Future<Object> start = target.request(new com.vertxcuda.internal.CopyInRequest(x, y, transfer))
+          .onComplete(ar -> answered.add("start"));
+        Future<Object> fill = target.request(com.vertxcuda.message.FillRequest.of(y, 3))
+          .onComplete(ar -> answered.add("fill"));
+        Future<Object> stray = target.request(new com.vertxcuda.internal.CopyInAbort(other, transfer))
+          .onComplete(ar -> answered.add("stray"));
+        return stray.otherwiseEmpty()
+          .compose(v -> target.request(new com.vertxcuda.internal.CopyInAbort(y, transfer))
+            .onComplete(ar -> answered.add("abort")))
+          .compose(aborted -> Future.join(start, fill).otherwiseEmpty()
+            .compose(v -> b.downloadFloats(y))
+            .map(read -> {
+              CudaException refused = (CudaException) stray.cause();
+              assertEquals(FailureCode.BAD_REQUEST, refused.code(), refused.getMessage());
+              assertEquals(y, aborted);
+              CudaException startFailure = (CudaException) start.cause();
+              assertEquals(FailureCode.BAD_REQUEST, startFailure.code(), startFailure.getMessage());
+              assertTrue(startFailure.getMessage().contains("aborted"), startFailure.getMessage());
+              assertTrue(fill.succeeded(), String.valueOf(fill.cause()));
+              assertTrue(answered.indexOf("abort") < answered.indexOf("fill"), "the fill waited for the copy's place: "
+                + answered);
+              assertEquals(3f, read[0]);
+              return read;
+            }));
       })
       .onComplete(ctx.succeedingThenComplete());
   }

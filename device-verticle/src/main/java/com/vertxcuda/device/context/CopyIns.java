@@ -9,7 +9,7 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInAbort;
 import com.vertxcuda.internal.CopyInRequest;
 
 import java.util.ArrayList;
@@ -23,14 +23,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The target side of direct copies between devices of one process ({@link CopyInRequest}, peer to
  * peer): each copy holds its target's place in the order from the moment its start is served until
  * the source's context has queued its write, so what came before it is written first and what comes
- * after and touches the target waits. A {@link CopyInChunk} (without bytes) is the client's abort
- * when the source refused its side; one that arrives before its start was served waits for it.
- * Staged copies are not served here: they are uploads of the target's views, sent by the one pump.
- * On the submission thread.
+ * after and touches the target waits. A {@link CopyInAbort} is the client's abort when the source
+ * refused its side; one that arrives before its start was served waits for it. Staged copies are
+ * not served here: they are uploads of the target's views, sent by the one pump. On the submission
+ * thread.
  */
 final class CopyIns {
 
-  /** Ids of copies that ended, so a late chunk of one is refused rather than kept waiting. */
+  /** Ids of copies that ended, so a late abort of one is refused rather than kept waiting. */
   private static final int REMEMBERED = 4096;
 
   private static final class CopyIn {
@@ -38,9 +38,8 @@ final class CopyIns {
     final BufferHandle target;
     final SubmissionLoop.Hold hold;
     final long timer;
-    long received;
-    /** A direct copy's settlement with its source ({@link PeerCopies.Target#state}); null when staged. */
-    AtomicInteger peer;
+    /** The copy's settlement with its source ({@link PeerCopies.Target#state}). */
+    final AtomicInteger peer = new AtomicInteger(PeerCopies.Target.OPEN);
 
     CopyIn(Request start, BufferHandle target, SubmissionLoop.Hold hold, long timer) {
       this.start = start;
@@ -80,12 +79,10 @@ final class CopyIns {
       if (c.transfer() != 0 && !copies.containsKey(c.transfer())) {
         ended.put(c.transfer(), Boolean.TRUE); // its abort, if one comes, is answered at once
       }
-      if (c.peer()) {
-        // The source's side must not wait for a target that will never come.
-        PeerCopies.target(c.transfer(), PeerCopies.Target.refusal(runtime.failure(e)));
-      }
+      // The source's side must not wait for a target that will never come.
+      PeerCopies.target(c.transfer(), PeerCopies.Target.refusal(runtime.failure(e)));
       if (!copies.containsKey(c.transfer())) {
-        // Chunks that came before the start hear the refusal now, not at their deadline.
+        // An abort that came before the start hears the refusal now, not at its deadline.
         List<Request> waiting = early.remove(c.transfer());
         if (waiting != null) {
           CudaException refused = runtime.failure(e);
@@ -112,10 +109,6 @@ final class CopyIns {
       throw new CudaException(FailureCode.BAD_REQUEST, "source is " + s.length() + " " + s.dtype()
         + " but target is " + t.length() + " " + t.dtype());
     }
-    if (!c.peer()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "copy #" + c.transfer() + " is not a direct copy: a staged "
-        + "copy's bytes come as uploads of the target's views");
-    }
     if (c.transfer() == 0 || copies.containsKey(c.transfer()) || ended.containsKey(c.transfer())) {
       throw new CudaException(FailureCode.BAD_REQUEST, "copy #" + c.transfer() + " is not a new copy");
     }
@@ -131,26 +124,22 @@ final class CopyIns {
       new CudaException(FailureCode.TIMEOUT, "copy #" + transfer + " did not receive its bytes in time"))));
     CopyIn in = new CopyIn(r, t, runtime.loop().hold(r, footprint(c)), timer);
     copies.put(transfer, in);
-    if (c.peer()) {
-      // The source's context writes the target itself, after the target's uses so far.
-      Allocation dst = runtime.allocations().resolve(t, "target");
-      in.peer = new AtomicInteger(PeerCopies.Target.OPEN);
-      PeerCopies.target(transfer, new PeerCopies.Target(runtime, dst, t, runtime.ordering().pendingUses(dst),
-        event -> runtime.loop().execute(() -> written(transfer, event)),
-        failure -> runtime.loop().execute(() -> end(transfer, failure)), null, in.peer));
-    }
-    // Chunks that came first (on the direct path, only an abort) are served after this request's
-    // submission returns: serving them here could complete the copy and release its hold inside
-    // the submission loop's drain of the waiting list.
+    // The source's context writes the target itself, after the target's uses so far.
+    Allocation dst = runtime.allocations().resolve(t, "target");
+    PeerCopies.target(transfer, new PeerCopies.Target(runtime, dst, t, runtime.ordering().pendingUses(dst),
+      event -> runtime.loop().execute(() -> written(transfer, event)),
+      failure -> runtime.loop().execute(() -> end(transfer, failure)), null, in.peer));
+    // An abort that came first is served after this request's submission returns: serving it here
+    // would release the copy's hold inside the submission loop's drain of the waiting list.
     List<Request> waiting = early.remove(transfer);
     if (waiting != null) {
-      runtime.loop().execute(() -> waiting.forEach(this::chunk));
+      runtime.loop().execute(() -> waiting.forEach(this::abort));
     }
   }
 
-  /** Serves a chunk, outside the order. */
-  void chunk(Request r) {
-    CopyInChunk k = (CopyInChunk) r.body();
+  /** Serves an abort, outside the order: the copy's place is given up and its start fails. */
+  void abort(Request r) {
+    CopyInAbort k = (CopyInAbort) r.body();
     CopyIn in = copies.get(k.transfer());
     if (in == null) {
       if (ended.containsKey(k.transfer()) || k.transfer() == 0) {
@@ -166,9 +155,8 @@ final class CopyIns {
       r.fail(runtime.lostFailure());
       return;
     }
-    if (k.data() != null) {
-      r.fail(new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer() + " is direct: its bytes come from "
-        + "the source's context, not in chunks"));
+    if (!in.target.equals(k.target())) {
+      r.fail(new CudaException(FailureCode.BAD_REQUEST, "copy #" + k.transfer() + " does not write " + k.target()));
       return;
     }
     r.reply(in.target);
@@ -203,13 +191,13 @@ final class CopyIns {
   }
 
   /**
-   * This side gives the copy up (its deadline, an abort) — unless a direct copy's source has already
+   * This side gives the copy up (its deadline, an abort) — unless the copy's source has already
    * claimed it and is writing the target: then the copy ends when the source says it is written or
    * failed, so nothing lands in the target after its place is given up.
    */
   private void giveUp(long transfer, CudaException failure) {
     CopyIn in = copies.get(transfer);
-    if (in != null && in.peer != null && !in.peer.compareAndSet(PeerCopies.Target.OPEN, PeerCopies.Target.ENDED)
+    if (in != null && !in.peer.compareAndSet(PeerCopies.Target.OPEN, PeerCopies.Target.ENDED)
       && in.peer.get() == PeerCopies.Target.WRITING) {
       return;
     }

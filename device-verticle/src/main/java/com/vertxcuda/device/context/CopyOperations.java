@@ -109,14 +109,14 @@ final class CopyOperations {
     }));
   }
 
-  /** The target's side of a copy from another device: holds the target's place until its chunks are queued. */
+  /** The target's side of a copy from another device: holds the target's place until the source has queued its write. */
   void copyIn(Request r, CopyInRequest c) throws BackendException {
     copyIns.start(r, c);
   }
 
-  /** Serves a chunk of a copy from another device; on the submission thread, outside the order. */
-  void copyInChunk(Request r) throws BackendException {
-    copyIns.chunk(r);
+  /** Serves the abort of a copy from another device; on the submission thread, outside the order. */
+  void copyInAbort(Request r) throws BackendException {
+    copyIns.abort(r);
   }
 
   void copy(Request r, CopyRequest c) throws BackendException {

@@ -13,7 +13,7 @@ import com.vertxcuda.device.spi.RequestType.Admission;
 import com.vertxcuda.device.spi.RequestType.Crossing;
 import com.vertxcuda.device.spi.RequestType.Lane;
 import com.vertxcuda.device.spi.UnreadableRequest;
-import com.vertxcuda.internal.CopyInChunk;
+import com.vertxcuda.internal.CopyInAbort;
 import com.vertxcuda.internal.CopyInRequest;
 import com.vertxcuda.internal.CopyOutRequest;
 import com.vertxcuda.internal.ReclaimRequest;
@@ -100,8 +100,8 @@ public final class RequestTable {
       .handler(done((d, r, c) -> d.copies().copyIn(r, c))).notRecordable(DEVICE_RECORDS).build(),
     // Its copy holds its place: served beside the order, and never turned away for load (the hold
     // on the target waits for it; refusing it would stall everything queued behind that hold).
-    device(CopyInChunk.class).lane(Lane.BESIDE).exemptFromLoad()
-      .handler(done((d, r, c) -> d.copies().copyInChunk(r))).notRecordable(DEVICE_RECORDS).build(),
+    device(CopyInAbort.class).lane(Lane.BESIDE).exemptFromLoad()
+      .handler(done((d, r, c) -> d.copies().copyInAbort(r))).notRecordable(DEVICE_RECORDS).build(),
     device(RecordRequest.class)
       .handler(done((d, r, rr) -> d.pipelines().record(r, rr))).notRecordable(DEVICE_RECORDS).build(),
     device(ReplayRequest.class).footprint((d, rr) -> d.pipelines().footprint(rr))

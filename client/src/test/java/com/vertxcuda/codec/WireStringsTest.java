@@ -1,9 +1,8 @@
-package com.vertxcuda;
+package com.vertxcuda.codec;
 
+import com.vertxcuda.BufferHandle;
+import com.vertxcuda.DType;
 import com.vertxcuda.blas.Transpose;
-import com.vertxcuda.codec.WireFormatException;
-import com.vertxcuda.codec.WireIn;
-import com.vertxcuda.codec.WireOut;
 import io.vertx.core.buffer.Buffer;
 import org.junit.jupiter.api.Test;
 
@@ -155,7 +154,7 @@ class WireStringsTest {
   @Test
   void writesIntoAGrowingBufferSharedWithOtherAppendsReadBackInOrder() {
     Buffer wire = Buffer.buffer(1);
-    org.junit.jupiter.api.Assertions.assertNotNull(com.vertxcuda.internal.VertxInternals.appendable(wire),
+    org.junit.jupiter.api.Assertions.assertNotNull(WireBuffers.appendable(wire),
       "a new Buffer is written in place");
     WireOut out = new WireOut(wire);
     for (int i = 0; i < 5000; i++) {
@@ -183,7 +182,7 @@ class WireStringsTest {
   @Test
   void aWriterFollowsTheBufferWhenAnotherAppendMovesIt() {
     Buffer wire = com.vertxcuda.internal.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(new byte[8]).clear());
-    assertNull(com.vertxcuda.internal.VertxInternals.appendable(wire), "a bounded Buffer is appended to through its API");
+    assertNull(WireBuffers.appendable(wire), "a bounded Buffer is appended to through its API");
     WireOut out = new WireOut(wire);
     out.writeInt(17);
     String text = "longer than the eight bytes the wrapped array may hold";
