@@ -79,8 +79,12 @@ final class CopyIns {
       if (c.transfer() != 0 && !copies.containsKey(c.transfer())) {
         ended.put(c.transfer(), Boolean.TRUE); // its abort, if one comes, is answered at once
       }
-      // The source's side must not wait for a target that will never come.
-      PeerCopies.target(c.transfer(), PeerCopies.Target.refusal(runtime.failure(e)));
+      // The source's side must not wait for a target that will never come; a source that never
+      // comes must not leave the refusal behind: it is kept until this start's deadline.
+      long transfer = c.transfer();
+      PeerCopies.target(transfer, PeerCopies.Target.refusal(runtime.failure(e)));
+      runtime.vertx().setTimer(Math.max(1, (r.deadline() - System.nanoTime()) / 1_000_000),
+        id -> PeerCopies.forgetRefusal(transfer));
       if (!copies.containsKey(c.transfer())) {
         // An abort that came before the start hears the refusal now, not at its deadline.
         List<Request> waiting = early.remove(c.transfer());

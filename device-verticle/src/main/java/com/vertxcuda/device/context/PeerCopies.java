@@ -116,6 +116,26 @@ public final class PeerCopies {
     }
   }
 
+  /**
+   * Forgets the target's refusal of copy {@code transfer} if no source side has taken it: a start that
+   * was refused keeps its refusal for the source only until the start's deadline, so starts whose
+   * source never comes (a raw or hostile sender) leave nothing behind.
+   */
+  static void forgetRefusal(long transfer) {
+    synchronized (WAITING) {
+      if (WAITING.get(transfer) instanceof Target t && t.refused() != null) {
+        WAITING.remove(transfer);
+      }
+    }
+  }
+
+  /** Sides of copies in this process waiting for their other side. */
+  static int waiting() {
+    synchronized (WAITING) {
+      return WAITING.size();
+    }
+  }
+
   @SuppressWarnings("unchecked")
   private static Consumer<Target> cast(Object o) {
     return (Consumer<Target>) o;
