@@ -26,7 +26,10 @@ public final class LocalCluster {
     config.setProperty("hazelcast.wait.seconds.before.join", "0");
     config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
     NetworkConfig network = config.getNetworkConfig();
-    network.setPort(5701).setPortAutoIncrement(true).setPortCount(50);
+    // Each surefire fork its own ports (vertxcuda.test.fork, 1 and up): clusters of two test JVMs
+    // running side by side never find each other's members.
+    int fork = Integer.getInteger("vertxcuda.test.fork", 1);
+    network.setPort(5701 + 100 * (fork - 1)).setPortAutoIncrement(true).setPortCount(50);
     network.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
     JoinConfig join = network.getJoin();
     join.getMulticastConfig().setEnabled(false);

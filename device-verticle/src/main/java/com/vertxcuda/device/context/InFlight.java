@@ -41,7 +41,10 @@ import java.util.function.UnaryOperator;
 public final class InFlight {
 
   private final Map<Long, Entry> entries = new ConcurrentHashMap<>();
-  /** Entries in the table that clients sent (the device's own are not counted). */
+  /**
+   * Entries in the table that clients sent and that count toward maxInFlight: neither the device's
+   * own nor those exempt from load (stats, describes, aborts: never turned away, so never counted).
+   */
   private final AtomicInteger counted = new AtomicInteger();
   private final AtomicLong ids = new AtomicLong();
   private final LongAdder served = new LongAdder();
@@ -132,6 +135,8 @@ public final class InFlight {
     private volatile Consumer<Object> held;
     /** The device's own request: not counted in flight, served or failed, nor heard by the listener. */
     private volatile boolean own;
+    /** Handed to a context (or a pump): a loss of that context answers it ({@link #failSubmitted}). */
+    private volatile boolean submitted;
     // Read once here, so that the answer reads no shared field; no clock read without a listener.
     private volatile RequestListener heard = listener;
     private final long admitted = heard == null ? 0 : System.nanoTime();
@@ -233,6 +238,13 @@ public final class InFlight {
       return this;
     }
 
+    /** Tracks the entry (if it is not yet) as handed to a context or a pump: that context's loss answers it. */
+    public Entry submitted() {
+      submitted = true;
+      add();
+      return this;
+    }
+
     /**
      * Makes this the device's own request (before it is tracked): in the table like any other, so
      * that losses and link frames reach it, but not counted with clients' requests.
@@ -244,13 +256,20 @@ public final class InFlight {
     }
 
     private void add() {
-      if (entries.put(id, this) == null && !own) {
+      if (entries.put(id, this) == null && counts()) {
         counted.incrementAndGet();
+      }
+      if (answered.get()) {
+        remove(); // answered before it was tracked (its deadline, a loss): nothing keeps it in the table
       }
     }
 
+    private boolean counts() {
+      return !own && (type == null || !type.exemptFromLoad());
+    }
+
     private void remove() {
-      if (entries.remove(id) != null && !own) {
+      if (entries.remove(id) != null && counts()) {
         counted.decrementAndGet();
       }
     }
@@ -368,7 +387,7 @@ public final class InFlight {
     return new Entry(body, type, answer, library, deadline, owner);
   }
 
-  /** Clients' requests accepted and not yet answered (or whose link frame is still due). */
+  /** Clients' requests admitted and not yet answered (or whose link frame is still due) that count toward maxInFlight. */
   public int size() {
     return counted.get();
   }
@@ -405,6 +424,15 @@ public final class InFlight {
   public void failAll(FailureCode code, String text) {
     for (Entry e : new ArrayList<>(entries.values())) {
       if (!e.own) {
+        e.fail(code, text);
+      }
+    }
+  }
+
+  /** Answers {@code code} to every client's request handed to a context or a pump (its context was lost). */
+  public void failSubmitted(FailureCode code, String text) {
+    for (Entry e : new ArrayList<>(entries.values())) {
+      if (!e.own && e.submitted) {
         e.fail(code, text);
       }
     }

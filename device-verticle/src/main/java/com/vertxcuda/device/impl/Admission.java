@@ -90,14 +90,10 @@ public final class Admission {
   private final Context eventLoop;
   private final Device device;
   private final InFlight inFlight = new InFlight();
+  /** Admitted requests waiting for a context (starting or rebuilt); on the event loop only. */
   private final ArrayDeque<InFlight.Entry> pending = new ArrayDeque<>();
-  /**
-   * Requests from the event bus waiting for their turn behind a pump (their place in this loop's
-   * order, {@link CallerOrder}): on the event loop only; counted in {@link #waitingCount}, which
-   * the local route reads from its caller's thread.
-   */
-  private final ArrayDeque<InFlight.Entry> waiting = new ArrayDeque<>();
-  private final AtomicInteger waitingCount = new AtomicInteger();
+  /** Requests from the event bus waiting for their turn in this loop's order ({@link CallerOrder}), behind a pump. */
+  private final AtomicInteger queued = new AtomicInteger();
   /** What the device lends of host memory, and to whom. */
   private final TransferBudget budget;
   /** Local requests on their way to the event loop: while any is, later ones follow it there. */
@@ -142,9 +138,9 @@ public final class Admission {
     return pending.size();
   }
 
-  /** Requests accepted and not yet answered, waiting ones included. */
+  /** Requests admitted and not yet answered, wherever they wait. */
   public int load() {
-    return inFlight.size() + pending.size() + waitingCount.get();
+    return inFlight.size();
   }
 
   /** Bytes of the transfer budget in use: host memory lent to users now, or charged to downloads on their way. */
@@ -174,61 +170,74 @@ public final class Admission {
       return;
     }
     InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(message), library, deadline(message), sender);
+    Admitted admitted = admit(r);
+    if (admitted == null) {
+      return;
+    }
     RequestType<?, ?> type = r.type();
     if (type.admission() == RequestType.Admission.STATS) {
       // Stats: handed on at once, never behind a transfer (an operator sees an overloaded device).
-      accept(r);
+      dispatch(r);
       return;
     }
-    // Turned away on arrival, before it waits behind anything: those already waiting count.
+    if (pumped(r, type, admitted.charge())) {
+      return;
+    }
+    keepUntilAnswered(r, admitted.charge());
+    // Requests from the event bus keep their place in the order they arrived in on this loop, as a
+    // caller's requests do in its own (CallerOrder): behind a large transfer that arrived before them.
+    // A describe too: a remote client's describe is the barrier its bulk stream waits behind. While
+    // one waits it is in the in-flight table, so it counts toward maxInFlight, and its deadline, a
+    // loss or an undeploy answers it there.
+    queued.incrementAndGet();
+    CallerOrder.current().send(eventLoop, false, () -> {
+      queued.decrementAndGet();
+      if (hops.get() > 0) {
+        // A pump's last views may still be on their way here (the local route hops through this
+        // loop while one is): this request follows them.
+        hop(r);
+      } else {
+        dispatch(r);
+      }
+      return Future.succeededFuture();
+    });
+  }
+
+  /** An admitted request, with what it costs of the transfer budget (null: nothing). */
+  private record Admitted(TransferBudget.Charge charge) {
+  }
+
+  /**
+   * The one admission of a client's request, from the event bus or the local route alike, on the
+   * thread it arrived on: refused when only the device sends its kind, turned away past
+   * maxInFlight on a READY device, charged to the transfer budget ({@link #charge}). Admitted, it is
+   * in the in-flight table from here to its answer: counted toward maxInFlight wherever it waits (in
+   * this loop's order, on its way to the loop, for a context), and answered there by its deadline, a
+   * loss or an undeploy. Null once it is answered.
+   */
+  private Admitted admit(InFlight.Entry r) {
+    RequestType<?, ?> type = r.type();
+    if (refusedFromClients(r)) {
+      return null;
+    }
     if (full(type)) {
       rejectFull(r);
-      return;
+      return null;
     }
     TransferBudget.Charge charge;
     try {
       charge = charge(r, type);
     } catch (CudaException refused) {
       r.fail(refused);
-      return;
+      return null;
     }
-    if (pumped(r, type, charge)) {
-      return;
-    }
-    keepUntilAnswered(r, charge);
-    // Requests from the event bus keep their place in the order they arrived in on this loop, as a
-    // caller's requests do in its own (CallerOrder): behind a large transfer that arrived before them.
-    // A describe too: a remote client's describe is the barrier its bulk stream waits behind. While
-    // one waits it counts toward maxInFlight and expires at its deadline (expire).
-    boolean[] turned = new boolean[1];
-    CallerOrder.current().send(eventLoop, false, () -> {
-      turned[0] = true;
-      if (waiting.remove(r)) {
-        waitingCount.decrementAndGet();
-      }
-      if (r.answered()) {
-        return Future.succeededFuture(); // expired, or failed with the device, while it waited
-      }
-      if (hops.get() > 0) {
-        // A pump's last views may still be on their way here (the local route hops through this
-        // loop while one is): this request follows them.
-        hop(r);
-      } else {
-        accept(r);
-      }
-      return Future.succeededFuture();
-    });
-    if (!turned[0]) {
-      // Its turn comes in a later task of this loop.
-      waiting.add(r);
-      waitingCount.incrementAndGet();
-    }
+    r.track();
+    return new Admitted(charge);
   }
 
-  // Past maxInFlight for a request of {@code type}, counting those waiting behind a pump; on a READY device only.
+  // Past maxInFlight for a request of {@code type}, counting every admitted one not yet answered; on a READY device only.
   private boolean full(RequestType<?, ?> type) {
-    return device.state() == DeviceState.READY && !type.exemptFromLoad()
-      && inFlight.size() + waitingCount.get() >= options.getMaxInFlight();
+    return device.state() == DeviceState.READY && !type.exemptFromLoad() && inFlight.size() >= options.getMaxInFlight();
   }
 
   /**
@@ -283,7 +292,7 @@ public final class Admission {
         if (u.getHandle() == null || u.getData() == null || !DeviceClientImpl.pumpedLocally(route, u.getHandle(), u.getData())) {
           return false;
         }
-        r.track();
+        r.submitted();
         done = pump().upload(u.getHandle(), u.getData()).map(h -> h);
         break;
       }
@@ -292,7 +301,7 @@ public final class Admission {
         if (d.getHandle() == null || !DeviceClientImpl.pumpedLocally(route, d.getHandle())) {
           return false;
         }
-        r.track();
+        r.submitted();
         done = pump().download(d.getHandle(), this::landing).map(data -> {
           landed[0] = data;
           return new DownloadReply(d.getHandle(), data);
@@ -336,7 +345,7 @@ public final class Admission {
     hops.incrementAndGet();
     eventLoop.runOnContext(v -> {
       try {
-        accept(r);
+        dispatch(r);
       } finally {
         hops.decrementAndGet();
       }
@@ -355,40 +364,42 @@ public final class Admission {
   /** A context is ready: what waited goes to it first, in order; on the event loop, before the state becomes READY. */
   public void drain(ContextTier tier) {
     while (!pending.isEmpty()) {
-      submit(pending.poll(), tier);
+      InFlight.Entry r = pending.poll();
+      if (!r.answered()) {
+        submit(r, tier);
+      }
     }
   }
 
   /**
-   * Answers TIMEOUT to every request past its deadline: those in flight, and those waiting for a
-   * context (a caller's timeout holds while the context starts or is rebuilt); on the event loop.
+   * Answers TIMEOUT to every admitted request past its deadline, wherever it waits (a caller's
+   * timeout holds while the context starts or is rebuilt); on the event loop.
    */
   public void expire(long now) {
     inFlight.expire(now);
     if (!pending.isEmpty()) {
-      pending.removeIf(r -> r.expire(now));
-    }
-    if (!waiting.isEmpty() && waiting.removeIf(r -> r.expire(now))) {
-      waitingCount.set(waiting.size());
+      pending.removeIf(InFlight.Entry::answered);
     }
   }
 
-  /** Answers every request accepted and not yet answered, waiting ones included, CONTEXT_LOST. */
+  /** Answers every admitted request not yet answered CONTEXT_LOST, wherever it waits: the device is gone. */
   public void failAll(String reason) {
     inFlight.failAll(FailureCode.CONTEXT_LOST, reason);
-    while (!pending.isEmpty()) {
-      pending.poll().fail(FailureCode.CONTEXT_LOST, reason);
-    }
-    // Their turn may never come (a pump ahead of them fails with the device): answered now, skipped then.
-    while (!waiting.isEmpty()) {
-      waiting.poll().fail(FailureCode.CONTEXT_LOST, reason);
-    }
-    waitingCount.set(0);
+    pending.clear();
   }
 
-  /** The device's own stats, with what admission counts. */
+  /**
+   * A context was lost: what was handed to it (or to a pump) is answered CONTEXT_LOST; what waits
+   * for a context, or for its turn on this loop, goes to the next one.
+   */
+  public void contextLost(String reason) {
+    inFlight.failSubmitted(FailureCode.CONTEXT_LOST, reason);
+  }
+
+  /** The device's own stats, with what admission counts: waiting requests as the queue, the rest in flight. */
   public DeviceStats counted(DeviceStats s) {
-    return s.setInFlight(inFlight.size()).setQueueDepth(pending.size() + waitingCount.get()).setOperationsServed(inFlight.served())
+    int queue = pending.size() + queued.get();
+    return s.setInFlight(Math.max(0, inFlight.size() - queue)).setQueueDepth(queue).setOperationsServed(inFlight.served())
       .setFailuresByCode(inFlight.failuresByCode());
   }
 
@@ -417,20 +428,17 @@ public final class Admission {
       InFlight.Entry r = inFlight.entry(body, CallerWake.answer(promise, caller, callerWake, callerPoll), library, deadline, self);
       ContextTier tier = device.tier();
       DeviceState state = device.state();
-      RequestType<?, ?> type = r.type();
-      if (refusedFromClients(r)) {
-        // answered
-      } else if (full(type)) {
-        // Turned away on the caller's thread: nothing runs, so no order is at stake, and the caller
-        // hears it (in a task of its own) instead of behind the burst that filled the device.
-        rejectFull(r);
-      } else if (!charged(r, type)) {
-        // answered QUEUE_FULL: past the transfer budget
-      } else if (state == DeviceState.READY && tier != null && hops.get() == 0
-        && r.type().admission() != RequestType.Admission.DESCRIBED) {
-        submit(r, tier);
-      } else {
-        hop(r);
+      // Admitted or turned away on the caller's thread: a refusal runs nothing, so no order is at
+      // stake, and the caller hears it (in a task of its own) instead of behind the burst that filled the device.
+      Admitted admitted = admit(r);
+      if (admitted != null) {
+        keepUntilAnswered(r, admitted.charge());
+        if (state == DeviceState.READY && tier != null && hops.get() == 0
+          && r.type().admission() != RequestType.Admission.DESCRIBED) {
+          submit(r, tier);
+        } else {
+          hop(r);
+        }
       }
       return (Future<T>) promise.future();
     }
@@ -493,19 +501,6 @@ public final class Admission {
     throw new IllegalArgumentException("not an address of " + address + ": " + target);
   }
 
-  // Charges {@code r} ({@link #charge}) until its answer hands the memory over; false when refused (answered QUEUE_FULL).
-  private boolean charged(InFlight.Entry r, RequestType<?, ?> type) {
-    TransferBudget.Charge c;
-    try {
-      c = charge(r, type);
-    } catch (CudaException refused) {
-      r.fail(refused);
-      return false;
-    }
-    keepUntilAnswered(r, c);
-    return true;
-  }
-
   // Requests only the device makes for itself are refused from clients (bus or local route).
   private static boolean refusedFromClients(InFlight.Entry r) {
     RequestType<?, ?> type = r.type();
@@ -517,31 +512,30 @@ public final class Admission {
     return false;
   }
 
-  // On the event loop.
-  private void accept(InFlight.Entry r) {
-    if (refusedFromClients(r)) {
-      return;
+  /**
+   * Hands an admitted request on, on the event loop: a describe answered here, the rest to the ready
+   * context, or kept until one is (starting, rebuilt); refused when the device is lost or gone.
+   */
+  private void dispatch(InFlight.Entry r) {
+    if (r.answered()) {
+      return; // its deadline, or the device's loss, answered it while it waited
     }
-    RequestType<?, ?> type = r.type();
-    if (type.admission() == RequestType.Admission.DESCRIBED) {
+    if (r.type().admission() == RequestType.Admission.DESCRIBED) {
       r.describe(device.info());
       return;
     }
     DeviceState state = device.state();
     switch (state) {
-      case READY:
-        if (full(type)) {
-          rejectFull(r);
+      case READY: {
+        ContextTier tier = device.tier();
+        if (tier == null) {
+          // Not reached while state and context change together on the event loop; a guard, not a path.
+          r.fail(FailureCode.CONTEXT_LOST, "the device has no ready context");
         } else {
-          ContextTier tier = device.tier();
-          if (tier == null) {
-            // Not reached while state and context change together on the event loop; a guard, not a path.
-            r.fail(FailureCode.CONTEXT_LOST, "the device has no ready context");
-          } else {
-            submit(r, tier);
-          }
+          submit(r, tier);
         }
         break;
+      }
       case STARTING:
       case REBUILDING:
         if (pending.size() >= options.getPendingQueueCapacity()) {
@@ -560,7 +554,7 @@ public final class Admission {
   }
 
   private void rejectFull(InFlight.Entry r) {
-    r.fail(FailureCode.QUEUE_FULL, "the device has " + (inFlight.size() + waitingCount.get()) + " requests in flight "
+    r.fail(FailureCode.QUEUE_FULL, "the device has " + inFlight.size() + " requests in flight "
       + "(maxInFlight " + options.getMaxInFlight() + "); try again when some are answered");
   }
 
@@ -583,6 +577,6 @@ public final class Admission {
     if (r.type().admission() == RequestType.Admission.STATS) {
       r.finish(body -> counted(device.supervised((DeviceStats) body)));
     }
-    tier.submit(r.track());
+    tier.submit(r.submitted());
   }
 }

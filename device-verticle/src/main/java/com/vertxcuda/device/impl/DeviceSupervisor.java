@@ -350,7 +350,7 @@ public final class DeviceSupervisor {
   /** Replaces a lost context: fail what was in flight, bump the generation, rebuild, publish, drain. */
   private void contextLost(String reason) {
     LOG.log(System.Logger.Level.WARNING, address + ": context generation " + generation + " lost: " + reason);
-    admission.inFlight().failAll(FailureCode.CONTEXT_LOST, "context generation " + generation + " was lost: " + reason);
+    admission.contextLost("context generation " + generation + " was lost: " + reason);
     ContextTier old = context;
     context = null;
     if (old != null) {
