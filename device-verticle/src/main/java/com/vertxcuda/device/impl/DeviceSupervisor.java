@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * What a {@code DeviceVerticle} does, the outer tier of one GPU: a stable address that outlives any
@@ -213,17 +214,28 @@ public final class DeviceSupervisor {
     ContextTier.Listener listener = new ContextTier.Listener() {
       @Override
       public void lost(String reason) {
-        eventLoop.runOnContext(v -> tierLost(gen, reason));
+        toEventLoop(() -> tierLost(gen, reason));
       }
 
       @Override
       public void stopped() {
-        eventLoop.runOnContext(v -> tierStopped(gen));
+        toEventLoop(() -> tierStopped(gen));
       }
     };
     return onEventLoop(isolation == Isolation.PROCESS
       ? ProcessContextTier.launch(vertx, options, node, gen, admission.inFlight(), listener)
       : InProcessContextTier.launch(vertx, options, node, gen, listener));
+  }
+
+  // A tier's news, from its own thread (a link's reader), on this verticle's event loop; none once the
+  // Vert.x has closed (its loops take no task, and nothing is left to supervise): the tier's thread
+  // goes on to answer what was on it.
+  private void toEventLoop(Runnable news) {
+    try {
+      eventLoop.runOnContext(v -> news.run());
+    } catch (RejectedExecutionException closed) {
+      LOG.log(System.Logger.Level.DEBUG, address + ": the context tier's news came after Vert.x closed");
+    }
   }
 
   // A tier's futures complete on its own threads (a link's reader, say); this verticle's state is
