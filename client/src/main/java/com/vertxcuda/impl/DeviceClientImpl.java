@@ -6,6 +6,7 @@ import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.HostElements;
 import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.internal.RequestSender;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
@@ -123,7 +124,7 @@ public final class DeviceClientImpl implements DeviceClient {
       return data.length() > BulkTransfer.threshold(maxMessageSize);
     }
     LocalRoutes.Route route = sender.localRoute();
-    return route != null && pumpedLocally(route, target, data);
+    return route != null && pumpedLocally(route.transferMemory(), target, data);
   }
 
   /**
@@ -133,9 +134,9 @@ public final class DeviceClientImpl implements DeviceClient {
    * request, with no host copy at all. A mismatched length is one request too: the device checks the
    * handle's token before it refuses the size.
    */
-  public static boolean pumpedLocally(LocalRoutes.Route route, BufferHandle target, Buffer data) {
+  public static boolean pumpedLocally(TransferMemory lent, BufferHandle target, Buffer data) {
     return data.length() > ChunkedTransfer.INLINE_BYTES && !oversized(target) && data.length() == target.byteLength()
-      && !route.lends(data);
+      && !lent.lends(data);
   }
 
   /**
@@ -145,8 +146,8 @@ public final class DeviceClientImpl implements DeviceClient {
    * handle's token first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from
    * its claimed shape.
    */
-  public static boolean pumpedLocally(LocalRoutes.Route route, BufferHandle source) {
-    return !oversized(source) && source.byteLength() > route.lendingLimit()
+  public static boolean pumpedLocally(TransferMemory lent, BufferHandle source) {
+    return !oversized(source) && source.byteLength() > lent.limit()
       && source.byteLength() <= Integer.MAX_VALUE - 8;
   }
 
@@ -165,12 +166,13 @@ public final class DeviceClientImpl implements DeviceClient {
     boolean pumped = source != null && (sender.remote()
       ? !oversized(source) && source.byteLength() > BulkTransfer.threshold(maxMessageSize)
         && source.byteLength() <= Integer.MAX_VALUE - 8
-      : route != null && pumpedLocally(route, source));
+      : route != null && pumpedLocally(route.transferMemory(), source));
     if (!pumped) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
     if (route != null) {
-      return landed(route, source, route::landing);
+      TransferMemory lent = route.transferMemory();
+      return landed(lent, source, lent::landing);
     }
     // From another node: into heap arrays of about 32 MiB each, made by the copy threads as the stream
     // arrives (not one array zeroed ahead of it), handed over as one Buffer.
@@ -186,39 +188,39 @@ public final class DeviceClientImpl implements DeviceClient {
    * A download from the device in this JVM that this client's route serves, through the one pump,
    * into host memory from {@code landing} (the device's pump for downloads from the event bus, whose
    * landing its admission has paid for); {@code source} must be one the pump takes
-   * ({@link #pumpedLocally(LocalRoutes.Route, BufferHandle)}).
+   * ({@link #pumpedLocally(TransferMemory, BufferHandle)}).
    */
   public Future<Buffer> download(BufferHandle source, IntFunction<Buffer> landing) {
     LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
     if (route == null) {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "no device in this JVM serves " + address()));
     }
-    return landed(route, source, landing);
+    return landed(route.transferMemory(), source, landing);
   }
 
   // Into pooled host memory the device lends (reused from one large download to the next), else
   // into an array; either is made on the first copy thread that reads into it (fresh memory is
   // zeroed, which for a large download would stall the caller's loop), and wrapped once all is in.
-  private Future<Buffer> landed(LocalRoutes.Route route, BufferHandle source, IntFunction<Buffer> make) {
+  private Future<Buffer> landed(TransferMemory lent, BufferHandle source, IntFunction<Buffer> make) {
     int bytes = (int) source.byteLength();
     AtomicReference<Buffer> landing = new AtomicReference<>();
     HostElements into = HostElements.bytesFrom(bytes, k -> {
-      Buffer lent = make.apply(k);
-      if (lent == null) {
+      Buffer memory = make.apply(k);
+      if (memory == null) {
         Buffer heap = VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[k]));
         landing.set(heap);
         return ByteBuffer.wrap(VertxInternals.byteBuf(heap).array(), 0, k).slice();
       }
-      landing.set(lent);
-      return VertxInternals.byteBuf(lent).nioBuffer(0, k);
+      landing.set(memory);
+      return VertxInternals.byteBuf(memory).nioBuffer(0, k);
     });
     try {
       return ChunkedTransfer.download(sender, source, into, maxMessageSize)
         .map(x -> landing.get())
         .onFailure(t -> {
-          Buffer lent = landing.get();
-          if (lent != null) {
-            route.releaseTransferBuffer(lent);
+          Buffer landed = landing.get();
+          if (landed != null) {
+            lent.release(landed);
           }
         });
     } catch (RuntimeException refused) {

@@ -180,7 +180,7 @@ final class BulkConnection {
     reading = false;
     socket.pause();
     cutter.hold(MAX_EARLY_BYTES);
-    transfer = new Transfer(handle, route, address, upload, timeout);
+    transfer = new Transfer(handle, route.transferMemory(), address, upload, timeout);
     transfer.prove();
   }
 
@@ -238,7 +238,8 @@ final class BulkConnection {
   /** One transfer on the connection: its segments to or from the device, in order. */
   private final class Transfer {
     private final BufferHandle handle;
-    private final LocalRoutes.Route route;
+    /** What the device lends (its local route's): the segments' size, and where their memory goes back. */
+    private final TransferMemory lent;
     private final String address;
     private final boolean upload;
     /** The client's timeout, from its header: it holds once the transfer is proven. */
@@ -260,15 +261,15 @@ final class BulkConnection {
     // A download's views asked for, in order, and those written.
     private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
 
-    Transfer(BufferHandle handle, LocalRoutes.Route route, String address, boolean upload, long timeout) {
+    Transfer(BufferHandle handle, TransferMemory lent, String address, boolean upload, long timeout) {
       this.handle = handle;
-      this.route = route;
+      this.lent = lent;
       this.address = address;
       this.upload = upload;
       this.timeout = timeout;
       this.deadline = System.nanoTime() + timeout * 1_000_000;
       // Segments of the pump's chunk size (a multiple of 4096 bytes, so of every dtype's size).
-      this.segmentBytes = ChunkedTransfer.localChunk(route.lendingLimit());
+      this.segmentBytes = ChunkedTransfer.localChunk(lent.limit());
       this.segments = Math.max(1, (handle.byteLength() + segmentBytes - 1) / segmentBytes);
     }
 
@@ -280,7 +281,7 @@ final class BulkConnection {
       new RequestSender(vertx, address, left, order).<DownloadReply>request(ChunkedTransfer.rangeProbe(handle))
         .onComplete(ar -> {
           if (ar.succeeded()) {
-            route.releaseTransferBuffer(ar.result().getData());
+            lent.release(ar.result().getData());
           }
           if (answered || closed) {
             return;
@@ -396,7 +397,7 @@ final class BulkConnection {
         Future<DownloadReply> head = asked.poll();
         if (head.failed() || answered || closed) {
           if (head.succeeded()) {
-            route.releaseTransferBuffer(head.result().getData());
+            lent.release(head.result().getData());
           }
           onTheirWay--;
           fail(head.failed() ? head.cause() : new CudaException(FailureCode.CONTEXT_LOST, "the stream closed"));
@@ -406,7 +407,7 @@ final class BulkConnection {
         socket.write(BulkWire.dataFrame(data.length()));
         BulkWire.write(socket, data).onComplete(ar -> {
           // Written (or the stream is gone): the memory the device lent goes back.
-          route.releaseTransferBuffer(data);
+          lent.release(data);
           onTheirWay--;
           if (ar.failed()) {
             fail(ar.cause());

@@ -24,7 +24,7 @@ import java.util.Set;
  * this side overlaps the device's copies and what the transfer holds stays bounded.
  *
  * <p><b>To a device in this JVM</b> (it has a {@link LocalRoutes.Route}) each chunk stages through
- * a transfer buffer the device lends ({@link LocalRoutes.Route#allocateTransferBuffer}: pinned
+ * a transfer buffer the device lends ({@link TransferMemory#allocate}: pinned
  * memory on cuda, a slot of the shared region in process isolation), so a value is copied once on
  * the host, in bulk, and the device copies it by DMA with no staging of its own. An upload keeps a
  * ring of at most {@link #RING} chunks of {@link #LOCAL_CHUNK} bytes: chunk k+1 is filled, on
@@ -75,8 +75,8 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   private final BufferHandle copyTarget;
   /** A copy's writes sent so far. */
   private long written;
-  /** The device's route in this JVM, or null: heap views through the event bus. */
-  private final LocalRoutes.Route route;
+  /** What the device in this JVM lends (its route's), or null: heap views through the event bus. */
+  private final TransferMemory lent;
   private final BufferHandle handle;
   private final HostElements host;
   private final boolean upload;
@@ -115,17 +115,17 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     this.sender = sender;
     this.copyTo = null;
     this.copyTarget = null;
-    this.route = sender.remote() ? null : sender.localRoute();
+    this.lent = lentBy(sender);
     this.handle = handle;
     this.host = host;
     this.upload = upload;
     this.per = host.perDeviceElement(handle.dtype());
     // To another node only what fits one message comes here (larger goes through BulkTransfer).
-    int chunkBytes = route == null ? maxMessageSize : localChunk(route.lendingLimit());
+    int chunkBytes = lent == null ? maxMessageSize : localChunk(lent.limit());
     this.perChunk = Math.max(1, chunkBytes / handle.dtype().size());
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
-    this.window = route == null ? WINDOW : localWindow(route.lendingLimit(), chunkBytes);
-    this.parallel = route != null && handle.byteLength() > INLINE_BYTES;
+    this.window = lent == null ? WINDOW : localWindow(lent.limit(), chunkBytes);
+    this.parallel = lent != null && handle.byteLength() > INLINE_BYTES;
     this.caller = sender.callerContext();
     this.order = sender.order();
   }
@@ -135,7 +135,7 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     this.sender = from;
     this.copyTo = to;
     this.copyTarget = target;
-    this.route = from.remote() ? null : from.localRoute();
+    this.lent = lentBy(from);
     this.handle = source;
     this.host = null;
     this.upload = false;
@@ -186,13 +186,19 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     return new ChunkedTransfer(from, to, source, target, maxMessageSize).start();
   }
 
+  // What the device of {@code sender} lends when it is in this JVM; null for one reached over the event bus.
+  private static TransferMemory lentBy(RequestSender sender) {
+    LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
+    return route == null ? null : route.transferMemory();
+  }
+
   // Takes the transfer's place in the caller's order; it starts when its turn comes.
   private Future<Void> start() {
     // A local transfer's chunks may be sent from any thread (the copy threads); a remote one's — and
     // a copy's, whose writes may cross the event bus — leave from the caller's context, where the
     // event bus keeps their order.
     // Behind a new node's policy read where either end is another node's.
-    (copyTo != null && copyTo.remote() ? copyTo : sender).hold(order, caller, route != null && copyTo == null, this);
+    (copyTo != null && copyTo.remote() ? copyTo : sender).hold(order, caller, lent != null && copyTo == null, this);
     return done.future();
   }
 
@@ -234,8 +240,8 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
       probe = Future.failedFuture(Failures.toCudaException(e));
     }
     probe.onComplete(ar -> {
-      if (ar.succeeded() && route != null) {
-        route.releaseTransferBuffer(ar.result().getData());
+      if (ar.succeeded() && lent != null) {
+        lent.release(ar.result().getData());
       }
       synchronized (this) {
         active--;
@@ -472,8 +478,8 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
 
   // On the thread that read the last piece: the chunks' lent memory goes back, and the ring moves on.
   private void read(long count, Buffer data, Throwable error) {
-    if (route != null && data != null) {
-      route.releaseTransferBuffer(data);
+    if (lent != null && data != null) {
+      lent.release(data);
     }
     synchronized (this) {
       active--;
@@ -506,9 +512,9 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
       return b;
     }
     int bytes = Math.toIntExact(chunks == 1 ? handle.byteLength() : perChunk * handle.dtype().size());
-    if (route != null && bytes > 0) {
+    if (lent != null && bytes > 0) {
       try {
-        b = route.allocateTransferBuffer(bytes);
+        b = lent.allocate(bytes);
         synchronized (this) {
           borrowed.add(b);
         }
@@ -547,11 +553,11 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   private void giveBack(Buffer b) {
     if (copyTo != null) {
       // A copy's read: memory the source lent when it is in this JVM (pinned, a region slot).
-      if (route != null && b != null) {
-        route.releaseTransferBuffer(b);
+      if (lent != null && b != null) {
+        lent.release(b);
       }
     } else if (borrowed.remove(b)) {
-      route.releaseTransferBuffer(b);
+      lent.release(b);
     }
   }
 

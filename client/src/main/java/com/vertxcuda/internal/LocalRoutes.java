@@ -1,10 +1,7 @@
 package com.vertxcuda.internal;
 
-import com.vertxcuda.CudaException;
-import com.vertxcuda.FailureCode;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.buffer.Buffer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,48 +36,11 @@ public final class LocalRoutes {
     }
 
     /**
-     * An empty buffer with room for {@code bytes} in the memory the device copies from and to
-     * fastest (pinned on cuda, the shared region in process isolation): a transfer buffer the
-     * device lends. Array transfers stage through these ({@link ChunkedTransfer}).
-     *
-     * @throws com.vertxcuda.CudaException when the device cannot lend one now (not ready; past
-     *     what may be lent)
+     * The host memory the device lends its local callers for transfers (transfer buffers, landings
+     * of large downloads), charged to its transfer budget; by default none.
      */
-    default Buffer allocateTransferBuffer(int bytes) {
-      throw new CudaException(FailureCode.OUT_OF_MEMORY, "the device lends no transfer buffers");
-    }
-
-    /** Returns a transfer buffer, or a buffer a download lent, at once; false if it is not one. */
-    default boolean releaseTransferBuffer(Buffer buffer) {
-      return false;
-    }
-
-    /**
-     * The most bytes the device may lend at once, transfer buffers and downloads together (its
-     * transfer budget, and three quarters of the shared region in process isolation); a download
-     * larger than this goes in pieces.
-     */
-    default long lendingLimit() {
-      return Long.MAX_VALUE;
-    }
-
-    /**
-     * Whether {@code buffer} is memory the device moves without a host copy of its own (pinned on
-     * cuda, the shared region in process isolation): an upload from it is one request; from any
-     * other memory a large one goes through the one pump ({@link ChunkedTransfer}).
-     */
-    default boolean lends(Buffer buffer) {
-      return false;
-    }
-
-    /**
-     * Host memory of {@code bytes} (its length) from the device's pool, for a download larger than
-     * it may lend at once, filled by the pump; it goes back on {@link #releaseTransferBuffer} or
-     * once unreachable. Null: none (a heap array is used), as when the device's transfer budget has
-     * no room for it now.
-     */
-    default Buffer landing(int bytes) {
-      return null;
+    default TransferMemory transferMemory() {
+      return TransferMemory.NONE;
     }
   }
 

@@ -66,7 +66,7 @@ public class DeviceVerticle extends VerticleBase {
    * {@link #releaseTransferBuffer} (or let it become unreachable). Thread-safe.
    */
   public Buffer allocateTransferBuffer(int bytes) {
-    return supervisor.allocateTransferBuffer(bytes);
+    return supervisor.transferMemory().allocate(bytes);
   }
 
   /**
@@ -75,7 +75,7 @@ public class DeviceVerticle extends VerticleBase {
    * host buffer pool, which every in-process device shares.
    */
   public long heldTransferBytes() {
-    return supervisor.heldTransferBytes();
+    return supervisor.transferMemory().held();
   }
 
   /**
@@ -89,6 +89,6 @@ public class DeviceVerticle extends VerticleBase {
 
   /** Returns a transfer buffer, or a buffer a download handed back, to its pool at once. */
   public boolean releaseTransferBuffer(Buffer buffer) {
-    return supervisor.releaseTransferBuffer(buffer);
+    return supervisor.transferMemory().release(buffer);
   }
 }

@@ -1,11 +1,10 @@
 package com.vertxcuda.device.context;
 
-import com.vertxcuda.device.memory.HostBufferPool;
+import com.vertxcuda.device.memory.HostTransferMemory;
 import com.vertxcuda.device.spi.Request;
-import com.vertxcuda.internal.VertxInternals;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;
-import io.vertx.core.buffer.Buffer;
 
 /**
  * One running incarnation of the context tier, seen from the device tier: a typed channel into the
@@ -47,37 +46,11 @@ public interface ContextTier {
   }
 
   /**
-   * An empty buffer with room for {@code bytes} that uploads without a host copy (in process
-   * isolation it lies in the shared region); fill it with the append methods.
+   * The host memory this tier lends users for transfers, uncharged (the device's admission charges
+   * it to the transfer budget): here the JVM's host buffer pool, whose direct memory a backend in
+   * this JVM reads as it lies.
    */
-  default Buffer allocateTransferBuffer(int bytes) {
-    return HostBufferPool.shared().lease(bytes);
-  }
-
-  /** The most bytes users may hold of lent transfer memory at once (see {@code LocalRoutes.Route#lendingLimit}). */
-  default long lendingLimit() {
-    return Long.MAX_VALUE;
-  }
-
-  /**
-   * Whether {@code buffer} is memory this tier moves to the device without a host copy of its own
-   * (see {@code LocalRoutes.Route#lends}): direct memory here, where the backend reads it as it is.
-   */
-  default boolean lends(Buffer buffer) {
-    return VertxInternals.byteBuf(buffer).hasMemoryAddress();
-  }
-
-  /**
-   * Pooled host memory of {@code bytes} (its length) for a download too large to lend at once, which
-   * the one pump fills chunk by chunk; it returns to the pool when released ({@code LentBuffers#release}) or
-   * once unreachable.
-   */
-  default Buffer landing(int bytes) {
-    return HostBufferPool.shared().lease(HostBufferPool.shared().take(bytes), bytes);
-  }
-
-  /** Bytes of transfer buffers and downloads lent to users and not yet returned. */
-  default long heldTransferBytes() {
-    return HostBufferPool.shared().lentBytes();
+  default TransferMemory transferMemory() {
+    return HostTransferMemory.POOLED;
   }
 }

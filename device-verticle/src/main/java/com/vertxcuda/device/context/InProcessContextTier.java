@@ -5,7 +5,9 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
 import com.vertxcuda.device.cuda.PinnedMemory;
+import com.vertxcuda.device.memory.HostTransferMemory;
 import com.vertxcuda.device.spi.Request;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.DeviceInfo;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -73,23 +75,30 @@ public final class InProcessContextTier implements ContextTier {
     return vertx.undeploy(deploymentId);
   }
 
-  /** On cuda the buffer is pinned host memory, so its upload goes by DMA straight from it. */
+  /** On cuda, pinned memory; on any other backend, the host buffer pool. */
   @Override
-  public Buffer allocateTransferBuffer(int bytes) {
-    if (!"cuda".equals(info.getBackend())) {
-      return ContextTier.super.allocateTransferBuffer(bytes);
-    }
-    try {
-      return CudaBackend.pinnedBuffer(bytes);
-    } catch (CudaUnavailableException e) {
-      // No pinned memory is the driver's OUT_OF_MEMORY, carried as the cause.
-      throw Failures.toCudaException(e);
-    }
+  public TransferMemory transferMemory() {
+    return "cuda".equals(info.getBackend()) ? PINNED : HostTransferMemory.POOLED;
   }
 
-  /** On cuda only pinned memory goes by DMA as it is; any other memory the pump stages. */
-  @Override
-  public boolean lends(Buffer buffer) {
-    return "cuda".equals(info.getBackend()) ? PinnedMemory.isPinned(buffer) : ContextTier.super.lends(buffer);
-  }
+  /**
+   * Transfer buffers of pinned host memory, whose uploads go by DMA straight from them; only pinned
+   * memory goes by DMA as it is, so any other memory the pump stages. Landings come from the pool.
+   */
+  private static final TransferMemory PINNED = new HostTransferMemory() {
+    @Override
+    public Buffer allocate(int bytes) {
+      try {
+        return CudaBackend.pinnedBuffer(bytes);
+      } catch (CudaUnavailableException e) {
+        // No pinned memory is the driver's OUT_OF_MEMORY, carried as the cause.
+        throw Failures.toCudaException(e);
+      }
+    }
+
+    @Override
+    public boolean lends(Buffer buffer) {
+      return PinnedMemory.isPinned(buffer);
+    }
+  };
 }

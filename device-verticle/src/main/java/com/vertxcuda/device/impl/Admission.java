@@ -3,7 +3,6 @@ package com.vertxcuda.device.impl;
 import com.vertxcuda.device.context.ContextTier;
 import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.memory.LentBuffers;
-import com.vertxcuda.device.memory.HostBufferPool;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
@@ -20,6 +19,7 @@ import com.vertxcuda.internal.CallerOrder;
 import com.vertxcuda.impl.DeviceClientImpl;
 import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.internal.RequestSender;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.DeviceState;
@@ -71,10 +71,11 @@ public final class Admission {
     boolean copiesDirectlyTo(String target);
 
     /**
-     * What users may hold of lent transfer memory at once ({@code ContextTier#lendingLimit}): the
-     * ready tier's, else what a tier of this device's isolation will lend.
+     * The host memory the device lends now, uncharged: the ready tier's, else memory that lends no
+     * transfer buffer, lands in the host buffer pool and has the limit a tier of this device's
+     * isolation will have.
      */
-    long lendingLimit();
+    TransferMemory transferMemory();
   }
 
   private final DeviceOptions options;
@@ -289,7 +290,7 @@ public final class Admission {
     switch (type.crossing()) {
       case REGION_TO_DEVICE: {
         UploadRequest u = (UploadRequest) r.body();
-        if (u.getHandle() == null || u.getData() == null || !DeviceClientImpl.pumpedLocally(route, u.getHandle(), u.getData())) {
+        if (u.getHandle() == null || u.getData() == null || !DeviceClientImpl.pumpedLocally(lent, u.getHandle(), u.getData())) {
           return false;
         }
         r.submitted();
@@ -298,11 +299,13 @@ public final class Admission {
       }
       case REGION_TO_HOST: {
         DownloadRequest d = (DownloadRequest) r.body();
-        if (d.getHandle() == null || !DeviceClientImpl.pumpedLocally(route, d.getHandle())) {
+        if (d.getHandle() == null || !DeviceClientImpl.pumpedLocally(lent, d.getHandle())) {
           return false;
         }
         r.submitted();
-        done = pump().download(d.getHandle(), this::landing).map(data -> {
+        // Its landing, paid for at its admission: from the memory of the device as it is when the
+        // first chunk lands, uncharged.
+        done = pump().download(d.getHandle(), bytes -> device.transferMemory().landing(bytes)).map(data -> {
           landed[0] = data;
           return new DownloadReply(d.getHandle(), data);
         });
@@ -321,7 +324,7 @@ public final class Admission {
         }
         if (landed[0] != null) {
           // Answered already (its deadline, a loss): nobody takes the landing memory, so it goes back now.
-          route.releaseTransferBuffer(landed[0]);
+          lent.release(landed[0]);
         }
       } else {
         r.fail(Failures.toCudaException(ar.cause()));
@@ -331,12 +334,6 @@ public final class Admission {
       }
     });
     return true;
-  }
-
-  // The landing of a download from the event bus, paid for at its admission: pooled host memory.
-  private Buffer landing(int bytes) {
-    ContextTier tier = device.tier();
-    return tier != null ? tier.landing(bytes) : HostBufferPool.shared().lease(HostBufferPool.shared().take(bytes), bytes);
   }
 
   // Admits {@code r} on the event loop, after what is already on its way there; while any request
@@ -444,47 +441,57 @@ public final class Admission {
     }
 
     @Override
-    public Buffer allocateTransferBuffer(int bytes) {
-      ContextTier tier = device.tier();
-      if (tier == null) {
-        throw new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context");
-      }
-      return budget.take(self, bytes).lend(() -> tier.allocateTransferBuffer(bytes));
+    public TransferMemory transferMemory() {
+      return lent;
     }
+  };
 
+  /**
+   * What the device lends its users (through the local route and the device verticle): the memory of
+   * whichever tier is ready at each call, each transfer buffer and landing charged to this node's
+   * transfer budget until it returns.
+   */
+  private final TransferMemory lent = new TransferMemory() {
     @Override
-    public boolean releaseTransferBuffer(Buffer buffer) {
-      // Back to whichever pool or region of this JVM lent it, whether or not a context is ready now:
-      // the give-backs of a transfer that failed come mostly while the device rebuilds or is lost.
-      return LentBuffers.release(buffer);
+    public Buffer allocate(int bytes) {
+      TransferMemory memory = device.transferMemory();
+      return budget.take(self, bytes).lend(() -> memory.allocate(bytes));
     }
 
-    /** What the tier lends at once, and never more than one charge of the transfer budget may be. */
-    @Override
-    public long lendingLimit() {
-      return Math.min(device.lendingLimit(), budget.largest());
-    }
-
-    @Override
-    public boolean lends(Buffer buffer) {
-      ContextTier tier = device.tier();
-      return tier != null && tier.lends(buffer);
-    }
-
-    /** A typed client's landing, charged to this node until it returns; none (null) past the budget. */
+    /** None (null) past the budget. */
     @Override
     public Buffer landing(int bytes) {
-      ContextTier tier = device.tier();
-      if (tier == null) {
-        return null;
-      }
+      TransferMemory memory = device.transferMemory();
       TransferBudget.Charge charge;
       try {
         charge = budget.take(self, bytes);
       } catch (CudaException noRoom) {
         return null;
       }
-      return charge.lend(() -> tier.landing(bytes));
+      return charge.lend(() -> memory.landing(bytes));
+    }
+
+    @Override
+    public boolean release(Buffer buffer) {
+      // Back to whichever pool or region of this JVM lent it, whether or not a context is ready now:
+      // the give-backs of a transfer that failed come mostly while the device rebuilds or is lost.
+      return LentBuffers.release(buffer);
+    }
+
+    @Override
+    public boolean lends(Buffer buffer) {
+      return device.transferMemory().lends(buffer);
+    }
+
+    /** What the tier lends at once, and never more than one charge of the transfer budget may be. */
+    @Override
+    public long limit() {
+      return Math.min(device.transferMemory().limit(), budget.largest());
+    }
+
+    @Override
+    public long held() {
+      return device.transferMemory().held();
     }
   };
 

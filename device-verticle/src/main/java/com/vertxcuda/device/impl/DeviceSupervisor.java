@@ -13,12 +13,13 @@ import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.context.InProcessContextTier;
 import com.vertxcuda.device.context.PeerCopies;
 import com.vertxcuda.device.isolation.ProcessContextTier;
-import com.vertxcuda.device.memory.HostBufferPool;
+import com.vertxcuda.device.memory.HostTransferMemory;
 import com.vertxcuda.internal.BulkServer;
 import com.vertxcuda.internal.ClusterWatch;
 import com.vertxcuda.internal.CudaRuntime;
 import com.vertxcuda.internal.Nodes;
 import com.vertxcuda.internal.ReclaimRequest;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.DeviceState;
@@ -292,22 +293,11 @@ public final class DeviceSupervisor {
   }
 
   /**
-   * An empty buffer with room for {@code bytes} that uploads without a host copy: in process
-   * isolation it lies in the shared-memory region. Fill it with the append methods; release it with
-   * {@link #releaseTransferBuffer} (or let it become unreachable). Thread-safe.
+   * What the device lends its users in this JVM (transfer buffers, landings), charged to its transfer
+   * budget: the same memory its local route lends. Thread-safe.
    */
-  public Buffer allocateTransferBuffer(int bytes) {
-    return admission.route().allocateTransferBuffer(bytes);
-  }
-
-  /**
-   * Bytes of transfer buffers and downloads lent to users now and not yet returned (released, or
-   * collected once unreachable): this device's shared region in process isolation, plus this JVM's
-   * host buffer pool, which every in-process device shares.
-   */
-  public long heldTransferBytes() {
-    ContextTier tier = context;
-    return tier == null ? HostBufferPool.shared().lentBytes() : tier.heldTransferBytes();
+  public TransferMemory transferMemory() {
+    return admission.route().transferMemory();
   }
 
   /**
@@ -317,11 +307,6 @@ public final class DeviceSupervisor {
    */
   public long chargedTransferBytes() {
     return admission.chargedBytes();
-  }
-
-  /** Returns a transfer buffer, or a buffer a download handed back, to its pool at once. */
-  public boolean releaseTransferBuffer(Buffer buffer) {
-    return admission.route().releaseTransferBuffer(buffer);
   }
 
   /** Serves from {@code tier}; completes once the registry lists the device as READY. */
@@ -432,12 +417,34 @@ public final class DeviceSupervisor {
     admission.failAll(reason);
   }
 
+  /**
+   * What the device lends while it has no ready context: no transfer buffer (there is no context to
+   * upload one to), landings from the host buffer pool, and the limit a tier of its isolation will
+   * have, so transfers keep their chunk size across a rebuild.
+   */
+  private final TransferMemory noContext = new HostTransferMemory() {
+    @Override
+    public Buffer allocate(int bytes) {
+      throw new CudaException(FailureCode.CONTEXT_LOST, "the device has no ready context");
+    }
+
+    @Override
+    public boolean lends(Buffer buffer) {
+      return false;
+    }
+
+    @Override
+    public long limit() {
+      return isolation == Isolation.PROCESS ? ProcessContextTier.lendingLimit(options) : Long.MAX_VALUE;
+    }
+  };
+
   /** What admission reads of this device's supervision. */
   private final Admission.Device supervised = new Admission.Device() {
     @Override
-    public long lendingLimit() {
+    public TransferMemory transferMemory() {
       ContextTier t = context;
-      return t != null ? t.lendingLimit() : isolation == Isolation.PROCESS ? ProcessContextTier.lendingLimit(options) : Long.MAX_VALUE;
+      return t != null ? t.transferMemory() : noContext;
     }
 
     @Override

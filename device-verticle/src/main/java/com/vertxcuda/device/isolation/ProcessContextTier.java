@@ -1,6 +1,7 @@
 package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.Library;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.Failures;
@@ -18,7 +19,6 @@ import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -396,30 +396,15 @@ public final class ProcessContextTier implements ContextTier {
     }
   }
 
+  /** The shared region, the only memory that crosses to the device host without a copy. */
   @Override
-  public Buffer allocateTransferBuffer(int bytes) {
-    return transfers.allocateTransferBuffer(bytes);
-  }
-
-  /** Only the shared region crosses to the device host without a copy. */
-  @Override
-  public boolean lends(Buffer buffer) {
-    return transfers.lends(buffer);
-  }
-
-  @Override
-  public long lendingLimit() {
-    return transfers.lendingLimit();
+  public TransferMemory transferMemory() {
+    return transfers.memory();
   }
 
   /** What a device host started with {@code options} lends at once (three quarters of its region). */
   public static long lendingLimit(DeviceOptions options) {
     return SharedRegion.heldLimit(options.getSharedMemorySize());
-  }
-
-  @Override
-  public long heldTransferBytes() {
-    return transfers.heldBytes() + ContextTier.super.heldTransferBytes();
   }
 
   @Override

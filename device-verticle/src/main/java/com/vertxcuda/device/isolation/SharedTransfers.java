@@ -4,6 +4,7 @@ import com.vertxcuda.Failures;
 import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.memory.LentBuffers;
 import com.vertxcuda.internal.CopyThreads;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
@@ -11,6 +12,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.context.SharedTransfer;
 import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.memory.HostBufferPool;
+import com.vertxcuda.device.memory.HostTransferMemory;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
@@ -247,32 +249,46 @@ final class SharedTransfers {
     return slot;
   }
 
-  Buffer allocateTransferBuffer(int bytes) {
-    if (!region.hold(bytes)) {
-      throw new CudaException(FailureCode.OUT_OF_MEMORY, "transfer buffers and downloads lent over the shared "
-        + "region may hold at most " + region.heldLimit() + " bytes (three quarters of sharedMemorySize) together; "
-        + region.held() + " are held, " + bytes + " more asked for: release some (releaseTransferBuffer)");
+  /** What users are lent of the region ({@link #memory}). */
+  TransferMemory memory() {
+    return memory;
+  }
+
+  /**
+   * Transfer buffers in slots of the region (an upload from one crosses without a copy), at most
+   * {@link SharedRegion#heldLimit} held with downloads lent over it; landings come from the host
+   * buffer pool, and what is held counts the region's and the pool's.
+   */
+  private final TransferMemory memory = new HostTransferMemory() {
+    @Override
+    public Buffer allocate(int bytes) {
+      if (!region.hold(bytes)) {
+        throw new CudaException(FailureCode.OUT_OF_MEMORY, "transfer buffers and downloads lent over the shared "
+          + "region may hold at most " + region.heldLimit() + " bytes (three quarters of sharedMemorySize) together; "
+          + region.held() + " are held, " + bytes + " more asked for: release some (releaseTransferBuffer)");
+      }
+      long offset = region.allocate(bytes);
+      if (offset < 0) {
+        region.unhold(bytes);
+        throw new CudaException(FailureCode.OUT_OF_MEMORY, "the shared region has no free " + bytes + "-byte slot");
+      }
+      return region.buffer(offset, bytes, 0);
     }
-    long offset = region.allocate(bytes);
-    if (offset < 0) {
-      region.unhold(bytes);
-      throw new CudaException(FailureCode.OUT_OF_MEMORY, "the shared region has no free " + bytes + "-byte slot");
+
+    /** Whether {@code buffer} lies in the region. */
+    @Override
+    public boolean lends(Buffer buffer) {
+      return buffer.length() > 0 && region.offsetOf(buffer) >= 0;
     }
-    return region.buffer(offset, bytes, 0);
-  }
 
-  /** Whether {@code buffer} lies in the region (an upload from it crosses without a copy). */
-  boolean lends(Buffer buffer) {
-    return buffer.length() > 0 && region.offsetOf(buffer) >= 0;
-  }
+    @Override
+    public long limit() {
+      return region.heldLimit();
+    }
 
-  /** What users may hold of the region at once ({@link SharedRegion#heldLimit}). */
-  long lendingLimit() {
-    return region.heldLimit();
-  }
-
-  /** What users hold of the region now. */
-  long heldBytes() {
-    return region.held();
-  }
+    @Override
+    public long held() {
+      return region.held() + super.held();
+    }
+  };
 }
