@@ -28,7 +28,6 @@ import io.vertx.core.Vertx;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
 import jcuda.runtime.cudaStream_t;
-import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
 import java.util.List;

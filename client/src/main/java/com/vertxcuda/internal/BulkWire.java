@@ -2,7 +2,6 @@ package com.vertxcuda.internal;
 
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
-import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;

@@ -7,13 +7,11 @@ import com.vertxcuda.Library;
 import com.vertxcuda.device.RequestListener;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
-import io.vertx.core.Context;
 import io.vertx.core.Promise;
 import io.vertx.core.eventbus.Message;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -12,7 +12,6 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.spi.IdleWait;
-import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.internal.CallerOrder;

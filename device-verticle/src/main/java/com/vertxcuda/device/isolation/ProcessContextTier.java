@@ -7,7 +7,6 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.context.ContextTier;
 import com.vertxcuda.device.context.InFlight;
