@@ -144,6 +144,11 @@ public final class ClusterSettings {
     config.setProperty("hazelcast.logging.type", "jdk");
     config.setProperty("hazelcast.wait.seconds.before.join", "0");
     config.setProperty("hazelcast.max.wait.seconds.before.join", "0");
+    if (members.isEmpty()) {
+      // Members on this host only: a joining member tries every port of the range, not the first
+      // three, so it finds its cluster whatever other clusters hold the first ports.
+      config.setProperty("hazelcast.tcp.join.port.try.count", "50");
+    }
     NetworkConfig network = config.getNetworkConfig();
     network.setPort(5701).setPortAutoIncrement(true).setPortCount(50);
     network.getInterfaces().setEnabled(true).addInterface(host);
