@@ -135,6 +135,8 @@ public final class InFlight {
     private volatile boolean own;
     /** Handed to a context (or a pump): a loss of that context answers it ({@link #failSubmitted}). */
     private volatile boolean submitted;
+    /** Put in the table once (by {@link #track} or {@link #submitted}, whichever comes first). */
+    private volatile boolean inTable;
     // Read once here, so that the answer reads no shared field; no clock read without a listener.
     private volatile RequestListener heard = listener;
     private final long admitted = heard == null ? 0 : System.nanoTime();
@@ -254,6 +256,10 @@ public final class InFlight {
     }
 
     private void add() {
+      if (inTable) {
+        return; // admitted, now handed on: one put per request
+      }
+      inTable = true;
       if (entries.put(id, this) == null && counts()) {
         counted.incrementAndGet();
       }
