@@ -3,6 +3,7 @@ package com.vertxcuda.bench;
 import com.vertxcuda.bench.report.BenchReport;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import javax.imageio.ImageIO;
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * --size small} finishes in seconds, writes JSON that passes the shipped JSON Schema and covers every
  * sweep it can measure here, and BenchReport turns it (with PyTorch's file) into HTML, Markdown and PNGs.
  */
+@Tag("alone")
 class BenchCommandTest {
 
   private static Path dir;

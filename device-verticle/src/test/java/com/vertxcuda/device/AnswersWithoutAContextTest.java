@@ -20,6 +20,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -40,6 +41,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * time, and lent memory still goes back.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class AnswersWithoutAContextTest {
 
   /** Holds the local route as any sender that looked it up while the device started holds it. */

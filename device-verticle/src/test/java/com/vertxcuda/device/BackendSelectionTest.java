@@ -6,6 +6,7 @@ import com.vertxcuda.device.cuda.CudaUnavailableException;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /** auto settles on cuda where a GPU is usable and on host elsewhere; cuda without a GPU fails naming what was searched. */
 @ExtendWith(VertxExtension.class)
+@Tag("runs-once")
 class BackendSelectionTest {
 
   private static boolean gpu() {

@@ -15,6 +15,7 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /** Each failure code, reached from the typed client; after each one the device still serves. */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class FailureCodesTest {
 
   /** Expects {@code call} to fail with {@code code}, then checks the device still round-trips data. */

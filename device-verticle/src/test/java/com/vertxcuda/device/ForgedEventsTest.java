@@ -18,6 +18,7 @@ import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * device's real ones still arrive, within 100 ms of the device publishing them.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class ForgedEventsTest {
 
   /** The most a confirmation may add to a real event's way to its subscriber. */

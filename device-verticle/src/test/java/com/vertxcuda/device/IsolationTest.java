@@ -17,6 +17,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** Process isolation: the context tier in a device host that may die without taking the application. */
 @ExtendWith(VertxExtension.class)
 @Timeout(value = 90, timeUnit = TimeUnit.SECONDS)
+@Tag("runs-once")
+@Tag("alone")
 class IsolationTest {
 
   static DeviceOptions processOptions() {

@@ -18,6 +18,7 @@ import java.nio.ByteOrder;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.junit.jupiter.api.Tag;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * does in one go).
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class LoopNeverStopsTest {
 
   enum Kind { UPLOAD_BUFFER, UPLOAD_ARRAY, UPLOAD_NIO, DOWNLOAD_BUFFER, DOWNLOAD_ARRAY, DOWNLOAD_NIO }

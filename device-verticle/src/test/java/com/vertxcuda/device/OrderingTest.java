@@ -20,6 +20,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * makes these hold; the device host's transfers in chunks hold their buffer for their whole length.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class OrderingTest {
 
   private static final int ELEMENTS = 6_000_000; // 24 MiB: in chunks through a 16 MiB region

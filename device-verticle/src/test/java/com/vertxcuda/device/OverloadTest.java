@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * event bus (what a remote or hand-written sender uses), in both isolation modes.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class OverloadTest {
 
   static final int BURST = 100_000;

@@ -20,6 +20,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * maxInFlight and expire at their deadline. In the execution's isolation mode (both executions run it).
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class TransferBudgetTest {
 
   private static final int DOWNLOADS = 32;

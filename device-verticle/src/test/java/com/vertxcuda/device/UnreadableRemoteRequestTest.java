@@ -12,6 +12,7 @@ import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -28,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * answered — go on.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class UnreadableRemoteRequestTest {
 
   private final TwoNodes nodes = new TwoNodes();

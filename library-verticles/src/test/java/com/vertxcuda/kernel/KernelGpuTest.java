@@ -44,6 +44,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * device is LOST. Either way every request is answered and this JVM never sees a native fault.
  */
 @Tag("gpu")
+@Tag("alone")
 class KernelGpuTest {
 
   static final String SAXPY = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, int n) {\n"

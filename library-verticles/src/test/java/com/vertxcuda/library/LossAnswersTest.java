@@ -12,6 +12,7 @@ import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * and a caller that sends its next request from each completion never recurses (answers, refusals
  * included, complete on the caller's context in a task of their own, as Vert.x's own requests do).
  */
+@Tag("alone")
 class LossAnswersTest extends HostDeviceTest {
 
   static final int SENDERS = 8;

@@ -3,6 +3,7 @@ package com.vertxcuda.device.context;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import io.vertx.core.Promise;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * still reaches what it must release after a deadline answered first, and a link's loss answers
  * every request on it, and only those.
  */
+@Tag("runs-once")
 class InFlightTest {
 
   private static class Call implements InFlight.Linked {

@@ -17,6 +17,7 @@ import com.vertxcuda.internal.RequestSender;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * raw sender's) leave nothing behind, and the devices still copy.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("runs-once")
 class PeerCopiesTest {
 
   @Test

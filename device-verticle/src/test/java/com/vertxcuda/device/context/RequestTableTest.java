@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.UnreadableRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unreadable one says why, a library that could not open answers UNSUPPORTED naming why, and a
  * library may not claim a lane or an admission rule that only the device's own types have.
  */
+@Tag("runs-once")
 class RequestTableTest {
 
   /** A body the test library serves. */

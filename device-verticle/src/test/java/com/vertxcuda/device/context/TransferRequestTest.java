@@ -1,5 +1,6 @@
 package com.vertxcuda.device.context;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -7,6 +8,7 @@ import java.nio.ByteBuffer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** Where a copy through memory pinned in pieces is split: at the end of each piece, never across one. */
+@Tag("runs-once")
 class TransferRequestTest {
 
   @Test

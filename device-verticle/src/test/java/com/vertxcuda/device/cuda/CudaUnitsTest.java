@@ -2,6 +2,7 @@ package com.vertxcuda.device.cuda;
 
 import com.vertxcuda.FailureCode;
 import jcuda.driver.CUresult;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The parts of the cuda backend that need no GPU: error classes, size classes. */
+@Tag("runs-once")
 class CudaUnitsTest {
 
   @Test

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.cuda;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * to it arrives with its arguments and result intact; a call to cufftDestroy, which the stand-in
  * lacks, prints the name and aborts instead of jumping to null.
  */
+@Tag("runs-once")
 class ForwarderTest {
 
   @Test

@@ -14,6 +14,7 @@ import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.device.spi.IdleWait;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * loops here run the native transport (epoll), as the option requires.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class CallerWakeTest {
 
   private static final long INTERVAL = 50_000;

@@ -12,6 +12,7 @@ import io.vertx.core.transport.Transport;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * bases the transport is made on (the native one, epoll, is on the test classpath).
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class PollingTransportTest {
 
   private Vertx vertx;

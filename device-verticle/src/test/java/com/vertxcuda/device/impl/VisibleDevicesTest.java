@@ -2,11 +2,13 @@ package com.vertxcuda.device.impl;
 
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.DeviceOptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** How many devices a node serving "every visible device" deploys, counted without natives. */
+@Tag("runs-once")
 class VisibleDevicesTest {
 
   @Test

@@ -4,6 +4,7 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.DeviceInfo;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * from a folder, and Maven's class path has target/classes).
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("runs-once")
 class DeviceHostArchiveTest {
 
   /** This JVM's class path, each folder in it made a jar. */

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The device host's class path when the toolkit was loaded by a class loader of its own (as under
  * mvn exec:java): the loader's entries, not the JVM's class path, which lacks the toolkit.
  */
+@Tag("runs-once")
 class DeviceHostClassPathTest {
 
   @Test

@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -17,6 +18,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * so that its loss is reported when its link closes rather than once the driver has torn its CUDA
  * context down and Java has reaped it.
  */
+@Tag("runs-once")
 class DeviceHostExitTest {
 
   /** A {@code /proc/<pid>/stat} line of this form: fields 3 to 52 after the command name. */

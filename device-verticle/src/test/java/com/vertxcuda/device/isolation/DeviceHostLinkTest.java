@@ -5,6 +5,7 @@ import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.DeviceInfo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +39,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the loopback TCP fallback; peers that connect first without it do not hold the device host out.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("runs-once")
+@Tag("alone")
 class DeviceHostLinkTest {
 
   static DeviceOptions options() {

@@ -1,6 +1,7 @@
 package com.vertxcuda.device.isolation;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ring never blocks a sender; what a peer wrote before it went is read before the link ends; a
  * malformed ring ends the link.
  */
+@Tag("runs-once")
+@Tag("alone")
 class LinkTest {
 
   private final List<Link> links = new ArrayList<>();

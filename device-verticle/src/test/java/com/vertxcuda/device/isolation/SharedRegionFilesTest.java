@@ -3,6 +3,7 @@ package com.vertxcuda.device.isolation;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.TestDevices;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * owner-only from its creation, in a private directory under a name nobody can guess; and the
  * device host maps only such a file.
  */
+@Tag("runs-once")
 class SharedRegionFilesTest {
 
   private static final byte[] PRECIOUS = "someone else's data".getBytes(StandardCharsets.UTF_8);

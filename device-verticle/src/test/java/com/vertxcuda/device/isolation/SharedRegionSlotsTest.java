@@ -1,5 +1,6 @@
 package com.vertxcuda.device.isolation;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * returned in random order (as a chunk ring and lent downloads do) are always disjoint. A free
  * list of three or more extents once handed out a slot over one still in use.
  */
+@Tag("runs-once")
 class SharedRegionSlotsTest {
 
   @Test

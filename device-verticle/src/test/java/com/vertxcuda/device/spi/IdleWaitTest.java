@@ -1,6 +1,7 @@
 package com.vertxcuda.device.spi;
 
 import com.vertxcuda.device.DeviceOptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -9,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("runs-once")
+@Tag("alone")
 class IdleWaitTest {
 
   @Test

@@ -19,6 +19,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.spi.cluster.ClusterManager;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * loopback); {@link InfinispanClusterProcessesTest} runs the same on encrypted Infinispan. Only the
  * cluster manager SPI is used.
  */
+@Tag("alone")
 class ClusterProcessesTest {
 
   private static final AtomicLong CLUSTERS = new AtomicLong();

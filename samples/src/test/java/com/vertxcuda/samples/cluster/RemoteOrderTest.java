@@ -22,6 +22,7 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -39,6 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * (Hazelcast on 127.0.0.1, the host backend).
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class RemoteOrderTest {
 
   private final String clusterName = "vertx-cuda-order-" + ProcessHandle.current().pid() + "-" + System.nanoTime();

@@ -24,6 +24,7 @@ import io.vertx.core.net.NetSocket;
 import io.vertx.junit5.VertxExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * connections allowed from one address a new one is answered QUEUE_FULL and closed.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class SideChannelAdmissionTest {
 
   /** Connections the node's side channel serves from one address in this test. */

@@ -25,6 +25,7 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -46,6 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link ClusterProcessesTest}.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class SideChannelPoolTest {
 
   /** Past the event-bus threshold (1 MiB): every transfer of this size takes the side channel. */

@@ -20,6 +20,7 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -34,6 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * request is served, and the transfer memory its body was read into is back with the device.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("alone")
 class GemmServerBodyTimeoutTest {
 
   private static final LoadBodies BODIES = new LoadBodies(4, 1, 7);

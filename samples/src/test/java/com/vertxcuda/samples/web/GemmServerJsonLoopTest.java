@@ -14,6 +14,7 @@ import com.vertxcuda.testing.LoopGaps;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Random;
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (the gap allowed: 100 ms, for a 2-core CI host, beyond what stopped every thread of the JVM at the
  * same time, which a plain thread ticking beside the loop measures), and the product is right.
  */
+@Tag("alone")
 class GemmServerJsonLoopTest {
 
   private static final int N = 1024;
