@@ -41,7 +41,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * time, and lent memory still goes back.
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class AnswersWithoutAContextTest {
 
   /** Holds the local route as any sender that looked it up while the device started holds it. */
@@ -61,6 +60,7 @@ class AnswersWithoutAContextTest {
   }
 
   @Test
+  @Tag("alone")
   void aRequestReachingAdmissionAfterAFailedStartIsAnsweredContextLost(Vertx vertx, VertxTestContext ctx) {
     // No machine has a CUDA device 999: the start fails everywhere, on a GPU host too.
     DeviceOptions options = new DeviceOptions().setBackend(BackendKind.CUDA).setDevice(999)
@@ -84,6 +84,7 @@ class AnswersWithoutAContextTest {
   }
 
   @Test
+  @Tag("alone")
   void aRequestWaitingForAStartingContextTimesOutOnItsCallersDeadline(Vertx vertx, VertxTestContext ctx) {
     TestDevices.deploy(vertx, TestDevices.options().setOpenDelay(3_000).setRequestTimeout(30_000));
     DeviceClient c = DeviceClient.create(vertx, new DeviceClientOptions().setTimeout(300));
@@ -120,6 +121,7 @@ class AnswersWithoutAContextTest {
   }
 
   @Test
+  @Tag("alone")
   void aRequestServedBesideTheOrderIsAnsweredByAClosedLoop() throws Exception {
     SubmissionLoop loop = new SubmissionLoop("closed-loop-test", 0, () -> { });
     loop.start();

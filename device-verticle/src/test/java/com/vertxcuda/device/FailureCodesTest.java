@@ -30,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /** Each failure code, reached from the typed client; after each one the device still serves. */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class FailureCodesTest {
 
   /** Expects {@code call} to fail with {@code code}, then checks the device still round-trips data. */
@@ -165,6 +164,7 @@ class FailureCodesTest {
   }
 
   @Test
+  @Tag("alone")
   void pastMaxInFlightARequestFailsAtOnceAndEveryRequestIsAnswered(Vertx vertx, VertxTestContext ctx) {
     DeviceOptions options = TestDevices.options().setMaxInFlight(3).setRequestTimeout(1500)
       .setHeartbeatInterval(200).setHeartbeatTimeout(2000);

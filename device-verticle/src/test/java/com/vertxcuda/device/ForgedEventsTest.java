@@ -42,7 +42,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * device's real ones still arrive, within 100 ms of the device publishing them.
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class ForgedEventsTest {
 
   /** The most a confirmation may add to a real event's way to its subscriber. */
@@ -57,6 +56,7 @@ class ForgedEventsTest {
 
   @Test
   @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
+  @Tag("alone")
   void forgedEventsFromAnotherVerticleReachNoSubscriber(Vertx vertx, VertxTestContext ctx) {
     assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
     DeviceClient c = DeviceClient.create(vertx);
@@ -106,6 +106,7 @@ class ForgedEventsTest {
 
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  @Tag("alone")
   void forgedEventsFromAnotherNodeReachNoSubscriber(VertxTestContext ctx) {
     assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
     String cluster = "vertx-cuda-forged-" + ProcessHandle.current().pid();

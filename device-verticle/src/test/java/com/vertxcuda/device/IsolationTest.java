@@ -43,7 +43,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @ExtendWith(VertxExtension.class)
 @Timeout(value = 90, timeUnit = TimeUnit.SECONDS)
 @Tag("runs-once")
-@Tag("alone")
 class IsolationTest {
 
   static DeviceOptions processOptions() {
@@ -113,6 +112,7 @@ class IsolationTest {
   }
 
   @Test
+  @Tag("alone")
   void aSpareDeviceHostTakesOver(Vertx vertx, VertxTestContext ctx) {
     DeviceClient c = DeviceClient.create(vertx);
     DeviceVerticle verticle = new DeviceVerticle(processOptions().setSpareDeviceHost(true));
@@ -235,6 +235,7 @@ class IsolationTest {
    * number is used up. (It used to wait 2 s per refused number, and a few made the heartbeat miss.)
    */
   @Test
+  @Tag("alone")
   void refusedRequestsDoNotHoldUpLaterOnes(Vertx vertx, VertxTestContext ctx) {
     DeviceClient c = DeviceClient.create(vertx);
     SupervisionTest.ReplyLedger ledger = new SupervisionTest.ReplyLedger();
@@ -321,6 +322,7 @@ class IsolationTest {
    * loop, so a 1 ms periodic timer shares the loop with the device verticle.
    */
   @Test
+  @Tag("alone")
   void startingDeviceHostsLeavesTheEventLoopFree(VertxTestContext ctx) {
     Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     DeviceClient c = DeviceClient.create(own);
@@ -368,6 +370,7 @@ class IsolationTest {
 
   /** Vert.x closed while a device host starts for the next generation: no process or file stays. */
   @Test
+  @Tag("alone")
   void closingVertxWhileRebuildingLeavesNothingBehind(VertxTestContext ctx) {
     Vertx own = Vertx.vertx();
     DeviceClient c = DeviceClient.create(own);

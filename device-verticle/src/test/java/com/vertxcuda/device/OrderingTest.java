@@ -31,7 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * makes these hold; the device host's transfers in chunks hold their buffer for their whole length.
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class OrderingTest {
 
   private static final int ELEMENTS = 6_000_000; // 24 MiB: in chunks through a 16 MiB region
@@ -137,6 +136,7 @@ class OrderingTest {
    */
   @ParameterizedTest
   @EnumSource(value = Isolation.class, names = {"IN_PROCESS", "PROCESS"})
+  @Tag("alone")
   void undeployUnderLoadAnswersEveryRequestWithinASecond(Isolation isolation, Vertx vertx, VertxTestContext ctx) {
     DeviceClient c = DeviceClient.create(vertx);
     SupervisionTest.ReplyLedger ledger = new SupervisionTest.ReplyLedger();
@@ -170,6 +170,7 @@ class OrderingTest {
    */
   @ParameterizedTest
   @EnumSource(value = Isolation.class, names = {"IN_PROCESS", "PROCESS"})
+  @Tag("alone")
   void aBusyContextIsNotReplaced(Isolation isolation, Vertx vertx, VertxTestContext ctx) {
     DeviceClient c = DeviceClient.create(vertx);
     AtomicInteger changes = new AtomicInteger();

@@ -42,7 +42,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * maxInFlight and expire at their deadline. In the execution's isolation mode (both executions run it).
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class TransferBudgetTest {
 
   private static final int DOWNLOADS = 32;
@@ -225,6 +224,7 @@ class TransferBudgetTest {
    */
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  @Tag("alone")
   void requestsWaitingBehindAPumpAreCountedAndExpire(Vertx vertx, VertxTestContext ctx) {
     int maxInFlight = 16;
     int fills = 40;

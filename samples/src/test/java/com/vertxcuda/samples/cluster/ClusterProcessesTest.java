@@ -44,7 +44,6 @@ import static org.junit.jupiter.api.Assertions.fail;
  * loopback); {@link InfinispanClusterProcessesTest} runs the same on encrypted Infinispan. Only the
  * cluster manager SPI is used.
  */
-@Tag("alone")
 class ClusterProcessesTest {
 
   private static final AtomicLong CLUSTERS = new AtomicLong();
@@ -106,6 +105,7 @@ class ClusterProcessesTest {
 
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  @Tag("alone")
   void requestsInFlightToAKilledNodeFailWithinASecondOfTheLeave() throws Exception {
     NodeProcess gpu = gpuNode("--device-option", "faultInjection=true", "--device-option", "heartbeatTimeout=120000");
     Vertx client = join(settings);
@@ -389,6 +389,7 @@ class ClusterProcessesTest {
    */
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  @Tag("alone")
   void aRemoteUploadCutByItsNodesDeathFailsWithinASecondOfTheLeave() throws Exception {
     cutByItsNodesDeath(true);
   }
@@ -396,6 +397,7 @@ class ClusterProcessesTest {
   /** The same for a download. */
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  @Tag("alone")
   void aRemoteDownloadCutByItsNodesDeathFailsWithinASecondOfTheLeave() throws Exception {
     cutByItsNodesDeath(false);
   }

@@ -40,7 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * (Hazelcast on 127.0.0.1, the host backend).
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class RemoteOrderTest {
 
   private final String clusterName = "vertx-cuda-order-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
@@ -85,6 +84,7 @@ class RemoteOrderTest {
 
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
+  @Tag("alone")
   void aLibraryRequestTheCallerGaveUpOnDoesNotHoldItsLaterStreams(VertxTestContext ctx) {
     int n = 512;
     Context caller = client.getOrCreateContext();

@@ -25,7 +25,6 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -47,7 +46,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link ClusterProcessesTest}.
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class SideChannelPoolTest {
 
   /** Past the event-bus threshold (1 MiB): every transfer of this size takes the side channel. */

@@ -22,7 +22,6 @@ import io.vertx.core.net.PfxOptions;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -43,7 +42,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fails the device's deploy, saying why.
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class SideChannelTlsTest {
 
   private static final String PASSWORD = "test-secret";
