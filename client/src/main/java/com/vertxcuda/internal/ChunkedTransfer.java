@@ -43,10 +43,10 @@ import java.nio.ByteBuffer;
  * <p>Its chunks are the units of a {@link Pump}, which keeps the window, sends them in order and
  * settles; this class says how a chunk is staged and sent. It keeps the place of the call that
  * made it with a {@link CallerOrder.Hold}: when its turn comes its chunks leave in order, under the
- * pump's lock, whichever thread sends them, and once
- * the last has left it releases its place; requests made after it on the same context (or thread)
- * wait in the caller's order meanwhile. Nothing is copied, and nothing waits, on the caller's
- * thread for a transfer to a device in this JVM: every chunk is filled and read on the copy threads.
+ * pump's lock, whichever thread sends them, and once the last has left it releases its place;
+ * requests made after it on the same context (or thread) wait in the caller's order meanwhile.
+ * Nothing waits on the caller's thread, and nothing of a transfer to a device in this JVM larger
+ * than {@link #INLINE_BYTES} is copied there: its chunks are filled and read on the copy threads.
  *
  * <p>The future completes once, on the caller's context, when every chunk is done or, after a
  * failure, when no chunk is in flight or being copied any more: by then every borrowed buffer has
