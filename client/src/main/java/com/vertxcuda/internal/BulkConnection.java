@@ -7,8 +7,10 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.UploadRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -20,10 +22,12 @@ import java.util.List;
 
 /**
  * One connection to a node's bulk side channel ({@link BulkServer}): transfers one after another
- * ({@link BulkWire}), each answered once (DONE or FAIL); after a FAIL it carries nothing more. The bytes
- * of an upload go into the device through its local route, by the one pump ({@link ChunkedTransfer}),
- * a segment of the stream at a time, in order; a download's views are read from the device, a few at a
- * time, and written back as they come, each returned to the device once written.
+ * ({@link BulkWire}), each answered once (DONE or FAIL); after a FAIL it carries nothing more. A
+ * transfer's segments are the units of a {@link Pump}: an upload's are received from the stream,
+ * filled into memory the device lends as the pump's other uploads are
+ * ({@link ChunkedTransfer#stageUpload}) and sent to the device through its local route in order; a
+ * download's views are read from the device, a few at a time, and written to the stream in order,
+ * each returned to the device once written.
  *
  * <p>A transfer is proven before a byte of its payload is kept or read: once its header is read, the
  * socket is paused and the device checks the handle's token and range ({@link ChunkedTransfer#rangeProbe});
@@ -95,7 +99,7 @@ final class BulkConnection {
       vertx.cancelTimer(timer);
       vertx.cancelTimer(readTimer);
       if (transfer != null) {
-        transfer.giveBack();
+        transfer.cut(new CudaException(FailureCode.CONTEXT_LOST, "the stream closed"));
       }
       onClose.run();
     });
@@ -207,8 +211,7 @@ final class BulkConnection {
     boolean proven = transfer != null && transfer.proven;
     if (transfer != null) {
       transfer.answered = true;
-      transfer.pieces.clear();
-      transfer.giveBack();
+      transfer.cut(t);
     }
     if (closed) {
       return;
@@ -248,18 +251,25 @@ final class BulkConnection {
     private final long deadline;
     private final long segmentBytes;
     private final long segments;
+    /** The connection's context: where the device answers its segments, and the pump reports. */
+    private final Context context;
     /** The device has checked the handle's token and range. */
     private boolean proven;
     /** Bytes of the server's budget this upload holds. */
     private long reserved;
     private boolean answered;
-    private long done;
-    private int onTheirWay;
-    // An upload's segment being received.
+    /** The segments, once proven; whether it has settled (nothing of it on its way to or from the device). */
+    private Pump pump;
+    private boolean settled;
+    /** An upload's segments received and not done: the socket pauses at {@link BulkServer#WINDOW}. */
+    private int held;
+    // An upload's segment being received, the next to receive, those received and not yet started,
+    // and how many started units wait for theirs.
     private final List<ByteBuf> pieces = new ArrayList<>();
     private long next;
-    // A download's views asked for, in order, and those written.
-    private final ArrayDeque<Future<DownloadReply>> asked = new ArrayDeque<>();
+    private final ArrayDeque<Buffer> arrived = new ArrayDeque<>();
+    private long nextStaged;
+    private int waiting;
 
     Transfer(BufferHandle handle, TransferMemory lent, String address, boolean upload, long timeout) {
       this.handle = handle;
@@ -271,6 +281,7 @@ final class BulkConnection {
       // Segments of the pump's chunk size (a multiple of 4096 bytes, so of every dtype's size).
       this.segmentBytes = ChunkedTransfer.localChunk(lent.limit());
       this.segments = Math.max(1, (handle.byteLength() + segmentBytes - 1) / segmentBytes);
+      this.context = vertx.getOrCreateContext();
     }
 
     // The device checks the handle's token and its whole range (ChunkedTransfer.rangeProbe), within
@@ -302,31 +313,75 @@ final class BulkConnection {
           long rest = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
           timer = vertx.setTimer(rest, id -> fail(new CudaException(FailureCode.TIMEOUT,
             "the bulk transfer did not finish within " + timeout + " ms")));
+          // A failed segment fails the transfer at once; it is answered DONE once every segment is done.
+          // Units' buffers are memory the device lent: an upload's fill later segments, a download's
+          // go back once written.
+          pump = upload
+            ? new Pump(segments, BulkServer.WINDOW, true, this::stageUpload, this::sendUpload, this::giveBack, context,
+              this::left, this::settled)
+            : new Pump(segments, BulkServer.WINDOW, false, this::ask, this::write, this::giveBack, context,
+              this::left, this::settled);
+          // Its first units start before a byte is read: an upload's take the segments as they come.
+          pump.start();
           if (upload) {
             receive();
             reading(true);
             cutter.release();
-            if (!closed && !answered && onTheirWay < BulkServer.WINDOW) {
+            if (!closed && !answered && held < BulkServer.WINDOW) {
               socket.resume();
             }
           } else {
             cutter.release();
             socket.resume();
-            ask();
           }
         });
     }
 
+    private void giveBack(Buffer b) {
+      lent.release(b);
+    }
+
+    private void left(Throwable failure) {
+      if (failure != null) {
+        fail(failure);
+      }
+    }
+
+    // On the connection's context: nothing of the transfer is on its way to or from the device.
+    private void settled(Throwable failure) {
+      settled = true;
+      if (failure == null) {
+        succeed();
+      }
+      giveBackBudget();
+    }
+
+    // The transfer failed, or its connection closed: its pump stops, and what it received and did not
+    // start is dropped.
+    private void cut(Throwable t) {
+      pieces.clear();
+      arrived.clear();
+      if (pump != null) {
+        pump.fail(t);
+        // Units that wait for segments that will not come are staged as nothing: the pump may settle.
+        while (waiting > 0) {
+          waiting--;
+          pump.staged(nextStaged++, null, null);
+        }
+      }
+      giveBackBudget();
+    }
+
     // The budget this upload took goes back once nothing of it is held: answered (or its connection
-    // closed) and no segment on its way to the device.
-    private void giveBack() {
-      if (reserved > 0 && (answered || closed) && onTheirWay == 0) {
+    // closed) and its pump settled.
+    private void giveBackBudget() {
+      if (reserved > 0 && (answered || closed) && (pump == null || settled)) {
         server.unreserve(reserved);
         reserved = 0;
       }
     }
 
-    // An upload's next segment: its pieces as they arrive, then to the device, in order.
+    // An upload's next segment: its pieces as they arrive, then to the pump, in order.
     private void receive() {
       long from = next * segmentBytes;
       cutter.run(Math.min(segmentBytes, handle.byteLength() - from), slice -> {
@@ -339,85 +394,78 @@ final class BulkConnection {
         }
         ByteBuf[] parts = pieces.toArray(new ByteBuf[0]);
         pieces.clear();
-        upload(next++, VertxInternals.buffer(Unpooled.compositeBuffer(parts.length).addComponents(true, parts)));
+        next++;
+        held++;
+        if (held >= BulkServer.WINDOW) {
+          socket.pause();
+          reading(false);
+        }
+        arrived.add(VertxInternals.buffer(Unpooled.compositeBuffer(parts.length).addComponents(true, parts)));
+        deliver();
         if (next < segments) {
           receive();
+        } else {
+          reading(false); // every byte came: what is left is the device's
         }
       });
     }
 
-    private void upload(long k, Buffer bytes) {
-      onTheirWay++;
-      if (onTheirWay >= BulkServer.WINDOW) {
-        socket.pause();
-        reading(false);
+    // Under the pump's lock, on the connection's context: an upload's unit k takes the next segment
+    // received (segments and units both come in order), or waits for it.
+    private void stageUpload(long k) {
+      waiting++;
+      deliver();
+    }
+
+    // On the connection's context: segments received go to the units waiting for them.
+    private void deliver() {
+      while (waiting > 0 && !arrived.isEmpty()) {
+        waiting--;
+        long k = nextStaged++;
+        Buffer bytes = arrived.poll();
+        int n = bytes.length();
+        ChunkedTransfer.stageUpload(pump, k, lent, (int) Math.min(segmentBytes, handle.byteLength()),
+          HostElements.received(bytes), 0, n, n, n > ChunkedTransfer.INLINE_BYTES);
       }
-      // In segment order: the connection's requests keep their order (CallerOrder.separate).
-      Future<Void> sent;
+    }
+
+    // In order: segment k to the device, from the start of the buffer it was filled into.
+    private void sendUpload(long k, Buffer b) {
+      int n = (int) Math.min(segmentBytes, handle.byteLength() - k * segmentBytes);
+      Future<BufferHandle> sent;
       try {
-        sent = ChunkedTransfer.upload(device(), view(k), HostElements.received(bytes), Integer.MAX_VALUE);
+        sent = device().dispatch(new UploadRequest(view(k), b.length() == n ? b : b.slice(0, n)), context, order);
       } catch (RuntimeException e) {
         sent = Future.failedFuture(e);
       }
       sent.onComplete(ar -> {
-        onTheirWay--;
-        giveBack();
-        if (ar.failed()) {
-          fail(ar.cause());
-          return;
-        }
+        held--;
         if (!closed && !answered) {
           socket.resume();
           if (next < segments) {
             reading(true);
           }
         }
-        if (++done == segments) {
-          succeed();
-        }
+        pump.sent(k, b, ar.failed() ? ar.cause() : null);
       });
-      if (next == segments) {
-        reading(false); // every byte came: what is left is the device's
-      }
     }
 
-    // A download: views asked for in order, at most WINDOW not yet written.
-    private void ask() {
-      while (!answered && !closed && next < segments && onTheirWay < BulkServer.WINDOW) {
-        onTheirWay++;
-        Future<DownloadReply> reply = device().request(new DownloadRequest(view(next++)));
-        asked.add(reply);
-        reply.onComplete(ar -> write());
+    // A download's view k is asked for as it starts.
+    private void ask(long k) {
+      Future<DownloadReply> reply;
+      try {
+        reply = device().dispatch(new DownloadRequest(view(k)), context, order);
+      } catch (RuntimeException e) {
+        reply = Future.failedFuture(e);
       }
+      reply.onComplete(ar -> pump.staged(k, ar.succeeded() ? ar.result().getData() : null, ar.failed() ? ar.cause() : null));
     }
 
-    // Writes what has come back, in order.
-    private void write() {
-      while (!asked.isEmpty() && asked.peek().isComplete()) {
-        Future<DownloadReply> head = asked.poll();
-        if (head.failed() || answered || closed) {
-          if (head.succeeded()) {
-            lent.release(head.result().getData());
-          }
-          onTheirWay--;
-          fail(head.failed() ? head.cause() : new CudaException(FailureCode.CONTEXT_LOST, "the stream closed"));
-          continue;
-        }
-        Buffer data = head.result().getData();
-        socket.write(BulkWire.dataFrame(data.length()));
-        BulkWire.write(socket, data).onComplete(ar -> {
-          // Written (or the stream is gone): the memory the device lent goes back.
-          lent.release(data);
-          onTheirWay--;
-          if (ar.failed()) {
-            fail(ar.cause());
-          } else if (++done == segments) {
-            succeed();
-          } else {
-            ask();
-          }
-        });
-      }
+    // In order: view k's bytes on the stream; once written (or the stream is gone), the pump gives the
+    // memory the device lent back.
+    private void write(long k, Buffer data) {
+      socket.write(BulkWire.dataFrame(data.length()));
+      BulkWire.write(socket, data).onComplete(ar -> pump.sent(k, data, ar.failed() ? ar.cause() : null));
     }
 
     // The device, for a segment: in the connection's order, with the time the client has left (a
@@ -440,7 +488,6 @@ final class BulkConnection {
     private void succeed() {
       if (!answered) {
         answered = true;
-        giveBack();
         BulkConnection.this.succeed();
       }
     }

@@ -16,9 +16,7 @@ import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -36,9 +34,10 @@ import java.util.Set;
  * address only — sent behind them there and answered by that address's admission after them, is
  * the barrier it waits for (bounded by the sender's timeout and the node's leaving). Then it takes a
  * connection from the node's pool (a describe names the channel when the pool has none open). An
- * upload's chunks are filled on the copy threads (ring of {@link #RING} direct buffers of {@link #CHUNK}
- * bytes, each reused once the socket has written it, and kept with the connection for its next
- * upload); a download's segments are read into the host values on the copy threads as they arrive,
+ * upload's chunks are the units of a {@link Pump}: filled on the copy threads ({@link #RING} direct
+ * buffers of {@link #CHUNK} bytes at once, each reused once the socket has written it, and kept with
+ * the connection for its next upload), written in order; a download's segments are read into the
+ * host values on the copy threads as they arrive,
  * the socket paused while {@link #RING} wait. Everything else runs on the pool's context for the node
  * ({@link BulkChannels.Node#context}).
  *
@@ -77,14 +76,11 @@ public final class BulkTransfer implements CallerOrder.Hold {
   private boolean failed;
   private boolean reported;
   private boolean answered;
-  /** Copies running on the copy threads (fills of an upload, reads of a download). */
+  /** A download's reads running on the copy threads. */
   private int copying;
-  // An upload's ring (its buffers are the connection's, BulkChannels.Channel#ring).
-  private final Map<Long, Buffer> ready = new HashMap<>();
-  private long chunks;
-  private long nextFill;
-  private long nextWrite;
-  private int writing;
+  /** An upload's chunks (its buffers are the connection's, BulkChannels.Channel#ring), and whether it has settled. */
+  private Pump pump;
+  private boolean pumped;
   // A download's bytes received, and the segment being received.
   private long received;
   private final List<Buffer> segment = new ArrayList<>();
@@ -249,8 +245,17 @@ public final class BulkTransfer implements CallerOrder.Hold {
     c.socket.write(BulkWire.header(upload, handle, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
     cutter.field(1, this::frame);
     if (upload) {
-      chunks = Math.max(1, (total + CHUNK - 1) / CHUNK);
-      fill();
+      // Every event of the pump comes on home: fills hand their chunk over there, writes complete there.
+      pump = new Pump(Math.max(1, (total + CHUNK - 1) / CHUNK), RING, true, this::fill, this::write, c.ring::push,
+        home, t -> {
+          if (t != null) {
+            fail(t);
+          }
+        }, t -> {
+          pumped = true;
+          settle();
+        });
+      pump.start();
     }
   }
 
@@ -274,58 +279,35 @@ public final class BulkTransfer implements CallerOrder.Hold {
     }
   }
 
-  // An upload's next chunks, filled on the copy threads while the ring has room.
-  private void fill() {
-    while (!failed && nextFill < chunks && copying + ready.size() + writing < RING) {
-      long k = nextFill++;
-      Buffer reused = channel.ring.poll();
-      copying++;
-      CopyThreads.execute(() -> {
-        Buffer b = reused;
-        Throwable error = null;
-        try {
-          if (b == null) {
-            b = VertxInternals.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(CHUNK)));
-          }
-          int n = bytes(k);
-          long from = k * CHUNK / handle.dtype().size() * per;
-          host.write(from, n / handle.dtype().size() * per, VertxInternals.byteBuf(b).nioBuffer(0, n));
-        } catch (RuntimeException | Error e) { // no direct memory left: OUT_OF_MEMORY, not a lost thread
-          error = e;
+  // On home: an upload's chunk k, filled on a copy thread into a buffer of the connection's ring (or a
+  // new one), then handed to the pump on home.
+  private void fill(long k) {
+    Buffer reused = pump.reuse();
+    Buffer ring = reused != null ? reused : channel.ring.poll();
+    CopyThreads.execute(() -> {
+      Buffer b = ring;
+      Throwable error = null;
+      try {
+        if (b == null) {
+          b = VertxInternals.buffer(Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(CHUNK)));
         }
-        Buffer filled = b;
-        Throwable failure = error;
-        home.runOnContext(v -> filled(k, filled, failure));
-      });
-    }
+        int n = bytes(k);
+        long from = k * CHUNK / handle.dtype().size() * per;
+        host.write(from, n / handle.dtype().size() * per, VertxInternals.byteBuf(b).nioBuffer(0, n));
+      } catch (RuntimeException | Error e) { // no direct memory left: OUT_OF_MEMORY, not a lost thread
+        error = Failures.toCudaException(e);
+      }
+      Buffer filled = b;
+      Throwable failure = error;
+      home.runOnContext(v -> pump.staged(k, filled, failure));
+    });
   }
 
-  // On home: chunk k is filled; what is ready goes out in order.
-  private void filled(long k, Buffer b, Throwable error) {
-    copying--;
-    if (error != null) {
-      fail(error);
-      return;
-    }
-    if (failed) {
-      settle();
-      return;
-    }
-    ready.put(k, b);
-    while (ready.containsKey(nextWrite)) {
-      Buffer chunk = ready.remove(nextWrite);
-      int n = bytes(nextWrite++);
-      writing++;
-      BulkWire.write(channel.socket, chunk.length() == n ? chunk : chunk.slice(0, n)).onComplete(w -> {
-        writing--;
-        channel.ring.push(chunk);
-        if (w.failed()) {
-          fail(new CudaException(FailureCode.CONTEXT_LOST, "the bulk stream failed: " + w.cause().getMessage()));
-        } else {
-          fill();
-        }
-      });
-    }
+  // On home, in order: chunk k goes on the stream; once written, its buffer fills a later chunk.
+  private void write(long k, Buffer chunk) {
+    int n = bytes(k);
+    BulkWire.write(channel.socket, chunk.length() == n ? chunk : chunk.slice(0, n)).onComplete(w -> pump.sent(k, chunk,
+      w.failed() ? new CudaException(FailureCode.CONTEXT_LOST, "the bulk stream failed: " + w.cause().getMessage()) : null));
   }
 
   private int bytes(long k) {
@@ -426,13 +408,17 @@ public final class BulkTransfer implements CallerOrder.Hold {
     if (channel != null) {
       node.release(channel, false);
     }
+    if (pump != null) {
+      pump.fail(cause);
+    }
     settle();
   }
 
-  // Reports once: after the node's answer or a failure, when no copy touches the host values. A
-  // connection whose transfer answered DONE goes back to the pool.
+  // Reports once: after the node's answer or a failure, when no copy touches the host values (an
+  // upload's pump has settled, a download's reads are done). A connection whose transfer answered
+  // DONE goes back to the pool.
   private void settle() {
-    if (reported || copying > 0 || !failed && !answered) {
+    if (reported || copying > 0 || pump != null && !pumped || !failed && !answered) {
       return;
     }
     reported = true;

@@ -12,12 +12,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Context;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayDeque;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * Moves {@link HostElements} to or from a buffer in chunks, several in flight, so that the copy on
@@ -46,11 +40,13 @@ import java.util.Set;
  * the node's bulk side channel ({@link BulkTransfer}); a smaller one is one message over the event
  * bus, filled and read on the caller's context.
  *
- * <p>It keeps the place of the call that made it with a {@link CallerOrder.Hold}: when its turn
- * comes its chunks leave in order, under this object's lock, whichever thread sends them, and once
- * the last has left it releases its place; requests made after it on the same context (or thread)
- * wait in the caller's order meanwhile. Nothing is copied, and nothing waits, on the caller's
- * thread for a transfer to a device in this JVM: every chunk is filled and read on the copy threads.
+ * <p>Its chunks are the units of a {@link Pump}, which keeps the window, sends them in order and
+ * settles; this class says how a chunk is staged and sent. It keeps the place of the call that
+ * made it with a {@link CallerOrder.Hold}: when its turn comes its chunks leave in order, under the
+ * pump's lock, whichever thread sends them, and once the last has left it releases its place;
+ * requests made after it on the same context (or thread) wait in the caller's order meanwhile.
+ * Nothing waits on the caller's thread, and nothing of a transfer to a device in this JVM larger
+ * than {@link #INLINE_BYTES} is copied there: its chunks are filled and read on the copy threads.
  *
  * <p>The future completes once, on the caller's context, when every chunk is done or, after a
  * failure, when no chunk is in flight or being copied any more: by then every borrowed buffer has
@@ -73,8 +69,6 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   /** A copy's target device and range; null otherwise. */
   private final RequestSender copyTo;
   private final BufferHandle copyTarget;
-  /** A copy's writes sent so far. */
-  private long written;
   /** What the device in this JVM lends (its route's), or null: heap views through the event bus. */
   private final TransferMemory lent;
   private final BufferHandle handle;
@@ -83,33 +77,13 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   private final int per;
   private final long perChunk;
   private final long chunks;
-  private final int window;
-  /** Whether chunks are copied on the copy threads (local, more than one chunk). */
+  /** Whether chunks are copied on the copy threads (local, more than {@link #INLINE_BYTES}). */
   private final boolean parallel;
   private final Promise<Void> done = Promise.promise();
   /** The caller's context (where the future completes) and order (where the transfer has its place). */
   private final Context caller;
   private final CallerOrder order;
-  /** An upload's filled buffers, given back or reused once their chunk has succeeded. */
-  private final ArrayDeque<Buffer> idle = new ArrayDeque<>();
-  /** An upload's filled chunks not yet sent, by index. */
-  private final Map<Long, Buffer> ready = new HashMap<>();
-  /** Buffers lent by the device and not given back. */
-  private final Set<Buffer> borrowed = Collections.newSetFromMap(new IdentityHashMap<>());
-  /** The next chunk to start: to fill (upload) or to ask for (download). */
-  private long nextStart;
-  /** An upload's next chunk to send. */
-  private long nextSend;
-  /** Chunks started and not done: being filled, ready, on their way, or being read. */
-  private int active;
-  private long completed;
-  private volatile boolean failed;
-  private Throwable cause;
-  private boolean reported;
-  /** Whether an upload's range probe is out: no chunk is sent until it has come back good. */
-  private boolean probing;
-  /** Whether the transfer still keeps its place in the caller's order (until its last chunk has left). */
-  private boolean holding = true;
+  private final Pump pump;
 
   private ChunkedTransfer(RequestSender sender, BufferHandle handle, HostElements host, boolean upload, int maxMessageSize) {
     this.sender = sender;
@@ -124,10 +98,14 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     int chunkBytes = lent == null ? maxMessageSize : localChunk(lent.limit());
     this.perChunk = Math.max(1, chunkBytes / handle.dtype().size());
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
-    this.window = lent == null ? WINDOW : localWindow(lent.limit(), chunkBytes);
     this.parallel = lent != null && handle.byteLength() > INLINE_BYTES;
     this.caller = sender.callerContext();
     this.order = sender.order();
+    int window = lent == null ? WINDOW : localWindow(lent.limit(), chunkBytes);
+    // An upload's buffers fill later chunks; a download's replies go back once read.
+    this.pump = upload
+      ? new Pump(chunks, window, true, this::fill, this::sendUpload, this::giveBack, caller, this::left, this::report)
+      : new Pump(chunks, window, false, this::ask, this::sendDownload, this::giveBack, caller, this::left, this::report);
   }
 
   // A copy: reads of source's views from {@code from}, writes of target's views to {@code to}.
@@ -142,10 +120,11 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     this.per = 1;
     this.perChunk = Math.max(1, maxMessageSize / source.dtype().size());
     this.chunks = Math.max(1, (source.length() + perChunk - 1) / perChunk);
-    this.window = WINDOW;
     this.parallel = false;
     this.caller = from.callerContext();
     this.order = from.order();
+    // A read's bytes are memory the source lent: back to it once the target has them.
+    this.pump = new Pump(chunks, WINDOW, false, this::read, this::write, this::giveBack, caller, this::left, this::report);
   }
 
   /** A chunk's bytes for a device that may lend {@code limit} bytes: a ring takes at most a quarter of it. */
@@ -205,20 +184,16 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   /** Everything made before this transfer on its caller has been sent: its chunks go now. */
   @Override
   public void turn() {
-    boolean probe;
-    synchronized (this) {
-      // An upload of several chunks writes none before its whole range is known good (below).
-      probe = upload && chunks > 1;
-      if (probe) {
-        probing = true;
-        active++;
-      }
-      pump();
+    // An upload of several chunks writes none before its whole range is known good (below): the
+    // probe holds a place in the window, and every send, until it has come back good.
+    boolean probe = upload && chunks > 1;
+    if (probe) {
+      pump.block();
     }
+    pump.start();
     if (probe) {
       probeRange();
     }
-    settle();
   }
 
   /**
@@ -231,7 +206,7 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     return new DownloadRequest(range.view(range.length() - 1, 1));
   }
 
-  // Sent before any chunk, filled meanwhile; the chunks go once it has come back.
+  // Sent before any chunk, the first chunks filled meanwhile; they go once it has come back good.
   private void probeRange() {
     Future<DownloadReply> probe;
     try {
@@ -243,371 +218,197 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
       if (ar.succeeded() && lent != null) {
         lent.release(ar.result().getData());
       }
-      synchronized (this) {
-        active--;
-        probing = false;
-        if (ar.failed()) {
-          failed(ar.cause());
-        } else {
-          // The probe's place in the window is free now (a window of one chunk started none meanwhile).
-          pump();
-        }
-      }
-      settle();
+      pump.unblock(ar.failed() ? ar.cause() : null);
     });
   }
 
-  // Under the lock: starts chunks while the ring has room.
-  private void pump() {
-    while (!failed && nextStart < chunks && active < window) {
-      long k = nextStart++;
-      active++;
-      if (copyTo != null) {
-        sendCopy(k);
-        continue;
-      }
-      if (!upload) {
-        sendDownload(k);
-        continue;
-      }
-      if (parallel) {
-        // Its buffer is found (or lent, which may allocate) and filled on a copy thread.
-        Buffer reused = idle.poll();
-        CopyThreads.execute(() -> {
-          Buffer b;
-          try {
-            b = reused != null ? reused : staging(k);
-          } catch (RuntimeException | Error e) {
-            // No memory for the chunk (a heap array the JVM could not make): the transfer fails, once.
-            filled(k, null, e);
-            return;
-          }
-          filled(k, b);
-        });
-      } else {
+  // An upload's chunk k: host values into a buffer, handed to the pump to leave in order.
+  private void fill(long k) {
+    int room = Math.toIntExact(chunks == 1 ? handle.byteLength() : perChunk * handle.dtype().size());
+    long from = k * perChunk;
+    int values = Math.toIntExact(Math.min(perChunk, handle.length() - from) * per);
+    stageUpload(pump, k, lent, room, host, from * per, values, bytes(k), parallel);
+  }
+
+  /**
+   * Stages unit {@code k} of an upload to a device in this JVM (or, with no {@code lent}, over the
+   * event bus) and hands it to {@code pump}: host values [{@code from}, {@code from + values}), which
+   * are {@code bytes} device bytes, copied in bulk into the start of a buffer of {@code room} bytes —
+   * one a done unit left, else one the device lends, else heap memory (the device then stages it, so
+   * a transfer never fails for want of lent memory). With {@code spread}, the buffer is found (or
+   * lent, which may allocate) and filled on the copy threads, the copy spread over them; otherwise
+   * here.
+   */
+  static void stageUpload(Pump pump, long k, TransferMemory lent, int room, HostElements host, long from, int values,
+                          int bytes, boolean spread) {
+    if (spread) {
+      CopyThreads.execute(() -> {
         Buffer b = null;
+        ByteBuffer le;
         try {
-          b = staging(k);
-          fill(k, b);
+          b = staging(pump, lent, room);
+          le = VertxInternals.byteBuf(b).nioBuffer(0, bytes);
         } catch (RuntimeException | Error e) {
-          // No memory for the chunk, or its copy failed: the transfer fails, once.
-          if (b != null) {
-            giveBack(b);
-          }
-          active--;
-          failed(Failures.toCudaException(e));
+          // No memory for the chunk (a heap array the JVM could not make): the transfer fails, once.
+          pump.staged(k, b, Failures.toCudaException(e));
           return;
         }
-        ready.put(k, b);
-      }
-    }
-    if (upload) {
-      drain();
-    }
-  }
-
-  // On a copy thread: fills chunk k, spread over the copy threads, then sends what is ready in order.
-  private void filled(long k, Buffer b) {
-    if (failed) {
-      filled(k, b, null);
-      return;
-    }
-    ByteBuffer le;
-    int values;
-    try {
-      long from = k * perChunk;
-      values = Math.toIntExact(Math.min(perChunk, handle.length() - from) * per);
-      le = VertxInternals.byteBuf(b).nioBuffer(0, bytes(k));
-    } catch (RuntimeException | Error e) {
-      filled(k, b, e);
-      return;
-    }
-    host.write(k * perChunk * per, values, le, error -> filled(k, b, error));
-  }
-
-  // On the thread that filled its last piece: chunk k is in b (or failed to be).
-  private void filled(long k, Buffer b, Throwable error) {
-    synchronized (this) {
-      if (failed || error != null) {
-        giveBack(b);
-        active--;
-        if (error != null) {
-          failed(Failures.toCudaException(error));
+        if (pump.failed()) {
+          pump.staged(k, b, null);
+          return;
         }
-      } else {
-        ready.put(k, b);
-        drain();
-      }
-    }
-    settle();
-  }
-
-  // Under the lock: sends an upload's ready chunks in order.
-  private void drain() {
-    while (!failed && !probing && ready.containsKey(nextSend)) {
-      long k = nextSend++;
-      sendUpload(k, ready.remove(k));
-    }
-  }
-
-  private void sendUpload(long k, Buffer b) {
-    sendUpload(k, 1, b);
-  }
-
-  // Sends chunks [k, k + count) from b.
-  private void sendUpload(long k, long count, Buffer b) {
-    int n = bytes(k, count);
-    // A view of the buffer's first bytes: the same memory, so the device still finds it lent.
-    Object body = new UploadRequest(view(k, count), b.length() == n ? b : b.slice(0, n));
-    Future<BufferHandle> reply = sender.dispatch(body, caller, order);
-    reply.onComplete(ar -> {
-      synchronized (this) {
-        active--;
-        if (ar.succeeded() && !failed) {
-          // The device has read it: the buffer fills a later chunk.
-          if (count == 1) {
-            idle.push(b);
-          }
-          completed += count;
-          pump();
-        } else {
-          giveBack(b);
-          if (ar.failed()) {
-            failed(ar.cause());
-          }
-        }
-      }
-      settle();
-    });
-  }
-
-  private void sendDownload(long k) {
-    sendDownload(k, 1);
-  }
-
-  // Asks for chunks [k, k + count).
-  private void sendDownload(long k, long count) {
-    Object body = new DownloadRequest(view(k, count));
-    Future<DownloadReply> reply = sender.dispatch(body, caller, order);
-    reply.onComplete(ar -> {
-      if (ar.failed()) {
-        synchronized (this) {
-          active--;
-          failed(ar.cause());
-        }
-        settle();
-      } else if (parallel) {
-        CopyThreads.execute(() -> read(k, count, ar.result()));
-      } else {
-        read(k, count, ar.result());
-      }
-    });
-  }
-
-  // A copy's chunk k: read from the source, then written to the target over the bytes read.
-  private void sendCopy(long k) {
-    Future<DownloadReply> read = sender.dispatch(new DownloadRequest(view(k, 1)), caller, order);
-    read.onComplete(ar -> {
-      if (ar.failed()) {
-        synchronized (this) {
-          active--;
-          failed(ar.cause());
-        }
-        settle();
-        return;
-      }
-      Buffer data = ar.result().getData();
-      Future<BufferHandle> write;
-      synchronized (this) {
-        if (failed) {
-          active--;
-          write = null;
-        } else {
-          // Writes leave in chunk order: reads may complete out of order, but each write's place on
-          // the target only matters against later requests, which wait for the last write to leave.
-          written++;
-          long from = k * perChunk;
-          BufferHandle into = chunks == 1 ? copyTarget : copyTarget.view(from, Math.min(perChunk, copyTarget.length() - from));
-          write = copyTo.dispatch(new UploadRequest(into, data), caller, order);
-        }
-      }
-      if (write == null) {
-        giveBack(data);
-        settle();
-        return;
-      }
-      settle();
-      write.onComplete(w -> {
-        // The target has the bytes (or failed): the source's lent memory goes back.
-        giveBack(data);
-        synchronized (this) {
-          active--;
-          if (w.failed()) {
-            failed(w.cause());
-          } else if (!failed) {
-            completed++;
-            pump();
-          }
-        }
-        settle();
+        Buffer filled = b;
+        host.write(from, values, le, error -> pump.staged(k, filled, error == null ? null : Failures.toCudaException(error)));
       });
-    });
-  }
-
-  // Reads chunk k's reply into the host elements, spread over the copy threads (a transfer of at
-  // most INLINE_BYTES whole on this thread), then gives its memory back to the device.
-  private void read(long k, long count, DownloadReply reply) {
-    Buffer data = reply.getData();
-    if (failed) {
-      read(count, data, null);
       return;
     }
-    ByteBuffer le;
-    int values;
+    Buffer b = null;
     try {
-      long from = k * perChunk;
-      values = Math.toIntExact(Math.min(perChunk * count, handle.length() - from) * per);
-      le = VertxInternals.byteBuf(data).nioBuffer();
-    } catch (RuntimeException e) {
-      read(count, data, e);
+      b = staging(pump, lent, room);
+      host.write(from, values, VertxInternals.byteBuf(b).nioBuffer(0, bytes));
+    } catch (RuntimeException | Error e) {
+      // No memory for the chunk, or its copy failed: the transfer fails, once.
+      pump.staged(k, b, Failures.toCudaException(e));
       return;
     }
-    // A reply of the wrong size fails the transfer like a failed chunk.
-    host.read(le, k * perChunk * per, values, error -> read(count, data, error));
+    pump.staged(k, b, null);
   }
 
-  // On the thread that read the last piece: the chunks' lent memory goes back, and the ring moves on.
-  private void read(long count, Buffer data, Throwable error) {
-    if (lent != null && data != null) {
-      lent.release(data);
-    }
-    synchronized (this) {
-      active--;
-      if (error != null) {
-        failed(Failures.toCudaException(error));
-      } else if (!failed) {
-        completed += count;
-        pump();
-      }
-    }
-    settle();
-  }
-
-  private BufferHandle view(long k) {
-    return view(k, 1);
-  }
-
-  private BufferHandle view(long k, long count) {
-    long from = k * perChunk;
-    return chunks == 1 ? handle : handle.view(from, Math.min(perChunk * count, handle.length() - from));
-  }
-
-  // Any thread: a buffer for upload chunk k, from the ring, lent by the device, or on the heap.
-  private Buffer staging(long k) {
-    Buffer b;
-    synchronized (this) {
-      b = idle.poll();
-    }
+  // Any thread: a buffer of room bytes for an upload's unit, from the pump, lent by the device, or on the heap.
+  private static Buffer staging(Pump pump, TransferMemory lent, int room) {
+    Buffer b = pump.reuse();
     if (b != null) {
       return b;
     }
-    int bytes = Math.toIntExact(chunks == 1 ? handle.byteLength() : perChunk * handle.dtype().size());
-    if (lent != null && bytes > 0) {
+    if (lent != null && room > 0) {
       try {
-        b = lent.allocate(bytes);
-        synchronized (this) {
-          borrowed.add(b);
-        }
-        if (b.length() < bytes) {
-          b.setByte(bytes - 1, (byte) 0); // its length is its room: chunks are filled through an NIO view
-        }
-        return b;
+        b = lent.allocate(room);
       } catch (RuntimeException notNow) {
         // not ready, or it lends no more now: the heap, which the device stages itself
       }
-    }
-    return VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[bytes]));
-  }
-
-  // Copies upload chunk k into the start of b, in bulk.
-  private void fill(long k, Buffer b) {
-    fill(k, 1, b);
-  }
-
-  // Copies upload chunks [k, k + count) into the start of b, in bulk.
-  private void fill(long k, long count, Buffer b) {
-    long from = k * perChunk;
-    long n = Math.min(perChunk * count, handle.length() - from);
-    host.write(from * per, Math.toIntExact(n * per), VertxInternals.byteBuf(b).nioBuffer(0, bytes(k, count)));
-  }
-
-  private int bytes(long k) {
-    return bytes(k, 1);
-  }
-
-  private int bytes(long k, long count) {
-    return Math.toIntExact(Math.min(perChunk * count, handle.length() - k * perChunk) * handle.dtype().size());
-  }
-
-  // Under the lock (any thread): a buffer the device lent goes back to it.
-  private void giveBack(Buffer b) {
-    if (copyTo != null) {
-      // A copy's read: memory the source lent when it is in this JVM (pinned, a region slot).
-      if (lent != null && b != null) {
-        lent.release(b);
+      if (b != null) {
+        if (b.length() < room) {
+          b.setByte(room - 1, (byte) 0); // its length is its room: chunks are filled through an NIO view
+        }
+        return b;
       }
-    } else if (borrowed.remove(b)) {
+    }
+    return VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[room]));
+  }
+
+  // An upload's chunk k leaves, in order: from a view of the buffer's first bytes (the same memory,
+  // so the device still finds it lent).
+  private void sendUpload(long k, Buffer b) {
+    int n = bytes(k);
+    Future<BufferHandle> reply;
+    try {
+      reply = sender.dispatch(new UploadRequest(view(k), b.length() == n ? b : b.slice(0, n)), caller, order);
+    } catch (RuntimeException | Error e) {
+      reply = Future.failedFuture(Failures.toCudaException(e));
+    }
+    // Done once the device has read it: the buffer fills a later chunk.
+    reply.onComplete(ar -> pump.sent(k, b, ar.failed() ? ar.cause() : null));
+  }
+
+  // A download's chunk k has nothing to stage: it is asked for as soon as it starts.
+  private void ask(long k) {
+    pump.staged(k, null, null);
+  }
+
+  // Asks for a download's chunk k; its reply is read into the host elements on the copy threads (a
+  // transfer of at most INLINE_BYTES whole on the thread the reply came on).
+  private void sendDownload(long k, Buffer none) {
+    Future<DownloadReply> reply;
+    try {
+      reply = sender.dispatch(new DownloadRequest(view(k)), caller, order);
+    } catch (RuntimeException | Error e) {
+      reply = Future.failedFuture(Failures.toCudaException(e));
+    }
+    reply.onComplete(ar -> {
+      if (ar.failed()) {
+        pump.sent(k, null, ar.cause());
+      } else if (parallel) {
+        CopyThreads.execute(() -> readInto(k, ar.result().getData()));
+      } else {
+        readInto(k, ar.result().getData());
+      }
+    });
+  }
+
+  // Reads chunk k's reply into the host elements, spread over the copy threads; the pump gives the
+  // reply's memory back to the device once it is read.
+  private void readInto(long k, Buffer data) {
+    if (pump.failed()) {
+      pump.sent(k, data, null);
+      return;
+    }
+    ByteBuffer le;
+    int values;
+    try {
+      values = Math.toIntExact(Math.min(perChunk, handle.length() - k * perChunk) * per);
+      le = VertxInternals.byteBuf(data).nioBuffer();
+    } catch (RuntimeException e) {
+      pump.sent(k, data, Failures.toCudaException(e));
+      return;
+    }
+    // A reply of the wrong size fails the transfer like a failed chunk.
+    host.read(le, k * perChunk * per, values, error -> pump.sent(k, data, error == null ? null : Failures.toCudaException(error)));
+  }
+
+  // A copy's chunk k is read from the source as it starts.
+  private void read(long k) {
+    Future<DownloadReply> read;
+    try {
+      read = sender.dispatch(new DownloadRequest(view(k)), caller, order);
+    } catch (RuntimeException | Error e) {
+      read = Future.failedFuture(Failures.toCudaException(e));
+    }
+    read.onComplete(ar -> pump.staged(k, ar.succeeded() ? ar.result().getData() : null, ar.failed() ? ar.cause() : null));
+  }
+
+  // A copy's chunk k is written to the target over the bytes read, in chunk order: reads may complete
+  // out of order, and a later request on the caller waits for the last write to leave. Done once the
+  // target has the bytes; the pump then gives the source's lent memory back.
+  private void write(long k, Buffer data) {
+    long from = k * perChunk;
+    BufferHandle into = chunks == 1 ? copyTarget : copyTarget.view(from, Math.min(perChunk, copyTarget.length() - from));
+    Future<BufferHandle> write;
+    try {
+      write = copyTo.dispatch(new UploadRequest(into, data), caller, order);
+    } catch (RuntimeException | Error e) {
+      write = Future.failedFuture(Failures.toCudaException(e));
+    }
+    write.onComplete(w -> pump.sent(k, data, w.failed() ? w.cause() : null));
+  }
+
+  private BufferHandle view(long k) {
+    long from = k * perChunk;
+    return chunks == 1 ? handle : handle.view(from, Math.min(perChunk, handle.length() - from));
+  }
+
+  // Device bytes of chunk k.
+  private int bytes(long k) {
+    return Math.toIntExact(Math.min(perChunk, handle.length() - k * perChunk) * handle.dtype().size());
+  }
+
+  // Any thread: a buffer goes back to the device when it lent it (a heap buffer is not its, and stays).
+  private void giveBack(Buffer b) {
+    if (lent != null) {
       lent.release(b);
     }
   }
 
-  // Under the lock: the first failure wins; ready chunks are never sent.
-  private void failed(Throwable t) {
-    if (failed) {
-      return;
-    }
-    cause = t;
-    failed = true;
-    for (Buffer b : ready.values()) {
-      giveBack(b);
-      active--;
-    }
-    ready.clear();
+  // Every chunk has left, or the transfer failed: what waits behind it in the caller's order may go.
+  private void left(Throwable failure) {
+    order.release(this);
   }
 
-  // Not under the lock: completes the future once everything is done, or once a failed transfer
-  // has nothing in flight.
-  private void settle() {
-    Throwable failure;
-    boolean release;
-    synchronized (this) {
-      release = holding && (failed || (copyTo != null ? written : upload ? nextSend : nextStart) == chunks);
-      if (release) {
-        holding = false;
-      }
+  // On the caller's context, once: every chunk is done, or nothing is in flight or being copied after a failure.
+  private void report(Throwable failure) {
+    if (failure == null) {
+      done.tryComplete();
+    } else {
+      done.tryFail(failure);
     }
-    if (release) {
-      // Outside the lock: what waits behind the transfer may be sent from this thread now.
-      order.release(this);
-    }
-    synchronized (this) {
-      if (reported || failed && active > 0 || !failed && completed < chunks) {
-        return;
-      }
-      reported = true;
-      failure = cause;
-      for (Buffer b : idle) {
-        giveBack(b);
-      }
-      idle.clear();
-    }
-    // On the caller's context, in a task of its own.
-    caller.runOnContext(v -> {
-      if (failure == null) {
-        done.tryComplete();
-      } else {
-        done.tryFail(failure);
-      }
-    });
   }
 }
