@@ -14,8 +14,6 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.RequestListener;
-import com.vertxcuda.device.cuda.CudaBackend;
-import com.vertxcuda.device.cuda.CudaUnavailableException;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,7 +27,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import static com.vertxcuda.kernel.KernelGpuTest.await;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A GEMM's phases on a real GPU: its GPU time comes from CUDA events around the cuBLAS call, so an
@@ -44,11 +41,7 @@ class PhasesGpuTest {
 
   @BeforeAll
   static void needsGpu() {
-    try {
-      CudaBackend.load(new DeviceOptions());
-    } catch (CudaUnavailableException e) {
-      assumeTrue(false, "no usable GPU: " + e.getMessage());
-    }
+    KernelGpuTest.needsGpu();
   }
 
   @BeforeEach
