@@ -27,6 +27,14 @@ public final class LocalRoutes {
     <T> Future<T> request(String address, Object body, long timeoutMillis, Context caller);
 
     /**
+     * {@link #request} of a traced request: {@code trace} carries the client span's headers to the
+     * device, which reports its own span under it and hands back where the request's time went.
+     */
+    default <T> Future<T> request(String address, Object body, long timeoutMillis, Context caller, RequestTrace trace) {
+      return request(address, body, timeoutMillis, caller);
+    }
+
+    /**
      * Whether this device's context and that of the device at {@code target} share a process and a
      * backend, so a copy between them goes straight from one to the other ({@link CopyOutRequest})
      * instead of staged through this JVM.

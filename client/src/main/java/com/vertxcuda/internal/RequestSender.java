@@ -13,6 +13,8 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.ReplyException;
 import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.spi.tracing.VertxTracer;
+import io.vertx.core.tracing.TracingPolicy;
 
 
 /**
@@ -168,12 +170,26 @@ public final class RequestSender {
    * ({@link CallerOrder#behindFirstUse}). The future completes on {@code context}, never on this stack.
    */
   public <R> Future<R> dispatch(Object body, Context context, CallerOrder order) {
+    // Every request leaves through here (a typed call in its turn, each chunk of a transfer): its
+    // client span, where Vert.x has a tracer. Without one this is one null check, nothing allocated.
+    VertxTracer<Object, Object> tracer = VertxInternals.tracer(context);
+    RequestTrace trace = tracer == null ? null : RequestTrace.start(tracer, context, body, address);
+    if (trace == null) {
+      return dispatch(body, context, order, null);
+    }
+    // The future completes on {@code context}: the span ends there, as it started.
+    return this.<R>dispatch(body, context, order, trace).andThen(ar -> trace.end(tracer, context, ar.cause()));
+  }
+
+  // {@code trace}: the request's client span (null: none), carried to the device.
+  private <R> Future<R> dispatch(Object body, Context context, CallerOrder order, RequestTrace trace) {
     LocalRoutes.Route route = localRoute();
     if (route != null) {
-      return route.request(address, body, timeoutMillis, context);
+      return trace == null ? route.request(address, body, timeoutMillis, context)
+        : route.request(address, body, timeoutMillis, context, trace);
     }
     if (watch == null) {
-      return send(body, null);
+      return send(body, null, trace);
     }
     if (watch.refusal() != null) {
       return failLater(context, watch.refused());
@@ -181,7 +197,7 @@ public final class RequestSender {
     Promise<R> held = Promise.promise();
     if (order.behindFirstUse(node, address, context, () -> {
       try {
-        this.<R>remote(body, order).onComplete(held);
+        this.<R>remote(body, order, trace).onComplete(held);
       } catch (RuntimeException | Error e) {
         // Held, so never on the caller's stack: answered here, on its context.
         held.fail(Failures.toCudaException(e));
@@ -189,17 +205,17 @@ public final class RequestSender {
     })) {
       return held.future();
     }
-    return remote(body, order);
+    return remote(body, order, trace);
   }
 
   // To another node, in its place: {@code order} counts it until the node answers it and, while its
   // address has not been looked up, holds the caller's sends to the node's other addresses until it
   // completes (answered, failed, or cut by the node's leave).
-  private <R> Future<R> remote(Object body, CallerOrder order) {
+  private <R> Future<R> remote(Object body, CallerOrder order, RequestTrace trace) {
     Runnable settled = watch.lookedUp(address) ? null : order.firstUse(node, address);
     Future<R> sent;
     try {
-      sent = watch.guard(node, send(body, order));
+      sent = watch.guard(node, send(body, order, trace));
     } catch (RuntimeException | Error e) {
       if (settled != null) {
         settled.run();
@@ -213,9 +229,9 @@ public final class RequestSender {
   }
 
   // To another node, {@code order} counts the request until the node answers it.
-  private <R> Future<R> send(Object body, CallerOrder order) {
+  private <R> Future<R> send(Object body, CallerOrder order, RequestTrace trace) {
     long forgets = order != null ? watch.forgets() : 0;
-    Future<Message<R>> sent = vertx.eventBus().request(address, body, options);
+    Future<Message<R>> sent = vertx.eventBus().request(address, body, trace == null ? options : traced(trace));
     if (order != null) {
       Runnable answered = order.sentOverBus(node, address);
       sent.onComplete(ar -> {
@@ -226,6 +242,14 @@ public final class RequestSender {
       });
     }
     return sent.map(Message::body).recover(t -> Future.failedFuture(Failures.toCudaException(t)));
+  }
+
+  // The delivery of a traced request: the client span's headers, and no span of the event bus's own
+  // for the send (the client span stands for it, and its headers must reach the device unchanged).
+  private DeliveryOptions traced(RequestTrace trace) {
+    DeliveryOptions traced = new DeliveryOptions(options).setTracingPolicy(TracingPolicy.IGNORE);
+    trace.headers().forEach(h -> traced.addHeader(h.getKey(), h.getValue()));
+    return traced;
   }
 
   /**

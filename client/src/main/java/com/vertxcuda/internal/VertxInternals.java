@@ -101,6 +101,31 @@ public final class VertxInternals {
     return ((ContextInternal) context).promise();
   }
 
+  /**
+   * The tracer of {@code context}'s Vert.x ({@code VertxOptions.setTracingOptions}), or null when none
+   * is configured: the one way Vert.x's own clients reach it ({@code ContextInternal.tracer()}), so
+   * that every request of the toolkit reports to the tracer the application turned on. Null also for
+   * a context that is not Vert.x's own (fails closed: no spans, nothing else changes).
+   */
+  @SuppressWarnings("unchecked")
+  public static io.vertx.core.spi.tracing.VertxTracer<Object, Object> tracer(Context context) {
+    if (!(context instanceof ContextInternal)) {
+      return null;
+    }
+    io.vertx.core.spi.tracing.VertxTracer<?, ?> t = ((ContextInternal) context).tracer();
+    return t == null || t == io.vertx.core.spi.tracing.VertxTracer.NOOP ? null
+      : (io.vertx.core.spi.tracing.VertxTracer<Object, Object>) t;
+  }
+
+  /**
+   * A context of its own over {@code context} (a duplicate: the same thread, its own local data), for
+   * a span a device reports: the tracer keeps the span it starts in the context's local data, which
+   * must not become the caller's current span.
+   */
+  public static Context spanContext(Context context) {
+    return ((ContextInternal) context).duplicate();
+  }
+
   /** {@code stage} as a Future completing on the caller's context, for the reason {@link #promise} gives. */
   public static <T> Future<T> fromCompletionStage(Vertx vertx, CompletionStage<T> stage) {
     return Future.fromCompletionStage(stage, vertx.getOrCreateContext());

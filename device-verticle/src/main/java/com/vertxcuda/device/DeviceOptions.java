@@ -80,6 +80,7 @@ public class DeviceOptions {
   private long ownerTransferQuota = DEFAULT_OWNER_TRANSFER_QUOTA;
   private long hostMemory = DEFAULT_HOST_MEMORY;
   private boolean faultInjection;
+  private boolean measurePhases;
   private long openDelay;
   private long heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
   private long heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
@@ -239,6 +240,15 @@ public class DeviceOptions {
   /** Accept fault-injection requests (host backend only; for tests and drills). */
   public boolean isFaultInjection() { return faultInjection; }
   public DeviceOptions setFaultInjection(boolean v) { this.faultInjection = v; return this; }
+
+  /**
+   * Measure where each request's time goes (queue, stream wait, GPU or copy; {@code RequestPhases}),
+   * for the request listener and the device's spans. Off by default, so that nothing is timed; a
+   * device turns it on by itself where its Vert.x has a tracer or its request listener asks for
+   * phases ({@code RequestListener#wantsPhases}).
+   */
+  public boolean isMeasurePhases() { return measurePhases; }
+  public DeviceOptions setMeasurePhases(boolean v) { this.measurePhases = v; return this; }
 
   /**
    * Time added to opening each context, in ms, as a slow cuInit would take, on any backend (for tests

@@ -2,6 +2,8 @@ package com.vertxcuda.observability;
 
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
+import com.vertxcuda.RequestPhases;
+import com.vertxcuda.internal.RequestTrace;
 import com.vertxcuda.device.RequestListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -19,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <pre>new DeviceVerticle(options).setRequestListener(DeviceRequestTimer.create(registry))</pre>
  *
  * Needs vertx-cuda-device on the class path (an optional dependency of this module). The timers are
- * made once per device, library and code; recording allocates nothing of its own.
+ * made once per device, library and code; recording allocates nothing of its own. It also asks the
+ * device to measure each request's phases and records them ({@link #phases}).
  */
 public final class DeviceRequestTimer implements RequestListener {
 
@@ -55,4 +58,53 @@ public final class DeviceRequestTimer implements RequestListener {
     }
     timer.record(nanos, TimeUnit.NANOSECONDS);
   }
+
+  /** The device measures each request's phases for this listener. */
+  @Override
+  public boolean wantsPhases() {
+    return true;
+  }
+
+  /**
+   * Records the phases of a request as the timer {@code vertxcuda.device.request.phase} tagged
+   * {@code device}, {@code operation} ("gemm", "upload", "fill"...) and {@code phase}: {@code queue}
+   * (admission until the submission thread took it up), {@code stream_wait} (queued on its stream
+   * until the stream began it), {@code gpu} (a library's execution) or {@code copy} (a memory
+   * request's copy or fill); a phase that was not measured is not recorded.
+   */
+  @Override
+  public void phases(String address, Library library, Object body, FailureCode code, RequestPhases phases) {
+    String operation = RequestTrace.operation(body);
+    Map<String, Timer[]> byOperation = phaseTimers.get(address);
+    if (byOperation == null) {
+      byOperation = phaseTimers.computeIfAbsent(address, a -> new ConcurrentHashMap<>());
+    }
+    Timer[] byPhase = byOperation.get(operation);
+    if (byPhase == null) {
+      byPhase = byOperation.computeIfAbsent(operation, k -> {
+        Timer[] t = new Timer[PHASES.length];
+        for (int i = 0; i < PHASES.length; i++) {
+          t[i] = Timer.builder("vertxcuda.device.request.phase").description("where device requests spend their time")
+            .tags("device", address, "operation", operation, "phase", PHASES[i])
+            .publishPercentileHistogram().register(registry);
+        }
+        return t;
+      });
+    }
+    record(byPhase[0], phases.getQueueNanos());
+    record(byPhase[1], phases.getStreamWaitNanos());
+    record(byPhase[2], phases.getGpuNanos());
+    record(byPhase[3], phases.getCopyNanos());
+  }
+
+  private static void record(Timer timer, long nanos) {
+    if (nanos >= 0) {
+      timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  /** The phases' tag values, in the order {@link #phases} records them. */
+  private static final String[] PHASES = {"queue", "stream_wait", "gpu", "copy"};
+  /** By device address, then operation. */
+  private final Map<String, Map<String, Timer[]>> phaseTimers = new ConcurrentHashMap<>();
 }

@@ -53,6 +53,8 @@ public final class ContextRuntime implements LibraryContext {
   private final Consumer<String> poisoned;
   private final AtomicReference<String> poisonedBy = new AtomicReference<>();
   private final Deque<Runnable> closers = new ConcurrentLinkedDeque<>();
+  /** Whether phases are measured: the stream ordering times each run. */
+  private final boolean timed;
 
   public ContextRuntime(Vertx vertx, DeviceOptions options, String node, long generation, String backend,
                         DeviceContext device, AllocationTable allocations, SubmissionLoop loop,
@@ -64,7 +66,8 @@ public final class ContextRuntime implements LibraryContext {
     this.backend = backend;
     this.device = device;
     this.allocations = allocations;
-    this.ordering = new StreamOrdering(device);
+    this.timed = options.isMeasurePhases();
+    this.ordering = new StreamOrdering(device, timed);
     this.loop = loop;
     this.poisoned = poisoned;
     loop.failures(this::failure);
@@ -228,13 +231,22 @@ public final class ContextRuntime implements LibraryContext {
   @Override
   public void whenDone(GpuEvent event, Consumer<Throwable> then) {
     awaited.incrementAndGet();
+    // While phases are measured, the run that made the event is timed: its answers read the times.
+    WorkTiming timing = timed && loop.inLoop() ? ordering.timing(event) : null;
     device.whenComplete(event).whenComplete((v, err) -> {
       // Touched before the count drops: the submission thread never sees the work done and its
       // last activity old at once (IdleWait.pause), so it keeps spinning for the next request.
       loop.touch();
       awaited.decrementAndGet();
+      if (timing == null) {
+        event.release();
+        then.accept(err);
+        return;
+      }
+      // Read before the events go back to the backend, which may record them again at once.
+      timing.finish(device, System.nanoTime());
       event.release();
-      then.accept(err);
+      timing.answering(() -> then.accept(err));
     });
   }
 

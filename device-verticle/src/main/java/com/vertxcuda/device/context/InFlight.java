@@ -4,6 +4,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
+import com.vertxcuda.RequestPhases;
 import com.vertxcuda.device.RequestListener;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
@@ -49,6 +50,25 @@ public final class InFlight {
   private final Map<FailureCode, LongAdder> failures = new ConcurrentHashMap<>();
   private volatile RequestListener listener;
   private volatile String address;
+  /** Whether entries made from now on measure their phases ({@link RequestPhases}). */
+  private volatile boolean measure;
+
+  /** Entries made from now on measure where their time goes (queue, stream wait, execution). */
+  public void measure(boolean measure) {
+    this.measure = measure;
+  }
+
+  /**
+   * Hears one request's answer beyond the answer itself (its span, a traced local caller): called on
+   * the answering thread, once, before the answer leaves; must not block or throw.
+   */
+  public interface Observer {
+    /**
+     * @param code the failure, or null when it succeeded
+     * @param phases where its time went; null when phases are not measured
+     */
+    void answered(FailureCode code, RequestPhases phases);
+  }
 
   /** Reports every answer from now on to {@code listener} (null: none), as the device at {@code address}. */
   public void listen(String address, RequestListener listener) {
@@ -66,6 +86,11 @@ public final class InFlight {
   /** Where an answer goes: an event-bus message, a local caller's promise, a frame over a link. */
   public interface Answer {
     void succeed(Object body);
+
+    /** {@link #succeed}, with where the request's time went (a device host sends them with its reply frame). */
+    default void succeed(Object body, RequestPhases phases) {
+      succeed(body);
+    }
 
     void fail(CudaException failure);
 
@@ -139,7 +164,14 @@ public final class InFlight {
     private volatile boolean inTable;
     // Read once here, so that the answer reads no shared field; no clock read without a listener.
     private volatile RequestListener heard = listener;
-    private final long admitted = heard == null ? 0 : System.nanoTime();
+    /** Whether this entry measures its phases. */
+    private final boolean measured = measure;
+    private final long admitted = heard == null && !measured ? 0 : System.nanoTime();
+    /** When the submission thread took it up (its queue phase's end); 0 until then, or unmeasured. */
+    private volatile long taken;
+    /** The phases a device host measured and sent with its reply frame; null when none. */
+    private volatile RequestPhases reported;
+    private volatile Observer observer;
 
     private Entry(Object body, RequestType<?, ?> type, Answer answer, Library library, long deadline, String owner) {
       this.body = body;
@@ -150,11 +182,74 @@ public final class InFlight {
       this.owner = owner;
     }
 
-    private void heard(FailureCode code) {
+    private void heard(FailureCode code, RequestPhases phases) {
       try {
         heard.answered(address, library, code, System.nanoTime() - admitted);
+        if (phases != null) {
+          heard.phases(address, library, body, code, phases);
+        }
       } catch (RuntimeException ignored) {
         // a metrics listener must not cost a request its answer
+      }
+    }
+
+    /** The submission thread takes the request up now: its queue phase ends (measured entries only). */
+    public void taken() {
+      if (measured && taken == 0) {
+        taken = System.nanoTime();
+      }
+    }
+
+    /** The phases its device host measured, from the reply frame (before the entry is answered). */
+    public void reported(RequestPhases phases) {
+      this.reported = phases;
+    }
+
+    /** {@code observer} hears this request's answer (set before it can be answered). */
+    public Entry observe(Observer observer) {
+      this.observer = observer;
+      return this;
+    }
+
+    /** Whether the entry measures its phases. */
+    public boolean measured() {
+      return measured;
+    }
+
+    // At the answer, on the answering thread: what this process measured, or what the device host sent.
+    private RequestPhases phases() {
+      if (!measured) {
+        return null;
+      }
+      RequestPhases p = reported;
+      if (p == null) {
+        p = new RequestPhases();
+        long t = taken;
+        if (t != 0) {
+          p.setQueueNanos(t - admitted);
+        }
+        WorkTiming run = WorkTiming.current();
+        if (run != null) {
+          p.setStreamWaitNanos(run.streamWaitNanos());
+          if (library == null) {
+            p.setCopyNanos(run.executionNanos());
+          } else {
+            p.setGpuNanos(run.executionNanos());
+          }
+        }
+      }
+      return p.setTotalNanos(System.nanoTime() - admitted);
+    }
+
+    // Before the answer leaves: a traced caller reads the phases when its future completes.
+    private void observed(FailureCode code, RequestPhases phases) {
+      Observer o = observer;
+      if (o != null) {
+        try {
+          o.answered(code, phases);
+        } catch (RuntimeException ignored) {
+          // a tracer must not cost a request its answer
+        }
       }
     }
 
@@ -333,9 +428,15 @@ public final class InFlight {
         failed(Failures.toCudaException("finishing the reply", e));
         return true;
       }
-      answer.succeed(reply);
+      RequestPhases phases = phases();
+      observed(null, phases);
+      if (phases == null) {
+        answer.succeed(reply);
+      } else {
+        answer.succeed(reply, phases);
+      }
       if (heard != null) {
-        heard(null);
+        heard(null, phases);
       }
       return true;
     }
@@ -367,9 +468,11 @@ public final class InFlight {
       if (!own) {
         failures.computeIfAbsent(failure.code(), c -> new LongAdder()).increment();
       }
+      RequestPhases phases = phases();
+      observed(failure.code(), phases);
       answer.fail(failure);
       if (heard != null) {
-        heard(failure.code());
+        heard(failure.code(), phases);
       }
     }
 
@@ -398,8 +501,19 @@ public final class InFlight {
 
   /** The link call of entry {@code id}, taken once (its reply frame came); null when none is due. */
   public Linked linked(long id) {
+    return linked(id, null);
+  }
+
+  /** {@link #linked(long)}, the reply frame bringing {@code phases}: what its device host measured (null: none). */
+  public Linked linked(long id, RequestPhases phases) {
     Entry e = entries.get(id);
-    return e == null ? null : e.unlink();
+    if (e == null) {
+      return null;
+    }
+    if (phases != null) {
+      e.reported(phases);
+    }
+    return e.unlink();
   }
 
   /**

@@ -22,9 +22,32 @@ public final class StreamOrdering {
 
   private static final int PRUNE_AT = 8;
   private final DeviceContext device;
+  /** Whether each run is timed (the device measures phases): timed markers around the work. */
+  private final boolean timed;
+  /** The last run's timing, until whoever awaits its event takes it ({@link #timing}); null when none. */
+  private WorkTiming last;
 
   public StreamOrdering(DeviceContext device) {
+    this(device, false);
+  }
+
+  /** With {@code timed}, each run records timed markers around its work ({@link WorkTiming}). */
+  public StreamOrdering(DeviceContext device, boolean timed) {
     this.device = device;
+    this.timed = timed;
+  }
+
+  /**
+   * The timing of the run that returned {@code done}, taken once (by whoever awaits it); null when
+   * runs are not timed or that was not the last run. On the submission thread.
+   */
+  WorkTiming timing(GpuEvent done) {
+    WorkTiming t = last;
+    if (t == null || t.done() != done) {
+      return null;
+    }
+    last = null;
+    return t;
   }
 
   /**
@@ -50,8 +73,13 @@ public final class StreamOrdering {
         }
       }
     }
-    work.enqueue();
-    GpuEvent done = device.record(stream);
+    GpuEvent done;
+    if (timed) {
+      done = timedRun(stream, work);
+    } else {
+      work.enqueue();
+      done = device.record(stream);
+    }
     for (int i = 0; i < n; i++) {
       Allocation a = all[i];
       if (a.written) {
@@ -66,6 +94,26 @@ public final class StreamOrdering {
         a.readsSinceWrite.add(done.retain());
       }
     }
+    return done;
+  }
+
+  // The work between two timed markers; the last run's timing waits for whoever awaits its event.
+  private GpuEvent timedRun(GpuStream stream, LibraryContext.Work work) throws BackendException {
+    if (last != null) {
+      last.abandon(); // a run nobody awaited (its event went into a pipeline's or a free's wait)
+      last = null;
+    }
+    long enqueued = System.nanoTime();
+    GpuEvent start = device.recordTimed(stream);
+    GpuEvent done;
+    try {
+      work.enqueue();
+      done = device.recordTimed(stream);
+    } catch (BackendException | RuntimeException | Error e) {
+      start.release();
+      throw e;
+    }
+    last = new WorkTiming(enqueued, start, done);
     return done;
   }
 

@@ -206,6 +206,7 @@ public final class SubmissionLoop {
 
   // Outside the order (an earlier request holds its place): no waiting list, no deadline check.
   private void serveBeside(Request r) {
+    taken(r);
     RequestTable.Served served = table.served(r.library());
     try {
       if (served == null) {
@@ -424,7 +425,15 @@ public final class SubmissionLoop {
     }
   }
 
+  // The request's queue phase ends here, when phases are measured.
+  private static void taken(Request r) {
+    if (r instanceof InFlight.Entry) {
+      ((InFlight.Entry) r).taken();
+    }
+  }
+
   private void serve(Request r) {
+    taken(r);
     if (System.nanoTime() - r.deadline() > 0) {
       r.fail(new CudaException(FailureCode.TIMEOUT, "the request's deadline passed before the device reached it"));
       return;

@@ -57,6 +57,8 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
   private final CompletionPoller poller;
   private final PinnedMemory pinned;
   private final ConcurrentLinkedQueue<CUevent> idleEvents = new ConcurrentLinkedQueue<>();
+  /** Idle events created with timing on, for {@link #recordTimed}. */
+  private final ConcurrentLinkedQueue<CUevent> idleTimedEvents = new ConcurrentLinkedQueue<>();
   private final List<CudaStream> streams = new CopyOnWriteArrayList<>();
   private final List<ByteBuffer> registered = new CopyOnWriteArrayList<>();
   private final Map<Long, ArrayDeque<CUdeviceptr>> cache = new HashMap<>();
@@ -256,18 +258,50 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
 
   @Override
   public GpuEvent record(GpuStream stream) throws BackendException {
+    return record(stream, false);
+  }
+
+  // An event from its pool (timing disabled, or on), recorded after the work queued on {@code stream}.
+  private GpuEvent record(GpuStream stream, boolean timed) throws BackendException {
     CudaErrors.checkAlive();
-    CUevent e = idleEvents.poll();
+    java.util.Queue<CUevent> idle = timed ? idleTimedEvents : idleEvents;
+    CUevent e = idle.poll();
     if (e == null) {
       e = new CUevent();
-      CudaErrors.check(JCudaDriver.cuEventCreate(e, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+      CudaErrors.check(JCudaDriver.cuEventCreate(e, timed ? CUevent_flags.CU_EVENT_DEFAULT
+        : CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
     }
     int r = JCudaDriver.cuEventRecord(e, stream(stream));
     if (r != CUresult.CUDA_SUCCESS) {
-      idleEvents.add(e);
+      idle.add(e);
       throw CudaErrors.failure(r, "cuEventRecord");
     }
-    return new CudaEvent(this, e, (CudaStream) stream);
+    return new CudaEvent(this, e, (CudaStream) stream, timed);
+  }
+
+  /**
+   * An event with timing on (a pool of its own: the plain ones have timing disabled, which keeps
+   * their record and query cheap), read by {@link #elapsedNanos}.
+   */
+  @Override
+  public GpuEvent recordTimed(GpuStream stream) throws BackendException {
+    return record(stream, true);
+  }
+
+  /** The GPU's time between two complete timed events ({@code cuEventElapsedTime}, about half a microsecond's resolution). */
+  @Override
+  public long elapsedNanos(GpuEvent from, GpuEvent to) {
+    if (!(from instanceof CudaEvent) || !(to instanceof CudaEvent) || !((CudaEvent) from).timed
+      || !((CudaEvent) to).timed || CudaErrors.poisonedBy() != null) {
+      return -1;
+    }
+    float[] ms = new float[1];
+    int r = JCudaDriver.cuEventElapsedTime(ms, ((CudaEvent) from).handle, ((CudaEvent) to).handle);
+    return r == CUresult.CUDA_SUCCESS ? Math.round(ms[0] * 1e6) : -1;
+  }
+
+  void recycle(CUevent e, boolean timed) {
+    (timed ? idleTimedEvents : idleEvents).add(e);
   }
 
   void recycle(CUevent e) {
@@ -555,6 +589,9 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
     streams.forEach(s -> JCudaDriver.cuStreamDestroy(s.handle));
     streams.clear();
     for (CUevent e; (e = idleEvents.poll()) != null; ) {
+      JCudaDriver.cuEventDestroy(e);
+    }
+    for (CUevent e; (e = idleTimedEvents.poll()) != null; ) {
       JCudaDriver.cuEventDestroy(e);
     }
     JCudaDriver.cuDevicePrimaryCtxRelease(device);

@@ -9,7 +9,7 @@ import jcuda.driver.JCudaDriver;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One recording of a pooled CUDA event (timing disabled). The handle goes back to the pool when
+ * One recording of a pooled CUDA event (timing disabled, unless recorded to be timed). The handle goes back to the pool when
  * the last reference is released; a wrapper is never re-recorded.
  */
 final class CudaEvent implements GpuEvent {
@@ -19,11 +19,18 @@ final class CudaEvent implements GpuEvent {
   private final CudaStream stream;
   private final AtomicInteger refs = new AtomicInteger(1);
   private volatile boolean complete;
+  /** Created with timing on ({@link CudaContext#recordTimed}): it goes back to that pool. */
+  final boolean timed;
 
   CudaEvent(CudaContext owner, CUevent handle, CudaStream stream) {
+    this(owner, handle, stream, false);
+  }
+
+  CudaEvent(CudaContext owner, CUevent handle, CudaStream stream, boolean timed) {
     this.owner = owner;
     this.handle = handle;
     this.stream = stream;
+    this.timed = timed;
   }
 
   @Override
@@ -64,7 +71,7 @@ final class CudaEvent implements GpuEvent {
   public void release() {
     int left = refs.decrementAndGet();
     if (left == 0) {
-      owner.recycle(handle);
+      owner.recycle(handle, timed);
     } else if (left < 0) {
       throw new IllegalStateException("event released more often than retained");
     }

@@ -105,12 +105,39 @@ final class HostContext implements DeviceContext, FaultInjection {
 
   @Override
   public GpuEvent record(GpuStream stream) throws BackendException {
+    return record(stream, false);
+  }
+
+  // A marker after the work queued so far; {@code timed}: it notes when the stream's thread reached it.
+  private GpuEvent record(GpuStream stream, boolean timed) throws BackendException {
     checkAlive();
     HostEvent e = new HostEvent(stream);
     e.failure = pendingFailure;
     pendingFailure = null;
-    ((HostStream) stream).executor.execute(() -> e.done.complete(null));
+    ((HostStream) stream).executor.execute(timed ? () -> {
+      e.reached = System.nanoTime();
+      e.done.complete(null);
+    } : () -> e.done.complete(null));
     return e;
+  }
+
+  /** A marker that notes, on the stream's thread, when the stream reached it. */
+  @Override
+  public GpuEvent recordTimed(GpuStream stream) throws BackendException {
+    return record(stream, true);
+  }
+
+  /** The stream's thread's clock between the two markers: the work queued between them, as it ran. */
+  @Override
+  public long elapsedNanos(GpuEvent from, GpuEvent to) {
+    long a = ((HostEvent) from).reached;
+    long b = ((HostEvent) to).reached;
+    return a < 0 || b < 0 ? -1 : b - a;
+  }
+
+  @Override
+  public long reachedNanos(GpuEvent event) {
+    return ((HostEvent) event).reached;
   }
 
   @Override
@@ -267,6 +294,8 @@ final class HostContext implements DeviceContext, FaultInjection {
     final GpuStream stream;
     final CompletableFuture<Void> done = new CompletableFuture<>();
     volatile BackendException failure;
+    /** When the stream reached a timed marker ({@link #recordTimed}); -1 for a plain one. */
+    volatile long reached = -1;
 
     HostEvent(GpuStream stream) {
       this.stream = stream;

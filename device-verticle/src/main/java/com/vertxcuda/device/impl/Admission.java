@@ -14,6 +14,7 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.spi.RequestType;
+import com.vertxcuda.internal.RequestTrace;
 import com.vertxcuda.internal.CallerOrder;
 import com.vertxcuda.impl.DeviceClientImpl;
 import com.vertxcuda.internal.LocalRoutes;
@@ -99,6 +100,8 @@ public final class Admission {
   /** Local requests on their way to the event loop: while any is, later ones follow it there. */
   private final AtomicInteger hops = new AtomicInteger();
   private final Vertx vertx;
+  /** The spans of traced requests; null where this Vert.x has no tracer (then nothing is traced). */
+  private final DeviceSpans spans;
   /** The pump for large transfers from the event bus; made on the event loop when first needed. */
   private DeviceClientImpl pump;
 
@@ -126,6 +129,8 @@ public final class Admission {
     this.eventLoop = eventLoop;
     this.device = device;
     this.budget = new TransferBudget(options.getTransferBudget(), options.getOwnerTransferQuota());
+    this.spans = DeviceSpans.of(eventLoop, address);
+    inFlight.measure(options.isMeasurePhases());
   }
 
   /** The device's one in-flight table. */
@@ -170,6 +175,9 @@ public final class Admission {
       return;
     }
     InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(message), library, deadline(message), sender);
+    if (spans != null) {
+      spans.bus(r, library, message);
+    }
     Admitted admitted = admit(r);
     if (admitted == null) {
       return;
@@ -418,10 +426,19 @@ public final class Admission {
     @Override
     @SuppressWarnings("unchecked")
     public <T> Future<T> request(String target, Object body, long timeoutMillis, Context caller) {
+      return request(target, body, timeoutMillis, caller, null);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> Future<T> request(String target, Object body, long timeoutMillis, Context caller, RequestTrace trace) {
       Library library = libraryOf(target);
       Promise<Object> promise = Promise.promise();
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
       InFlight.Entry r = inFlight.entry(body, CallerWake.answer(promise, caller, callerWake, callerPoll), library, deadline, self);
+      if (trace != null && spans != null) {
+        spans.local(r, library, trace);
+      }
       ContextTier tier = device.tier();
       DeviceState state = device.state();
       // Admitted or turned away on the caller's thread: a refusal runs nothing, so no order is at

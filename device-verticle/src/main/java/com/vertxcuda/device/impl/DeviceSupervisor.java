@@ -93,8 +93,16 @@ public final class DeviceSupervisor {
   /** The device {@code options} describe, on {@code vertx}; {@code requestListener} (null: none) hears every client request's answer. */
   public DeviceSupervisor(Vertx vertx, DeviceOptions options, RequestListener requestListener) {
     this.vertx = vertx;
-    this.options = options;
+    this.options = measured(vertx, options, requestListener);
     this.requestListener = requestListener;
+  }
+
+  // Phases are measured where someone reads them: the device's spans (a tracer), or the listener.
+  private static DeviceOptions measured(Vertx vertx, DeviceOptions options, RequestListener listener) {
+    if (options.isMeasurePhases() || !DeviceSpans.traced(vertx) && (listener == null || !listener.wantsPhases())) {
+      return options;
+    }
+    return new DeviceOptions(options).setMeasurePhases(true);
   }
 
   /** Starts serving; completes once the device's first context is ready. On the verticle's event loop. */

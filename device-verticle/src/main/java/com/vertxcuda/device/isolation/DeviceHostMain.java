@@ -3,6 +3,7 @@ package com.vertxcuda.device.isolation;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
+import com.vertxcuda.RequestPhases;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.device.context.SharedTransfer;
@@ -75,6 +76,8 @@ public final class DeviceHostMain {
     Path regionPath = Path.of(launch.getString("region"));
     JsonObject config = launch.getJsonObject("config");
     DeviceOptions options = new DeviceOptions(config);
+    // Measured here, where the context runs; the phases go back with each reply frame.
+    IN_FLIGHT.measure(options.isMeasurePhases());
     SharedRegion region;
     try {
       region = SharedRegion.open(regionPath, options.getSharedMemorySize());
@@ -266,9 +269,14 @@ public final class DeviceHostMain {
     return new InFlight.Answer() {
       @Override
       public void succeed(Object reply) {
+        succeed(reply, null);
+      }
+
+      @Override
+      public void succeed(Object reply, RequestPhases phases) {
         boolean sent;
         try {
-          sent = link.send(LinkFrame.reply(id, reply).encode());
+          sent = link.send(LinkFrame.reply(id, reply, phases).encode());
         } catch (RuntimeException | OutOfMemoryError e) {
           fail(Failures.toCudaException("the reply cannot cross the link", e));
           return;

@@ -2,6 +2,7 @@ package com.vertxcuda.device.isolation;
 
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.Library;
+import com.vertxcuda.RequestPhases;
 import com.vertxcuda.codec.CudaCodecs;
 import com.vertxcuda.codec.WireFormatException;
 import com.vertxcuda.codec.WireIn;
@@ -29,7 +30,10 @@ final class LinkFrame {
      * {@code text} (its owner); answer REPLY or FAILURE.
      */
     REQUEST,
-    /** the successful answer to REQUEST {@code id}. */
+    /**
+     * the successful answer to REQUEST {@code id}; with {@code code} 1, the request's phases (queue,
+     * stream wait, GPU, copy: four longs, ns) come before the body.
+     */
     REPLY,
     /** the failed answer to REQUEST {@code id}: failure code and message. */
     FAILURE,
@@ -65,14 +69,21 @@ final class LinkFrame {
   final Object body;
   final long code;
   final String text;
+  /** A reply's phases as the device host measured them; null when it did not. */
+  final RequestPhases phases;
 
   private LinkFrame(Kind kind, long id, Library library, Object body, long code, String text) {
+    this(kind, id, library, body, code, text, null);
+  }
+
+  private LinkFrame(Kind kind, long id, Library library, Object body, long code, String text, RequestPhases phases) {
     this.kind = kind;
     this.id = id;
     this.library = library;
     this.body = body;
     this.code = code;
     this.text = text;
+    this.phases = phases;
   }
 
   /** A request; {@code timeLeft} (ns) carries its deadline across processes, {@code owner} the node that sent it. */
@@ -82,6 +93,11 @@ final class LinkFrame {
 
   static LinkFrame reply(long id, Object body) {
     return new LinkFrame(Kind.REPLY, id, null, body, 0, null);
+  }
+
+  /** A reply with the phases the device host measured ({@code phases} null: none). */
+  static LinkFrame reply(long id, Object body, RequestPhases phases) {
+    return new LinkFrame(Kind.REPLY, id, null, body, phases == null ? 0 : 1, null, phases);
   }
 
   static LinkFrame failure(long id, int code, String text) {
@@ -120,6 +136,10 @@ final class LinkFrame {
         writeBody(b, out);
         break;
       case REPLY:
+        if (phases != null) {
+          b.appendLong(phases.getQueueNanos()).appendLong(phases.getStreamWaitNanos())
+            .appendLong(phases.getGpuNanos()).appendLong(phases.getCopyNanos());
+        }
         writeBody(b, out);
         break;
       default:
@@ -190,9 +210,23 @@ final class LinkFrame {
         }
         return new LinkFrame(kind, id, l < 0 ? null : LIBRARIES[l], body, code, owner);
       }
-      case REPLY:
-        return new LinkFrame(kind, id, null, readBody(record, new WireIn(record, 17, record.length(), "link frame")),
-          code, null);
+      case REPLY: {
+        if (code != 0 && code != 1) {
+          throw new WireFormatException("malformed reply frame: " + code);
+        }
+        RequestPhases phases = null;
+        int at = 17;
+        if (code == 1) {
+          if (record.length() < at + 32) {
+            throw new WireFormatException("malformed reply frame: its phases are cut short");
+          }
+          phases = new RequestPhases().setQueueNanos(record.getLong(at)).setStreamWaitNanos(record.getLong(at + 8))
+            .setGpuNanos(record.getLong(at + 16)).setCopyNanos(record.getLong(at + 24));
+          at += 32;
+        }
+        return new LinkFrame(kind, id, null, readBody(record, new WireIn(record, at, record.length(), "link frame")),
+          code, null, phases);
+      }
       default:
         return new LinkFrame(kind, id, null, null, code, new WireIn(record, 17, record.length(), "link frame").readString());
     }

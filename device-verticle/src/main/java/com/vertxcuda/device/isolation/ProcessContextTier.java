@@ -9,6 +9,7 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.device.spi.IdleWait;
 import com.vertxcuda.device.context.ContextTier;
+import com.vertxcuda.RequestPhases;
 import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DescribeRequest;
@@ -55,6 +56,7 @@ public final class ProcessContextTier implements ContextTier {
         public void replied(Object reply) {
           r.reply(reply);
         }
+
 
         @Override
         public void failed(CudaException failure) {
@@ -256,7 +258,12 @@ public final class ProcessContextTier implements ContextTier {
 
   // The call a reply frame goes to, taken once.
   private InFlight.Linked linked(long id) {
-    InFlight.Linked c = inFlight.linked(id);
+    return linked(id, null);
+  }
+
+  // {@code phases}: what the device host measured of it, kept by the entry for its answer.
+  private InFlight.Linked linked(long id, RequestPhases phases) {
+    InFlight.Linked c = inFlight.linked(id, phases);
     if (c != null) {
       onLink.decrementAndGet();
     }
@@ -299,7 +306,7 @@ public final class ProcessContextTier implements ContextTier {
   private void onFrame(LinkFrame frame) {
     switch (frame.kind) {
       case REPLY: {
-        InFlight.Linked c = linked(frame.id);
+        InFlight.Linked c = linked(frame.id, frame.phases);
         if (c != null) {
           c.replied(frame.body);
         }

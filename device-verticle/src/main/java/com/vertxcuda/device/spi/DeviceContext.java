@@ -44,6 +44,31 @@ public interface DeviceContext {
   /** Records an event after the work queued on {@code stream} so far. */
   GpuEvent record(GpuStream stream) throws BackendException;
 
+  /**
+   * {@link #record}, for an event whose time is read afterwards ({@link #elapsedNanos},
+   * {@link #reachedNanos}): what the submission loop records around a request's work while phases
+   * are measured. Backends without timed events record a plain one.
+   */
+  default GpuEvent recordTimed(GpuStream stream) throws BackendException {
+    return record(stream);
+  }
+
+  /**
+   * The device time between two complete events of {@link #recordTimed} on one stream, in ns; -1 where
+   * the backend cannot tell. On the completion path: it must not block.
+   */
+  default long elapsedNanos(GpuEvent from, GpuEvent to) {
+    return -1;
+  }
+
+  /**
+   * When a complete event of {@link #recordTimed} was reached, on this JVM's {@link System#nanoTime}
+   * clock; -1 where the backend cannot tell (a GPU's clock is not the host's).
+   */
+  default long reachedNanos(GpuEvent event) {
+    return -1;
+  }
+
   /** Makes later work on {@code stream} wait for {@code event}. */
   void await(GpuStream stream, GpuEvent event) throws BackendException;
 
