@@ -446,6 +446,10 @@ if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$
       --exclude-tag poisons-this-jvm --reports-dir "$work/reports-gpu-kernels"
     stage gpu-pipelines 90 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.PipelineGpuTest \
       --reports-dir "$work/reports-gpu-pipelines"
+    stage gpu-phases 60 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.PhasesGpuTest \
+      --reports-dir "$work/reports-gpu-phases"
+    stage gpu-nvml 60 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.samples.metrics.GpuMetersGpuTest \
+      --reports-dir "$work/reports-gpu-nvml"
     stage drill-in-process 50 "$cp" -Xmx2g "${launcher[@]}" \
       --select-method com.vertxcuda.kernel.KernelGpuTest#faultDrillInProcess --reports-dir "$work/reports-drill"
     stage native-libraries 30 "$cp" -Xmx1g com.vertxcuda.bench.NativeLibrariesCheck "$work/checks"

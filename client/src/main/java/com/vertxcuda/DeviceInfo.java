@@ -18,6 +18,7 @@ public class DeviceInfo {
   private String backend;
   private String isolation;
   private String computeCapability;
+  private String pciBusId;
   private long totalMemory;
   private long generation;
   private DeviceState state;
@@ -72,6 +73,10 @@ public class DeviceInfo {
   /** Compute capability such as "9.0"; empty on the host backend. */
   public String getComputeCapability() { return computeCapability; }
   public DeviceInfo setComputeCapability(String v) { this.computeCapability = v; return this; }
+
+  /** The GPU's PCI bus id as CUDA reports it, e.g. "0000:3B:00.0"; empty on the host backend. */
+  public String getPciBusId() { return pciBusId; }
+  public DeviceInfo setPciBusId(String v) { this.pciBusId = v; return this; }
 
   /** Device memory in bytes (or the configured limit, if lower). */
   public long getTotalMemory() { return totalMemory; }

@@ -26,6 +26,7 @@ public class DeviceStats {
   private boolean spareReady;
   private Map<String, Long> libraryBytes = new HashMap<>();
   private Map<String, Long> ownerBytes = new HashMap<>();
+  private GpuReadings gpu;
 
   public DeviceStats() {
   }
@@ -105,4 +106,12 @@ public class DeviceStats {
    */
   public Map<String, Long> getOwnerBytes() { return ownerBytes; }
   public DeviceStats setOwnerBytes(Map<String, Long> v) { this.ownerBytes = v; return this; }
+
+  /**
+   * The GPU's own meters (utilisation, power, temperature, clocks, XID and ECC errors) as the serving
+   * node last read them from NVIDIA's driver; null where there are none (the host backend, no NVML,
+   * or {@code DeviceOptions.gpuMetersInterval} 0).
+   */
+  public GpuReadings getGpu() { return gpu; }
+  public DeviceStats setGpu(GpuReadings v) { this.gpu = v; return this; }
 }

@@ -37,11 +37,11 @@ class ContractDependenciesTest {
   /** Jar names of what a sending node must not need. */
   private static final Pattern BANNED_JAR = Pattern.compile(
     "(?i)^(jcuda|jcublas|jcufft|jcurand|jcusparse|jcusolver|jnvrtc|blas|lapack|arpack|JTransforms|JLargeArrays"
-      + "|commons-math3|vertx-cuda-device|vertx-cuda-libraries)-[0-9].*\\.jar$");
+      + "|commons-math3|jna|vertx-cuda-device|vertx-cuda-libraries)-[0-9].*\\.jar$");
 
   /** Packages (internal names) a class of this artifact must not refer to. */
   private static final List<String> BANNED_PACKAGES = List.of("jcuda/", "dev/ludovic/netlib/", "org/jtransforms/",
-    "pl/edu/icm/jlargearrays/", "org/apache/commons/math3/");
+    "pl/edu/icm/jlargearrays/", "org/apache/commons/math3/", "com/sun/jna/");
 
   private static final Pattern DESCRIPTOR_CLASS = Pattern.compile("L([\\w$/]+)[;<]");
 

@@ -43,7 +43,7 @@ public final class BenchMain {
    */
   private static final List<Section> ALL = List.of(new GemmSection(), new FftRngSection(), new SmallGemmSection(),
     new HopsSection(), new LibraryHopsSection(), new PayloadSection(), new ConcurrencySection(), new GraphSection(),
-    new CopySection(), new LargeCopySection(), new AllocSection(), new RecoverySection());
+    new CopySection(), new LargeCopySection(), new AllocSection(), new RecoverySection(), new TracingSection());
   /** The names {@code --only} takes. */
   static final List<String> SECTIONS = ALL.stream().map(Section::name).toList();
 

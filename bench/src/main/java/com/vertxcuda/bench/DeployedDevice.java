@@ -45,7 +45,11 @@ final class DeployedDevice implements AutoCloseable {
    * spare device host stands ready (while it starts it shares the GPU with the serving context).
    */
   static DeployedDevice deploy(DeviceOptions options) throws Exception {
-    Vertx vertx = newVertx();
+    return deploy(options, newVertx());
+  }
+
+  /** {@link #deploy(DeviceOptions)} on {@code vertx} (closed with the device, or when deploying fails). */
+  static DeployedDevice deploy(DeviceOptions options, Vertx vertx) throws Exception {
     try {
       DeviceVerticle verticle = new DeviceVerticle(options);
       await(vertx.deployVerticle(verticle));
@@ -69,7 +73,15 @@ final class DeployedDevice implements AutoCloseable {
    * says which, for the record.
    */
   static Vertx newVertx() {
-    Vertx vertx = Vertx.builder().withTransport(transport()).build();
+    return checked(Vertx.builder().withTransport(transport()).build());
+  }
+
+  /** A Vert.x as {@link #newVertx()} makes it, with {@code tracer}. */
+  static Vertx newVertx(io.vertx.core.spi.VertxTracerFactory tracer) {
+    return checked(Vertx.builder().withTransport(transport()).withTracer(tracer).build());
+  }
+
+  private static Vertx checked(Vertx vertx) {
     if (Boolean.getBoolean(NATIVE_TRANSPORT) && !vertx.isNativeTransportEnabled()) {
       Throwable why = vertx.unavailableNativeTransportCause();
       vertx.close();

@@ -65,7 +65,7 @@ class BenchCommandTest {
       .collect(Collectors.toSet());
     for (String sweep : List.of("roundtrip.fill", "roundtrip.payload", "concurrency.inflight", "concurrency.eventloops",
       "gemm.latency", "gemm.pipelined", "smallgemm.batch", "copy.h2d", "copy.d2h", "fft.c2c", "rng.uniform",
-      "recovery", "graph.pipeline", "copy.large.h2d", "copy.large.d2h")) {
+      "recovery", "graph.pipeline", "copy.large.h2d", "copy.large.d2h", "roundtrip.fill.tracing")) {
       assertTrue(sweeps.contains(sweep + " vertx.in_process"), sweep + " in " + sweeps);
     }
     assertTrue(sweeps.contains("roundtrip.fill vertx.tier"), "the hop below the device verticle: " + sweeps);

@@ -1,5 +1,6 @@
 package com.vertxcuda.cli;
 
+import com.vertxcuda.GpuReadings;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -53,6 +54,17 @@ class VertxCudaTest {
     Run r = run("devices");
     assertEquals(0, r.code, r.err);
     assertTrue(r.out.startsWith("device 0  "), r.out);
+    // The host backend has no GPU meters: the column says so.
+    assertTrue(r.out.lines().findFirst().orElseThrow().endsWith("  gpu n/a"), r.out);
+  }
+
+  @Test
+  void devicesShowsTheGpuMetersItIsGiven() {
+    GpuReadings r = new GpuReadings().setUtilizationPercent(97).setMemoryUsedBytes(3L << 30).setPowerWatts(612.4)
+      .setTemperatureCelsius(61).setSmClockHz(1_980_000_000L).setMemoryClockHz(2_619_000_000L).setThrottleReasons(0x4)
+      .setXidErrors(1).setEccUncorrectedErrors(-1);
+    assertEquals("gpu 97 %  3072 MiB used  612 W  61 C  SM 1980 MHz  mem 2619 MHz  throttle 0x4  xid 1  ecc n/a", Devices.gpu(r));
+    assertEquals("gpu n/a", Devices.gpu(null));
   }
 
   @Test
@@ -103,6 +115,7 @@ class VertxCudaTest {
       Run devices = run("devices", "--cluster", cluster, "--wait", "30");
       assertEquals(0, devices.code, devices.out + devices.err);
       assertTrue(devices.out.contains(" host, in-process  READY  load "), devices.out);
+      assertTrue(devices.out.lines().findFirst().orElseThrow().endsWith("  gpu n/a"), devices.out);
       Run client = run("client", "--cluster", cluster, "--n", "64");
       assertEquals(0, client.code, client.out + client.err);
       assertTrue(client.out.contains("SGEMM") && client.out.contains("OK"), client.out);

@@ -30,6 +30,8 @@ public class DeviceOptions {
   public static final long DEFAULT_REGISTRY_MIN_INTERVAL = 100;
   public static final long DEFAULT_HOST_MEMORY = 1L << 30;
   public static final long DEFAULT_HEARTBEAT_INTERVAL = 1_000;
+  /** Default time between two reads of the GPU's NVML meters: 1000 ms. */
+  public static final long DEFAULT_GPU_METERS_INTERVAL = 1_000;
   /**
    * Default shared region: 64 KiB under 2 GiB, the most one mapping takes. Page-locked only as it is
    * used; three quarters of it may be lent at once, so a 1 GiB download or transfer buffer fits whole.
@@ -81,6 +83,7 @@ public class DeviceOptions {
   private long hostMemory = DEFAULT_HOST_MEMORY;
   private boolean faultInjection;
   private boolean measurePhases;
+  private long gpuMetersInterval = DEFAULT_GPU_METERS_INTERVAL;
   private long openDelay;
   private long heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
   private long heartbeatTimeout = DEFAULT_HEARTBEAT_TIMEOUT;
@@ -249,6 +252,22 @@ public class DeviceOptions {
    */
   public boolean isMeasurePhases() { return measurePhases; }
   public DeviceOptions setMeasurePhases(boolean v) { this.measurePhases = v; return this; }
+
+  /**
+   * Time between two reads of the GPU's own meters from NVIDIA's driver (NVML: utilisation, memory,
+   * power, energy, temperature, clocks, throttle reasons, ECC errors; XID errors are heard as they
+   * come), in ms; 0 reads none. They are read on a thread of their own, by the node that serves the
+   * device, and answered in {@code DeviceStats.getGpu()}; without NVML (no driver, the host backend)
+   * there are none.
+   */
+  public long getGpuMetersInterval() { return gpuMetersInterval; }
+  public DeviceOptions setGpuMetersInterval(long v) {
+    if (v < 0) {
+      throw new IllegalArgumentException("gpuMetersInterval must be 0 (off) or more, not " + v);
+    }
+    this.gpuMetersInterval = v;
+    return this;
+  }
 
   /**
    * Time added to opening each context, in ms, as a slow cuInit would take, on any backend (for tests

@@ -9,7 +9,12 @@ import io.vertx.ext.healthchecks.HealthChecks;
  * READY; DOWN while it starts, rebuilds its context, is LOST or stopped, or does not answer. The
  * data holds {@code state}, {@code generation} and, when DOWN, {@code reason}: why the device last
  * changed (the last GENERATION_CHANGED or LOST event's reason) or why it could not be asked. Works
- * from any node: it asks the device through {@link DeviceClient#describe()}.
+ * from any node: it asks the device through {@link DeviceClient#describe()}. Where the serving node
+ * reads the GPU's own meters (NVML), a READY device's data also holds {@code health}: DEGRADED once the
+ * GPU reported an XID or an uncorrected ECC error since it was first watched (with {@code xidErrors},
+ * {@code lastXid}, {@code eccUncorrectedErrors} and a {@code reason}), HEALTHY otherwise. A DEGRADED
+ * device is still UP, since it still serves: alert on {@code health} or on the
+ * {@code vertxcuda.gpu.xid.errors} counter.
  */
 public interface DeviceHealth {
 

@@ -54,6 +54,7 @@ final class ControlOperations {
       .setName(device.deviceName())
       .setBackend(runtime.backend())
       .setComputeCapability(device.computeCapability())
+      .setPciBusId(device.pciBusId())
       .setTotalMemory(limit > 0 ? Math.min(limit, total) : total)
       .setGeneration(runtime.generation())
       .setPid(ProcessHandle.current().pid())

@@ -54,6 +54,7 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
   private final CUcontext context;
   private final String name;
   private final String computeCapability;
+  private final String pciBusId;
   private final CompletionPoller poller;
   private final PinnedMemory pinned;
   private final ConcurrentLinkedQueue<CUevent> idleEvents = new ConcurrentLinkedQueue<>();
@@ -70,12 +71,13 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
   private volatile boolean failNextOperation;
 
   private CudaContext(int ordinal, CUdevice device, CUcontext context, String name, String computeCapability,
-    long spinNanos) throws BackendException {
+    String pciBusId, long spinNanos) throws BackendException {
     this.ordinal = ordinal;
     this.device = device;
     this.context = context;
     this.name = name;
     this.computeCapability = computeCapability;
+    this.pciBusId = pciBusId;
     this.pinned = PinnedMemory.shared(ordinal);
     this.poller = new CompletionPoller(context, "vertx-cuda-completion-" + ordinal, spinNanos);
   }
@@ -101,8 +103,10 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
     int[] minor = new int[1];
     CudaErrors.check(JCudaDriver.cuDeviceGetAttribute(major, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
     CudaErrors.check(JCudaDriver.cuDeviceGetAttribute(minor, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev), "cuDeviceGetAttribute");
+    String[] busId = new String[1];
+    CudaErrors.check(JCudaDriver.cuDeviceGetPCIBusId(busId, 32, dev), "cuDeviceGetPCIBusId");
     return new CudaContext(ordinal, dev, ctx, new String(raw, 0, end, StandardCharsets.UTF_8), major[0] + "." + minor[0],
-      spinNanos);
+      busId[0] == null ? "" : busId[0].trim(), spinNanos);
   }
 
   // ---- what library verticles need ----
@@ -159,6 +163,11 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
   @Override
   public String computeCapability() {
     return computeCapability;
+  }
+
+  @Override
+  public String pciBusId() {
+    return pciBusId;
   }
 
   @Override

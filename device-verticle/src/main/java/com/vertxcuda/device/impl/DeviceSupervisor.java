@@ -14,6 +14,7 @@ import com.vertxcuda.device.context.InProcessContextTier;
 import com.vertxcuda.device.context.PeerCopies;
 import com.vertxcuda.device.isolation.ProcessContextTier;
 import com.vertxcuda.device.memory.HostTransferMemory;
+import com.vertxcuda.device.nvml.GpuSampler;
 import com.vertxcuda.internal.BulkServer;
 import com.vertxcuda.internal.ClusterWatch;
 import com.vertxcuda.internal.CudaRuntime;
@@ -89,6 +90,8 @@ public final class DeviceSupervisor {
   /** Where this node's bulk side channel listens (clustered only; {@link BulkServer}); null: none. */
   private volatile String bulkAddress;
   private boolean bulkAcquired;
+  /** The GPU's NVML meters, read on threads of their own once a context names its PCI bus id; null: none. */
+  private volatile GpuSampler gpu;
 
   /** The device {@code options} describe, on {@code vertx}; {@code requestListener} (null: none) hears every client request's answer. */
   public DeviceSupervisor(Vertx vertx, DeviceOptions options, RequestListener requestListener) {
@@ -173,6 +176,9 @@ public final class DeviceSupervisor {
     }
     vertx.cancelTimer(statsTimer);
     vertx.cancelTimer(heartbeatTimer);
+    if (gpu != null) {
+      gpu.close();
+    }
     vertx.cancelTimer(expiryTimer);
     List<Future<?>> done = new ArrayList<>();
     consumers.forEach(c -> done.add(c.unregister()));
@@ -323,6 +329,7 @@ public final class DeviceSupervisor {
     // What waited goes first; only then may local callers submit from their own threads.
     admission.drain(tier);
     state = DeviceState.READY;
+    watchGpu(tier);
     Future<Void> listed = registry.put();
     startSpare();
     return listed;
@@ -477,7 +484,9 @@ public final class DeviceSupervisor {
 
     @Override
     public DeviceStats supervised(DeviceStats s) {
-      return s.setGeneration(generation).setState(state).setSpareReady(spare.ready());
+      GpuSampler sampler = gpu;
+      return s.setGeneration(generation).setState(state).setSpareReady(spare.ready())
+        .setGpu(sampler == null ? null : sampler.readings());
     }
 
     @Override
@@ -508,6 +517,15 @@ public final class DeviceSupervisor {
       }
       freeMemory = free;
     });
+  }
+
+  // The GPU outlives its contexts: watched from the first one that names its bus id, whichever
+  // process runs it (NVML reads the whole GPU from any process of the machine).
+  private void watchGpu(ContextTier tier) {
+    String bus = tier.info() == null ? null : tier.info().getPciBusId();
+    if (gpu == null && options.getGpuMetersInterval() > 0 && bus != null && !bus.isEmpty()) {
+      gpu = GpuSampler.start(bus, options.getGpuMetersInterval());
+    }
   }
 
   /** Frees on the current context what a node that left the cluster still holds here. */

@@ -23,6 +23,11 @@ public interface DeviceContext {
   /** Compute capability such as "9.0"; empty where it does not apply. */
   String computeCapability();
 
+  /** The device's PCI bus id ("0000:3B:00.0"), by which NVML finds the same GPU; empty where there is none. */
+  default String pciBusId() {
+    return "";
+  }
+
   /** Free and total device memory in bytes, as the backend sees them. */
   long[] memoryInfo() throws BackendException;
 

@@ -6,6 +6,7 @@ import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.DeviceState;
 import com.vertxcuda.DeviceStats;
+import com.vertxcuda.GpuReadings;
 import com.vertxcuda.observability.DeviceMetrics;
 import com.vertxcuda.observability.DeviceMetricsOptions;
 import io.micrometer.core.instrument.Counter;
@@ -78,12 +79,17 @@ public final class DeviceMetricsImpl implements DeviceMetrics {
     return Future.succeededFuture();
   }
 
+  /** NVML's clock throttle reasons, by bit ({@code nvmlClocksThrottleReason*}). */
+  private static final String[] THROTTLE_REASONS = {"gpu_idle", "applications_clocks", "sw_power_cap", "hw_slowdown",
+    "sync_boost", "sw_thermal", "hw_thermal", "hw_power_brake", "display_clocks"};
+
   /** One device's meters and its last stats. */
   private final class Watched {
     private final DeviceClient client;
     private final Tags tags;
     private final List<Meter> meters = new ArrayList<>();
     private final Set<String> codes = new HashSet<>();
+    private boolean gpuMeters;
     private final Counter restarts;
     private final MessageConsumer<DeviceEvent> events;
     private volatile DeviceStats last = new DeviceStats();
@@ -120,7 +126,75 @@ public final class DeviceMetricsImpl implements DeviceMetrics {
         if (s.getFailuresByCode() != null) {
           s.getFailuresByCode().keySet().forEach(this::failures);
         }
+        if (s.getGpu() != null) {
+          gpuMeters(s.getGpu());
+        }
       });
+    }
+
+    // The GPU's NVML meters, once its first readings come, each one the GPU supports (it reads -1 otherwise).
+    private synchronized void gpuMeters(GpuReadings first) {
+      if (gpuMeters) {
+        return;
+      }
+      gpuMeters = true;
+      gpuGauge(first, "vertxcuda.gpu.utilization", "percent of the last sample period a kernel ran", "percent", GpuReadings::getUtilizationPercent);
+      gpuGauge(first, "vertxcuda.gpu.memory.utilization", "percent of the last sample period device memory was read or written", "percent",
+        GpuReadings::getMemoryUtilizationPercent);
+      gpuGauge(first, "vertxcuda.gpu.memory.used", "device memory in use by every process", "bytes", r -> r.getMemoryUsedBytes());
+      gpuGauge(first, "vertxcuda.gpu.memory.total", "the GPU's device memory", "bytes", r -> r.getMemoryTotalBytes());
+      gpuGauge(first, "vertxcuda.gpu.power", "the board's power draw", "watts", GpuReadings::getPowerWatts);
+      gpuGauge(first, "vertxcuda.gpu.temperature", "the GPU's temperature", "celsius", GpuReadings::getTemperatureCelsius);
+      gpuGauge(first, "vertxcuda.gpu.sm.clock", "the SM clock", "hertz", r -> r.getSmClockHz());
+      gpuGauge(first, "vertxcuda.gpu.memory.clock", "the memory clock", "hertz", r -> r.getMemoryClockHz());
+      gpuCounter(first, "vertxcuda.gpu.energy", "energy used since the driver loaded", "joules", Tags.empty(), GpuReadings::getEnergyJoules);
+      gpuCounter(first, "vertxcuda.gpu.xid.errors", "XID errors since the serving node began watching the GPU", null, Tags.empty(),
+        r -> r.getXidErrors());
+      gpuCounter(first, "vertxcuda.gpu.ecc.errors", "ECC memory errors since the serving node began watching the GPU", null,
+        Tags.of("type", "corrected"), r -> r.getEccCorrectedErrors());
+      gpuCounter(first, "vertxcuda.gpu.ecc.errors", "ECC memory errors since the serving node began watching the GPU", null,
+        Tags.of("type", "uncorrected"), r -> r.getEccUncorrectedErrors());
+      if (first.getThrottleReasons() >= 0) {
+        for (int bit = 0; bit < THROTTLE_REASONS.length; bit++) {
+          long mask = 1L << bit;
+          meters.add(Gauge.builder("vertxcuda.gpu.throttle", this, w -> {
+              GpuReadings r = w.last.getGpu();
+              return r != null && r.getThrottleReasons() >= 0 && (r.getThrottleReasons() & mask) != 0 ? 1 : 0;
+            })
+            .description("1 while the clocks are held back for this reason").tags(tags.and("reason", THROTTLE_REASONS[bit]))
+            .register(registry));
+        }
+      }
+    }
+
+    private void gpuGauge(GpuReadings first, String name, String description, String unit, ToDoubleFunction<GpuReadings> value) {
+      if (value.applyAsDouble(first) >= 0) {
+        meters.add(Gauge.builder(name, this, w -> gpuValue(w, value)).description(description).baseUnit(unit)
+          .tags(tags).register(registry));
+      }
+    }
+
+    private void gpuCounter(GpuReadings first, String name, String description, String unit, Tags more,
+      ToDoubleFunction<GpuReadings> value) {
+      if (value.applyAsDouble(first) >= 0) {
+        // A counter keeps its last value through a poll without readings: falling back would read as a reset.
+        double[] seen = {0};
+        meters.add(FunctionCounter.builder(name, this, w -> {
+            double v = gpuValue(w, value);
+            if (!Double.isNaN(v)) {
+              seen[0] = v;
+            }
+            return seen[0];
+          }).description(description)
+          .baseUnit(unit).tags(tags.and(more)).register(registry));
+      }
+    }
+
+    // The last poll's value; NaN once a poll comes back without readings or the GPU stops reporting it.
+    private static double gpuValue(Watched w, ToDoubleFunction<GpuReadings> value) {
+      GpuReadings r = w.last.getGpu();
+      double v = r == null ? -1 : value.applyAsDouble(r);
+      return v < 0 ? Double.NaN : v;
     }
 
     private synchronized void failures(String code) {
