@@ -4,9 +4,8 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.bench.result.Series;
 import com.vertxcuda.device.DeviceOptions;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.Tracer;
-import io.opentelemetry.context.Scope;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.common.CompletableResultCode;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
@@ -16,10 +15,15 @@ import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.spi.tracing.SpanKind;
+import io.vertx.core.spi.tracing.TagExtractor;
+import io.vertx.core.spi.tracing.VertxTracer;
+import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.tracing.opentelemetry.OpenTelemetryTracingFactory;
 import org.HdrHistogram.Histogram;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -50,39 +54,42 @@ final class TracingSection implements Section {
     String path = null;
     try (DeployedDevice d = DeployedDevice.deploy(options)) {
       path = d.path;
-      fills(bench, d, plan, "tracing off", null);
+      fills(bench, d, plan, "tracing off", false);
     }
     AtomicLong exported = new AtomicLong();
     SdkTracerProvider provider = SdkTracerProvider.builder()
       .addSpanProcessor(SimpleSpanProcessor.create(new CountingExporter(exported))).build();
-    OpenTelemetrySdk otel = OpenTelemetrySdk.builder().setTracerProvider(provider).build();
+    // W3C trace context: the headers that carry a trace from the client's span to the device's.
+    OpenTelemetrySdk otel = OpenTelemetrySdk.builder().setTracerProvider(provider)
+      .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance())).build();
     try (DeployedDevice d = DeployedDevice.deploy(options, DeployedDevice.newVertx(new OpenTelemetryTracingFactory(otel)))) {
-      fills(bench, d, plan, "tracer, untraced", null);
+      fills(bench, d, plan, "tracer, untraced", false);
       long before = exported.get();
-      fills(bench, d, plan, "traced", otel.getTracer("vertx-cuda-bench"));
+      fills(bench, d, plan, "traced", true);
       bench.progress("%s %s: %d spans exported for the traced fills", SWEEP, path, exported.get() - before);
     } finally {
       provider.close();
     }
   }
 
-  // Sequential fills on one context; with {@code tracer}, each inside a root span of its own.
-  private static void fills(Bench bench, DeployedDevice d, Plan plan, String variant, Tracer tracer) throws Exception {
+  // Sequential fills on one context; {@code traced}: each inside a trace of its own, opened through
+  // Vert.x's tracer as a server opens one for a request it receives (an HTTP server's span).
+  private static void fills(Bench bench, DeployedDevice d, Plan plan, String variant, boolean traced) throws Exception {
     BufferHandle h = await(d.device.alloc(DType.U8, BYTES));
     List<Histogram> hist = Bench.measure(true, () -> Histograms.sequential(d.vertx, plan, i -> {
-      if (tracer == null) {
+      if (!traced) {
         return d.device.fillInteger(h, i & 0x7F);
       }
-      // As a request handler runs: on a duplicated context of its own, its trace current there while
-      // the call leaves (dispatched on this thread, no hop added).
+      // As a request handler runs: on a duplicated context of its own, the request's span current there
+      // while the call leaves (dispatched on this thread, no hop added).
       ContextInternal handler = ((ContextInternal) Vertx.currentContext()).duplicate();
-      Span root = tracer.spanBuilder("bench fill").startSpan();
+      VertxTracer<Object, Object> tracer = handler.tracer();
       Promise<Object> done = Promise.promise();
       handler.dispatch(v -> {
-        Scope scope = root.makeCurrent();
+        Object span = tracer.receiveRequest(handler, SpanKind.RPC, TracingPolicy.ALWAYS, "fill", "bench fill",
+          Collections.emptyList(), TagExtractor.empty());
         d.device.fillInteger(h, i & 0x7F).onComplete(ar -> {
-          scope.close();
-          root.end();
+          tracer.sendResponse(handler, ar.result(), span, ar.cause(), TagExtractor.empty());
           done.handle(ar.map(x -> x));
         });
       });
