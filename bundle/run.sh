@@ -13,7 +13,7 @@
 # output folder gets summary.txt (as it grows), tests.tgz after phase 1, the JSON files and report/
 # as they are made, and at the end all.log and results.tgz (everything).
 #
-# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|inprocess|linkcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web]
+# usage: bash run.sh <output dir> [tests|bench|all|profile|quick|libcheck|gemmcheck|inprocess|linkcheck|pollcheck|pollhops|hops|cluster|graph|focus|web|tests+cluster|bench+cluster|bench+cluster+hops|final|bench+focus|bench+web|tests+web|gpucheck]
 #   (any of them with +tail: first the process-isolation fill's tail under JFR in both JVMs, tail.tgz)
 #   final (little device time left): the suites but the device tier's in process isolation, the
 #   benchmark (callers on the quickstart's PollingTransport, GPU clocks logged), the footprint, then the
@@ -25,6 +25,8 @@
 #   gemmcheck: BenchMain's GEMM and FFT/RNG sweeps alone, both modes, the GPU's clocks logged;
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
+#   gpucheck: the GPU-only tests (device, kernels, pipelines, phases, NVML meters, the drill, native
+#     loading, a sticky error), then BenchMain's small path and tracing section in both modes, PyTorch's fill;
 #   linkcheck: BenchMain's small path in both modes (fill hops, library hops, small GEMMs) with raw
 #     JCuda, PyTorch's fill, the footprint (~170 s).
 #   pollhops: the footprint of a GPU node with one device, the hop tables with default options, PyTorch's
@@ -397,6 +399,16 @@ if [ "$what" = linkcheck ]; then
   cat "$summary"
 fi
 
+if [ "$what" = gpucheck ]; then
+  # After the GPU-only tests: the small path and the tracing section in both modes (with raw JCuda),
+  # PyTorch's fill.
+  echo "== gpucheck"
+  bench_runs 45 45 --only hops,libhops,smallgemm,tracing
+  pytorch 20
+  bench_report
+  cat "$summary"
+fi
+
 if [ "$what" = pollcheck ]; then
   # Little device time, the small path: BenchMain in both modes for the fill's hops, the library hops
   # and the small GEMMs (with raw JCuda; callers polling, the bench's default), PyTorch, then the hop
@@ -428,8 +440,10 @@ if [ "$what" = web ] || [ "$what" = bench+web ] || [ "$what" = tests+web ]; then
   cat "$summary"
 fi
 
-if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ "$what" = tests+web ] || [ "$what" = final ]; then
+if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$what" = tests+cluster ] || [ "$what" = tests+web ] || [ "$what" = final ] || [ "$what" = gpucheck ]; then
   echo "== phase 1: tests"
+  # gpucheck: the GPU-only tests alone, for when device time is short (the suites are left out).
+  if [ "$what" != gpucheck ]; then
   (
     suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
     # final: the device tier's process-isolation suite is left out (its 3 minutes are the budget's).
@@ -439,6 +453,7 @@ if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$
     suite libraries-in-process 130 "$cp" in_process "${libs[@]}"
     suite libraries-process 240 "$cp" process "${libs[@]}"
   ) &
+  fi
   (
     stage gpu-device 60 "$devcp" -Xmx8g "${launcher[@]}" --select-package com.vertxcuda.device --include-tag gpu \
       --reports-dir "$work/reports-gpu-device"
