@@ -403,7 +403,7 @@ if [ "$what" = gpucheck ]; then
   # After the GPU-only tests: the small path and the tracing section in both modes (with raw JCuda),
   # PyTorch's fill.
   echo "== gpucheck"
-  bench_runs 45 45 --only hops,libhops,smallgemm,tracing
+  bench_runs 30 30 --only hops,libhops,smallgemm,tracing
   pytorch 20
   bench_report
   cat "$summary"
