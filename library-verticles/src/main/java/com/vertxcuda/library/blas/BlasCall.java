@@ -1,30 +1,34 @@
 package com.vertxcuda.library.blas;
 
-import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasReply;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.blas.Side;
 import com.vertxcuda.blas.Transpose;
-import com.vertxcuda.device.spi.DeviceBuffer;
 import com.vertxcuda.device.spi.LibraryContext;
+import com.vertxcuda.library.blas.Operands.Shape;
 import com.vertxcuda.library.impl.Operand;
 
 import java.util.List;
 
+import static com.vertxcuda.library.blas.Operands.Slot.A;
+import static com.vertxcuda.library.blas.Operands.Slot.B;
+import static com.vertxcuda.library.blas.Operands.Slot.C;
+import static com.vertxcuda.library.blas.Operands.Slot.X;
+import static com.vertxcuda.library.blas.Operands.Slot.Y;
+import static com.vertxcuda.library.blas.Operands.matrix;
+import static com.vertxcuda.library.blas.Operands.stridedMatrices;
+import static com.vertxcuda.library.blas.Operands.vector;
 import static com.vertxcuda.library.impl.RequestChecks.bad;
-import static com.vertxcuda.library.impl.RequestChecks.matrix;
-import static com.vertxcuda.library.impl.RequestChecks.noOverlap;
 import static com.vertxcuda.library.impl.RequestChecks.nonNegative;
 import static com.vertxcuda.library.impl.RequestChecks.require;
-import static com.vertxcuda.library.impl.RequestChecks.stridedMatrices;
-import static com.vertxcuda.library.impl.RequestChecks.vector;
 
 /**
  * A {@link BlasRequest} that passed every check: handles resolved, shapes, leading dimensions,
  * increments and strides within the buffers, dtypes agreeing, no output overlapping an input.
- * Engines run it without further checks.
+ * Engines run it without further checks. Each routine declares its operands once on {@code Operands},
+ * which runs those checks the same way for all.
  */
 public final class BlasCall {
 
@@ -34,30 +38,32 @@ public final class BlasCall {
 
   private final BlasRequest request;
   private final DType dtype;
-  private Operand a;
-  private Operand b;
-  private Operand c;
-  private Operand x;
-  private Operand y;
-  // Immutable, set once by the factory (a batch of small GEMMs validates hundreds of thousands a second).
-  private List<Operand> reads = List.of();
-  private List<Operand> writes = List.of();
-  private Operand output;
+  // The operands by Slot ordinal, null where the routine has none in that slot.
+  private final Operand[] operands;
+  // Immutable, built once by the recipe (a batch of small GEMMs validates hundreds of thousands a second).
+  private final List<Operand> reads;
+  private final List<Operand> writes;
+  private final Operand output;
 
-  private BlasCall(BlasRequest request, DType dtype) {
+  BlasCall(BlasRequest request, DType dtype, Operand[] operands, List<Operand> reads, List<Operand> writes,
+           Operand output) {
     this.request = request;
     this.dtype = dtype;
+    this.operands = operands;
+    this.reads = reads;
+    this.writes = writes;
+    this.output = output;
   }
 
   public BlasRequest request() { return request; }
   public BlasOp op() { return request.getOp(); }
   /** Element type of the computation's output (F32 or F64). */
   public DType dtype() { return dtype; }
-  public Operand a() { return a; }
-  public Operand b() { return b; }
-  public Operand c() { return c; }
-  public Operand x() { return x; }
-  public Operand y() { return y; }
+  public Operand a() { return operands[A.ordinal()]; }
+  public Operand b() { return operands[B.ordinal()]; }
+  public Operand c() { return operands[C.ordinal()]; }
+  public Operand x() { return operands[X.ordinal()]; }
+  public Operand y() { return operands[Y.ordinal()]; }
 
   public List<Operand> reads() { return reads; }
   public List<Operand> writes() { return writes; }
@@ -130,14 +136,6 @@ public final class BlasCall {
     return v;
   }
 
-  private static DeviceBuffer resolve(LibraryContext table, BufferHandle h, String field, DType... dtypes) {
-    return table.resolve(h, field, dtypes);
-  }
-
-  private static void sameDtype(BufferHandle h, String field, DType expected, String reference) {
-    require(h.dtype() == expected, () -> field + " has dtype " + h.dtype() + " but " + reference + " is " + expected);
-  }
-
   private static BlasCall gemm(BlasRequest r, LibraryContext table) {
     BlasOp op = r.getOp();
     Transpose ta = transOrConjugate(r.getTransA(), "transA");
@@ -145,155 +143,60 @@ public final class BlasCall {
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
     int k = nonNegative(r.getK(), "k");
-    DeviceBuffer aa;
-    DeviceBuffer ba;
-    DeviceBuffer ca;
-    if (op == BlasOp.GEMM_EX) {
-      aa = resolve(table, r.getA(), "a", EX_INPUT);
-      ba = resolve(table, r.getB(), "b", EX_INPUT);
-      sameDtype(r.getB(), "b", r.getA().dtype(), "a");
-      ca = resolve(table, r.getC(), "c", DType.F32);
-    } else {
-      aa = resolve(table, r.getA(), "a", REAL_OR_COMPLEX);
-      ba = resolve(table, r.getB(), "b", REAL_OR_COMPLEX);
-      ca = resolve(table, r.getC(), "c", REAL_OR_COMPLEX);
-      sameDtype(r.getB(), "b", r.getA().dtype(), "a");
-      sameDtype(r.getC(), "c", r.getA().dtype(), "a");
-    }
-    DType out = r.getC().dtype();
-    if (!out.isComplex()) {
-      require(r.getAlphaImag() == 0 && r.getBetaImag() == 0, () -> "alphaImag and betaImag apply to complex (C64, C128) "
-        + "GEMMs only, c is " + out);
-      trans(ta, "transA");
-      trans(tb, "transB");
-    }
-    require(!r.isTf32() || out == DType.F32, () -> "tf32 applies to F32 only, c is " + out);
-    int aRows = ta == Transpose.N ? m : k;
-    int aCols = ta == Transpose.N ? k : m;
-    int bRows = tb == Transpose.N ? k : n;
-    int bCols = tb == Transpose.N ? n : k;
-    BlasCall call = new BlasCall(r, out);
-    if (op == BlasOp.GEMM_STRIDED_BATCHED) {
-      int batch = nonNegative(r.getBatchCount(), "batchCount");
-      call.a = new Operand(aa, r.getA(), stridedMatrices(r.getA(), "a", aRows, aCols, r.getLda(), "lda",
-        r.getStrideA(), "strideA", batch));
-      call.b = new Operand(ba, r.getB(), stridedMatrices(r.getB(), "b", bRows, bCols, r.getLdb(), "ldb",
-        r.getStrideB(), "strideB", batch));
-      call.c = new Operand(ca, r.getC(), stridedMatrices(r.getC(), "c", m, n, r.getLdc(), "ldc",
-        r.getStrideC(), "strideC", batch));
-      require(batch <= 1 || r.getStrideC() >= (long) r.getLdc() * Math.max(n - 1, 0) + m,
-        () -> "strideC " + r.getStrideC() + " makes the " + batch + " C matrices overlap");
-    } else {
-      call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", aRows, aCols, r.getLda(), "lda"));
-      call.b = new Operand(ba, r.getB(), matrix(r.getB(), "b", bRows, bCols, r.getLdb(), "ldb"));
-      call.c = new Operand(ca, r.getC(), matrix(r.getC(), "c", m, n, r.getLdc(), "ldc"));
-    }
-    noOverlap(call.c, "c", call.a, "a");
-    noOverlap(call.c, "c", call.b, "b");
-    call.reads = List.of(call.a, call.b);
-    call.writes = List.of(call.c);
-    call.output = call.c;
-    return call;
+    boolean na = ta == Transpose.N;
+    boolean nb = tb == Transpose.N;
+    boolean batched = op == BlasOp.GEMM_STRIDED_BATCHED;
+    Operands ops = Operands.of(r, table, op == BlasOp.GEMM_EX ? EX_INPUT : REAL_OR_COMPLEX)
+      .read(A, batched ? stridedMatrices(na ? m : k, na ? k : m) : matrix(na ? m : k, na ? k : m))
+      .read(B, batched ? stridedMatrices(nb ? k : n, nb ? n : k) : matrix(nb ? k : n, nb ? n : k));
+    Shape cShape = batched ? stridedMatrices(m, n) : matrix(m, n);
+    // GEMM_EX takes F16, BF16 or F32 inputs and always accumulates into F32.
+    ops = op == BlasOp.GEMM_EX ? ops.written(C, cShape, DType.F32) : ops.written(C, cShape);
+    return ops.call(() -> {
+      DType out = r.getC().dtype();
+      if (!out.isComplex()) {
+        require(r.getAlphaImag() == 0 && r.getBetaImag() == 0, () -> "alphaImag and betaImag apply to complex "
+          + "(C64, C128) GEMMs only, c is " + out);
+        trans(ta, "transA");
+        trans(tb, "transB");
+      }
+      require(!r.isTf32() || out == DType.F32, () -> "tf32 applies to F32 only, c is " + out);
+    });
   }
 
   private static BlasCall gemv(BlasRequest r, LibraryContext table) {
-    Transpose ta = trans(r.getTransA(), "transA");
+    boolean na = trans(r.getTransA(), "transA") == Transpose.N;
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
-    DeviceBuffer xa = resolve(table, r.getX(), "x", REAL);
-    DeviceBuffer ya = resolve(table, r.getY(), "y", REAL);
-    DType t = r.getA().dtype();
-    sameDtype(r.getX(), "x", t, "a");
-    sameDtype(r.getY(), "y", t, "a");
-    BlasCall call = new BlasCall(r, t);
-    call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", m, n, r.getLda(), "lda"));
-    int xLen = ta == Transpose.N ? n : m;
-    int yLen = ta == Transpose.N ? m : n;
-    call.x = new Operand(xa, r.getX(), vector(r.getX(), "x", xLen, r.getIncx(), "incx"));
-    call.y = new Operand(ya, r.getY(), vector(r.getY(), "y", yLen, r.getIncy(), "incy"));
-    noOverlap(call.y, "y", call.a, "a");
-    noOverlap(call.y, "y", call.x, "x");
-    call.reads = List.of(call.a, call.x);
-    call.writes = List.of(call.y);
-    call.output = call.y;
-    return call;
+    return Operands.of(r, table, REAL)
+      .read(A, matrix(m, n)).read(X, vector(na ? n : m)).written(Y, vector(na ? m : n)).call();
   }
 
   private static BlasCall ger(BlasRequest r, LibraryContext table) {
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    DeviceBuffer xa = resolve(table, r.getX(), "x", REAL);
-    DeviceBuffer ya = resolve(table, r.getY(), "y", REAL);
-    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
-    DType t = r.getA().dtype();
-    sameDtype(r.getX(), "x", t, "a");
-    sameDtype(r.getY(), "y", t, "a");
-    BlasCall call = new BlasCall(r, t);
-    call.x = new Operand(xa, r.getX(), vector(r.getX(), "x", m, r.getIncx(), "incx"));
-    call.y = new Operand(ya, r.getY(), vector(r.getY(), "y", n, r.getIncy(), "incy"));
-    call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", m, n, r.getLda(), "lda"));
-    noOverlap(call.a, "a", call.x, "x");
-    noOverlap(call.a, "a", call.y, "y");
-    call.reads = List.of(call.x, call.y);
-    call.writes = List.of(call.a);
-    call.output = call.a;
-    return call;
+    return Operands.of(r, table, REAL)
+      .read(X, vector(m)).read(Y, vector(n)).written(A, matrix(m, n)).like(A).call();
   }
 
   private static BlasCall geam(BlasRequest r, LibraryContext table) {
-    Transpose ta = trans(r.getTransA(), "transA");
-    Transpose tb = trans(r.getTransB(), "transB");
+    boolean na = trans(r.getTransA(), "transA") == Transpose.N;
+    boolean nb = trans(r.getTransB(), "transB") == Transpose.N;
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
-    DeviceBuffer ba = resolve(table, r.getB(), "b", REAL);
-    DeviceBuffer ca = resolve(table, r.getC(), "c", REAL);
-    DType t = r.getA().dtype();
-    sameDtype(r.getB(), "b", t, "a");
-    sameDtype(r.getC(), "c", t, "a");
-    BlasCall call = new BlasCall(r, t);
-    call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", ta == Transpose.N ? m : n, ta == Transpose.N ? n : m,
-      r.getLda(), "lda"));
-    call.b = new Operand(ba, r.getB(), matrix(r.getB(), "b", tb == Transpose.N ? m : n, tb == Transpose.N ? n : m,
-      r.getLdb(), "ldb"));
-    call.c = new Operand(ca, r.getC(), matrix(r.getC(), "c", m, n, r.getLdc(), "ldc"));
     // cuBLAS computes in place when C is A (or B) untransposed with the same leading dimension.
-    if (!inPlace(call.c, call.a, ta, r.getLda(), r.getLdc())) {
-      noOverlap(call.c, "c", call.a, "a");
-    }
-    if (!inPlace(call.c, call.b, tb, r.getLdb(), r.getLdc())) {
-      noOverlap(call.c, "c", call.b, "b");
-    }
-    call.reads = List.of(call.a, call.b);
-    call.writes = List.of(call.c);
-    call.output = call.c;
-    return call;
-  }
-
-  private static boolean inPlace(Operand c, Operand in, Transpose t, int ld, int ldc) {
-    return c.buffer() == in.buffer() && c.handle().offset() == in.handle().offset()
-      && t == Transpose.N && ld == ldc;
+    return Operands.of(r, table, REAL)
+      .readOrInPlace(A, matrix(na ? m : n, na ? n : m), na && r.getLda() == r.getLdc())
+      .readOrInPlace(B, matrix(nb ? m : n, nb ? n : m), nb && r.getLdb() == r.getLdc())
+      .written(C, matrix(m, n)).call();
   }
 
   private static BlasCall syrk(BlasRequest r, LibraryContext table) {
     present(r.getUplo(), "uplo");
-    Transpose ta = trans(r.getTransA(), "transA");
+    boolean na = trans(r.getTransA(), "transA") == Transpose.N;
     int n = nonNegative(r.getN(), "n");
     int k = nonNegative(r.getK(), "k");
-    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
-    DeviceBuffer ca = resolve(table, r.getC(), "c", REAL);
-    DType t = r.getA().dtype();
-    sameDtype(r.getC(), "c", t, "a");
-    BlasCall call = new BlasCall(r, t);
-    call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", ta == Transpose.N ? n : k, ta == Transpose.N ? k : n,
-      r.getLda(), "lda"));
-    call.c = new Operand(ca, r.getC(), matrix(r.getC(), "c", n, n, r.getLdc(), "ldc"));
-    noOverlap(call.c, "c", call.a, "a");
-    call.reads = List.of(call.a);
-    call.writes = List.of(call.c);
-    call.output = call.c;
-    return call;
+    return Operands.of(r, table, REAL).read(A, matrix(na ? n : k, na ? k : n)).written(C, matrix(n, n)).call();
   }
 
   private static BlasCall trsm(BlasRequest r, LibraryContext table) {
@@ -303,58 +206,26 @@ public final class BlasCall {
     trans(r.getTransA(), "transA");
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
-    DeviceBuffer aa = resolve(table, r.getA(), "a", REAL);
-    DeviceBuffer ba = resolve(table, r.getB(), "b", REAL);
-    DType t = r.getA().dtype();
-    sameDtype(r.getB(), "b", t, "a");
     int order = side == Side.LEFT ? m : n;
-    BlasCall call = new BlasCall(r, t);
-    call.a = new Operand(aa, r.getA(), matrix(r.getA(), "a", order, order, r.getLda(), "lda"));
-    call.b = new Operand(ba, r.getB(), matrix(r.getB(), "b", m, n, r.getLdb(), "ldb"));
-    noOverlap(call.b, "b", call.a, "a");
-    call.reads = List.of(call.a);
-    call.writes = List.of(call.b);
-    call.output = call.b;
-    return call;
+    return Operands.of(r, table, REAL).read(A, matrix(order, order)).written(B, matrix(m, n)).call();
   }
 
   private static BlasCall level1(BlasRequest r, LibraryContext table) {
-    BlasOp op = r.getOp();
     int n = nonNegative(r.getN(), "n");
-    DeviceBuffer xa = resolve(table, r.getX(), "x", REAL);
-    DType t = r.getX().dtype();
-    BlasCall call = new BlasCall(r, t);
-    call.x = new Operand(xa, r.getX(), vector(r.getX(), "x", n, r.getIncx(), "incx"));
-    boolean twoVectors = op == BlasOp.AXPY || op == BlasOp.DOT || op == BlasOp.COPY || op == BlasOp.SWAP
-      || op == BlasOp.ROT;
-    if (twoVectors) {
-      DeviceBuffer ya = resolve(table, r.getY(), "y", REAL);
-      sameDtype(r.getY(), "y", t, "x");
-      call.y = new Operand(ya, r.getY(), vector(r.getY(), "y", n, r.getIncy(), "incy"));
-    }
-    switch (op) {
+    Operands ops = Operands.of(r, table, REAL);
+    switch (r.getOp()) {
       case AXPY:
       case COPY:
-        noOverlap(call.y, "y", call.x, "x");
-        call.reads = List.of(call.x);
-        call.writes = List.of(call.y);
-        call.output = call.y;
-        break;
+        return ops.read(X, vector(n)).written(Y, vector(n)).call();
       case SWAP:
       case ROT:
-        noOverlap(call.y, "y", call.x, "x");
-        call.writes = List.of(call.x, call.y);
-        break;
+        return ops.written(X, vector(n)).written(Y, vector(n)).call();
       case DOT:
-        call.reads = List.of(call.x, call.y);
-        break;
+        return ops.read(X, vector(n)).read(Y, vector(n)).call();
       case SCAL:
-        call.writes = List.of(call.x);
-        call.output = call.x;
-        break;
+        return ops.written(X, vector(n)).call();
       default:
-        call.reads = List.of(call.x);
+        return ops.read(X, vector(n)).call();
     }
-    return call;
   }
 }
