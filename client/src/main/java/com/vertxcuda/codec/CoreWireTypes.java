@@ -14,6 +14,7 @@ import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.GpuReadings;
 import com.vertxcuda.DeviceState;
 import com.vertxcuda.DeviceStats;
 import com.vertxcuda.message.DownloadReply;
@@ -24,6 +25,8 @@ import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
 import com.vertxcuda.message.StatsRequest;
 import com.vertxcuda.message.UploadRequest;
+
+import io.vertx.core.json.JsonObject;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -89,7 +92,7 @@ public final class CoreWireTypes {
     (r, out) -> { },
     in -> new DescribeRequest());
 
-  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 4,
+  public static final WireType<DeviceStats> DEVICE_STATS = WireType.of(DeviceStats.class, 5,
     (s, out) -> {
       out.writeLong(s.getGeneration()).writeEnum(s.getState()).writeLong(s.getBytesAllocated())
         .writeLong(s.getBuffersAllocated()).writeLong(s.getCachedBytes())
@@ -105,6 +108,8 @@ public final class CoreWireTypes {
       Map<String, Long> owners = s.getOwnerBytes() == null ? Map.of() : s.getOwnerBytes();
       out.writeInt(owners.size());
       owners.forEach((k, v) -> out.writeString(k).writeLong(v));
+      // The GPU's own readings (NVML), where the node has them: their JSON form, read back as it was written.
+      out.writeString(s.getGpu() == null ? null : s.getGpu().toJson().encode());
     },
     in -> {
       DeviceStats s = new DeviceStats().setGeneration(in.readLong()).setState(in.readEnum(DeviceState.class))
@@ -130,22 +135,32 @@ public final class CoreWireTypes {
       for (int i = 0; i < owners; i++) {
         owner.put(in.readString(), in.readLong());
       }
-      return s.setLibraryBytes(library).setOwnerBytes(owner);
+      String gpu = in.readString();
+      return s.setLibraryBytes(library).setOwnerBytes(owner).setGpu(gpu == null ? null : gpuReadings(gpu));
     });
 
-  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 5,
+  public static final WireType<DeviceInfo> DEVICE_INFO = WireType.of(DeviceInfo.class, 6,
     (d, out) -> out.writeString(d.getNode()).writeInt(d.getDevice()).writeString(d.getAddress())
       .writeString(d.getName()).writeString(d.getBackend()).writeString(d.getIsolation())
       .writeString(d.getComputeCapability()).writeLong(d.getTotalMemory()).writeLong(d.getGeneration())
       .writeEnum(d.getState()).writeLong(d.getLoad()).writeLong(d.getPid()).writeString(
         d.getLibraries() == null ? null : String.join(",", d.getLibraries()))
-      .writeLong(d.getFreeMemory()).writeLong(d.getUpdated()).writeString(d.getBulkAddress()),
+      .writeLong(d.getFreeMemory()).writeLong(d.getUpdated()).writeString(d.getBulkAddress())
+      .writeString(d.getPciBusId()),
     in -> new DeviceInfo().setNode(in.readString()).setDevice(in.readInt()).setAddress(in.readString())
       .setName(in.readString()).setBackend(in.readString()).setIsolation(in.readString())
       .setComputeCapability(in.readString()).setTotalMemory(in.readLong()).setGeneration(in.readLong())
       .setState(in.readEnum(DeviceState.class)).setLoad(in.readLong()).setPid(in.readLong())
       .setLibraries(libraries(in.readString())).setFreeMemory(in.readLong()).setUpdated(in.readLong())
-      .setBulkAddress(in.readString()));
+      .setBulkAddress(in.readString()).setPciBusId(in.readString()));
+
+  private static GpuReadings gpuReadings(String json) {
+    try {
+      return new GpuReadings(new JsonObject(json));
+    } catch (RuntimeException e) {
+      throw new WireFormatException("malformed GPU readings in DeviceStats on the wire: " + e.getMessage());
+    }
+  }
 
   private static List<String> libraries(String joined) {
     return joined == null ? null : joined.isEmpty() ? new ArrayList<>()

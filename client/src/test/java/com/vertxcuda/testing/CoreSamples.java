@@ -7,6 +7,7 @@ import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.GpuReadings;
 import com.vertxcuda.DeviceState;
 import com.vertxcuda.DeviceStats;
 import com.vertxcuda.message.DownloadReply;
@@ -62,11 +63,15 @@ public final class CoreSamples {
       new DeviceStats().setGeneration(3).setState(DeviceState.READY).setBytesAllocated(4096)
         .setBuffersAllocated(2).setCachedBytes(512).setBackendFreeBytes(1 << 20).setBackendTotalBytes(1 << 30)
         .setInFlight(1).setQueueDepth(4).setOperationsServed(99).setFailuresByCode(failures).setSpareReady(true)
-        .setLibraryBytes(Map.of("fft", 3L << 20, "kernel", 4096L)).setOwnerBytes(Map.of("node-a", 1L << 20)),
+        .setLibraryBytes(Map.of("fft", 3L << 20, "kernel", 4096L)).setOwnerBytes(Map.of("node-a", 1L << 20))
+        .setGpu(new GpuReadings().setReadAt(1_764_000_000_000L).setPciBusId("00000000:19:00.0").setUtilizationPercent(97)
+          .setMemoryUsedBytes(3L << 30).setMemoryTotalBytes(80L << 30).setPowerWatts(612.5).setTemperatureCelsius(61)
+          .setSmClockHz(1_980_000_000L).setThrottleReasons(4).setXidErrors(1).setLastXid(79).setEccUncorrectedErrors(0)),
       new DeviceInfo().setNode("n").setDevice(1).setAddress("vertx-cuda.n.1").setName("NVIDIA H200")
         .setBackend("cuda").setIsolation("process").setComputeCapability("9.0").setTotalMemory(1L << 37)
         .setGeneration(4).setState(DeviceState.REBUILDING).setLoad(12).setPid(4242).setLibraries(List.of("blas", "fft"))
-        .setFreeMemory(1L << 36).setUpdated(1_764_000_000_000L).setBulkAddress("10.0.0.5:40123"),
+        .setFreeMemory(1L << 36).setUpdated(1_764_000_000_000L).setBulkAddress("10.0.0.5:40123")
+        .setPciBusId("00000000:19:00.0"),
       new DeviceEvent(DeviceEvent.Type.GENERATION_CHANGED, "n", 0, 1, 2, "CUDA_ERROR_ILLEGAL_ADDRESS"),
       new FaultRequest(FaultRequest.Kind.POISON),
       PIPELINE,

@@ -331,7 +331,13 @@ class KernelGpuTest {
       others.add(other.alloc(DType.F32, 256).andThen(ar -> replies.incrementAndGet()));
     }
     assertEquals(FailureCode.CONTEXT_LOST, code(launch));
-    // Sent once the loss is known: queued while the context is rebuilt (or after it), never lost.
+    // Sent once the device has taken the loss in (no longer READY on the old generation): queued while
+    // the context is rebuilt (or served by the new one), never lost. Before that, a request may still
+    // reach the dying device host and be answered CONTEXT_LOST, as those sent with the launch may be.
+    for (DeviceInfo now = await(device.describe()); now.getState() == DeviceState.READY
+      && now.getGeneration() == before.getGeneration(); now = await(device.describe())) {
+      sleep(1);
+    }
     List<Future<BufferHandle>> later = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       later.add(other.alloc(DType.F32, 256));
