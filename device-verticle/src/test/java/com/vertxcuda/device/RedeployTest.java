@@ -6,6 +6,8 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.DeviceEvent;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
@@ -53,13 +55,28 @@ class RedeployTest {
           .compose(x -> FailureCodesTest.expectFailure(FailureCode.STALE_HANDLE, c.free(old[0])))
           .compose(x -> c.download(fresh));
       })
+      // Events are confirmed by asking the device (TrustedEvents): they may still be on their way
+      // when the download answers, so the test waits for the three it expects (at most 10 s).
+      .compose(b -> untilHeard(vertx, List.of(events, watched), 3, 1000).map(b))
       .onComplete(ctx.succeeding(b -> ctx.verify(() -> {
         assertEquals(32, b.length());
         for (List<DeviceEvent> seen : List.of(events, watched)) {
           assertEquals(List.of(DeviceEvent.Type.READY, DeviceEvent.Type.REMOVED, DeviceEvent.Type.READY),
-            seen.stream().map(DeviceEvent::getType).toList(), seen.toString());
+            seen.stream().map(DeviceEvent::getType).toList(), (seen == events ? "events " : "watched ")
+              + seen.stream().map(e -> e.getType() + " " + e.getOldGeneration() + "->" + e.getNewGeneration()).toList());
         }
         ctx.completeNow();
       })));
+  }
+
+  // Completes once every list holds at least {@code count} events, or after {@code tries} 10 ms timers.
+  private static Future<Void> untilHeard(Vertx vertx, List<List<DeviceEvent>> lists, int count, int tries) {
+    if (tries == 0 || lists.stream().allMatch(l -> l.size() >= count)) {
+      return Future.succeededFuture();
+    }
+    Promise<Void> later = Promise.promise();
+    vertx.setTimer(10, id -> untilHeard(vertx, lists, count, tries - 1).onComplete(later));
+    return later.future();
+  }
   }
 }
