@@ -64,6 +64,8 @@ public final class TrustedEvents {
   private final EnumMap<DeviceEvent.Type, Long> lowest = new EnumMap<>(DeviceEvent.Type.class);
   /** How many offered events merged into the answer awaited. */
   private long merged;
+  /** The READY kept from the last answer for one more question, or null. */
+  private DeviceEvent retriedReady;
   /** A READY the watcher's listing suggests, judged with the next answer like an offered one but not counted. */
   private boolean listed;
 
@@ -202,8 +204,17 @@ public final class TrustedEvents {
       && offered(DeviceEvent.Type.REMOVED, Long.MAX_VALUE);
     DeviceEvent removedOffer = removedWaits ? offered.get(DeviceEvent.Type.REMOVED) : null;
     Long removedLowest = removedWaits ? lowest.get(DeviceEvent.Type.REMOVED) : null;
+    // A READY the answer could not confirm yet (no device answered, or one of an older generation:
+    // the question left before the new incarnation served, as when a redeployment follows the
+    // REMOVED being asked about) is asked about once more, and only once, so a forged one costs at
+    // most one more question.
+    Long readyLowest = lowest.get(DeviceEvent.Type.READY);
+    DeviceEvent readyOffer = offered.get(DeviceEvent.Type.READY);
+    boolean readyWaits = readyOffer != null && readyOffer != retriedReady
+      && (delivered == null || delivered.getType() != DeviceEvent.Type.READY)
+      && (ar.failed() || ar.result() == null || ar.result().getGeneration() < readyLowest);
     dropped.addAndGet(Math.max(0, merged - (delivered == null ? 0 : 1) - (removedFirst == null ? 0 : 1)
-      - (removedWaits ? 1 : 0)));
+      - (removedWaits ? 1 : 0) - (readyWaits ? 1 : 0)));
     merged = 0;
     listed = false;
     offered.clear();
@@ -211,6 +222,12 @@ public final class TrustedEvents {
     if (removedWaits) {
       offered.put(DeviceEvent.Type.REMOVED, removedOffer);
       lowest.put(DeviceEvent.Type.REMOVED, removedLowest);
+    }
+    retriedReady = readyWaits ? readyOffer : null;
+    if (readyWaits) {
+      offered.put(DeviceEvent.Type.READY, readyOffer);
+      lowest.put(DeviceEvent.Type.READY, readyLowest);
+      merged = 1;
     }
     if (removedFirst != null) {
       handler.handle(removedFirst);

@@ -121,6 +121,32 @@ class TrustedEventsTest {
   }
 
   @Test
+  void aRedeploymentsReadyOfferedWhileTheRemovedIsAskedAboutIsAskedAboutOnceMore() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    // Deployed again while the question about the REMOVED was out; that question found no device.
+    trusted.offer(event(DeviceEvent.Type.READY, G + 1000, G + 1000));
+    asked.remove().fail(new CudaException(FailureCode.CONTEXT_LOST, "no device serves this address"));
+    assertEquals(List.of("REMOVED/" + G), names());
+    assertEquals(1, asked.size(), "the READY is asked about once more");
+    answer(DeviceState.READY, G + 1000);
+    assertEquals(List.of("REMOVED/" + G, "READY/" + (G + 1000)), names());
+    assertEquals(0, dropped.get());
+  }
+
+  @Test
+  void aForgedReadyOfAGenerationNotServedCostsAtMostOneMoreQuestion() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.READY, G + 5000, G + 5000));
+    answer(DeviceState.READY, G);
+    assertEquals(1, asked.size(), "asked once more: the answer may have left before it served");
+    answer(DeviceState.READY, G);
+    assertEquals(0, asked.size(), "then dropped");
+    assertEquals(List.of(), names());
+    assertEquals(1, dropped.get());
+  }
+
+  @Test
   void aRemovedWaitsForTheNewIncarnationsReadyWhenTheAnswerComesFirst() {
     trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
     trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));

@@ -78,5 +78,4 @@ class RedeployTest {
     vertx.setTimer(10, id -> untilHeard(vertx, lists, count, tries - 1).onComplete(later));
     return later.future();
   }
-  }
 }
