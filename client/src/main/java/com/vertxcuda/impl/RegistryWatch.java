@@ -12,6 +12,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.MessageConsumer;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,15 @@ public final class RegistryWatch {
   private boolean listing;
   /** An event for a device not followed came while a listing was out: list once more after it. */
   private boolean listAgain;
+  /**
+   * Events for devices not followed that came while a listing was out, by address (at most
+   * {@link #MAX_DEVICES} addresses, {@link #HELD_PER_DEVICE} events each): a device the listing then
+   * follows is offered them after its first answer (a REMOVED published meanwhile is not lost).
+   * Cleared when the listing answers.
+   */
+  private final Map<String, List<DeviceEvent>> heldWhileListing = new HashMap<>();
+  /** Events held per device while a listing is out. */
+  static final int HELD_PER_DEVICE = 8;
 
   private RegistryWatch(Vertx vertx, Context context, Handler<DeviceEvent> handler) {
     this.vertx = vertx;
@@ -84,6 +94,15 @@ public final class RegistryWatch {
     IGNORED.incrementAndGet();
     if (listing) {
       listAgain = true;
+      String address = Addresses.device(e.getNode(), e.getDevice());
+      List<DeviceEvent> held = heldWhileListing.get(address);
+      if (held == null && heldWhileListing.size() < MAX_DEVICES) {
+        held = new ArrayList<>(2);
+        heldWhileListing.put(address, held);
+      }
+      if (held != null && held.size() < HELD_PER_DEVICE) {
+        held.add(e);
+      }
     } else {
       list(false);
     }
@@ -99,6 +118,7 @@ public final class RegistryWatch {
       if (ar.succeeded()) {
         follow(ar.result(), first);
       }
+      heldWhileListing.clear();
       listing = false;
       if (listAgain) {
         listAgain = false;
@@ -126,7 +146,7 @@ public final class RegistryWatch {
       } else {
         // Its READY was published after its entry was put, so before this listing answered: the
         // listing stands in for it (the registry's word, confirmed like any event).
-        t.startListed(d.getGeneration());
+        t.startListed(d.getGeneration(), heldWhileListing.getOrDefault(address, List.of()));
       }
     }
   }

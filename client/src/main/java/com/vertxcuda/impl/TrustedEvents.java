@@ -10,6 +10,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 
 import java.util.EnumMap;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -64,8 +65,12 @@ public final class TrustedEvents {
   private final EnumMap<DeviceEvent.Type, Long> lowest = new EnumMap<>(DeviceEvent.Type.class);
   /** How many offered events merged into the answer awaited. */
   private long merged;
+  /** Events held for this device while it was being listed, offered after the first answer; or null. */
+  private List<DeviceEvent> afterFirstAnswer;
   /** The READY kept from the last answer for one more question, or null. */
   private DeviceEvent retriedReady;
+  /** The REMOVED kept from the last answer for one more question, or null. */
+  private DeviceEvent retriedRemoved;
   /** A READY the watcher's listing suggests, judged with the next answer like an offered one but not counted. */
   private boolean listed;
 
@@ -137,9 +142,20 @@ public final class TrustedEvents {
    * listing's word: announced READY if its own answer agrees.
    */
   public void startListed(long generation) {
+    startListed(generation, List.of());
+  }
+
+  /**
+   * As {@link #startListed(long)}, with the events for this device that came while the listing was
+   * out (the watcher followed it only once the listing answered): they are offered once the first
+   * answer is in and only if it confirmed the device, so one that came after the listing was read (a
+   * REMOVED) is judged against a later answer, not against the one that confirms the device serves.
+   */
+  public void startListed(long generation, List<DeviceEvent> heldWhileListing) {
     lowest.merge(DeviceEvent.Type.READY, generation, Math::min);
     listed = true;
     started = true;
+    afterFirstAnswer = heldWhileListing.isEmpty() ? null : heldWhileListing;
     askIfOffered();
   }
 
@@ -174,12 +190,18 @@ public final class TrustedEvents {
     describe.get().onComplete(ar -> {
       asking = false;
       judge(ar);
+      List<DeviceEvent> held = afterFirstAnswer;
+      afterFirstAnswer = null;
+      if (held != null && phase != Phase.UNSEEN) {
+        held.forEach(this::offer);
+      }
       askIfOffered();
     });
   }
 
   /** Delivers the transition the device's answer shows, if an event of that type was offered. */
   private void judge(AsyncResult<DeviceInfo> ar) {
+    long knownBefore = known;
     DeviceEvent delivered = null;
     DeviceEvent removedFirst = null;
     if (ar.failed()) {
@@ -213,8 +235,16 @@ public final class TrustedEvents {
     boolean readyWaits = readyOffer != null && readyOffer != retriedReady
       && (delivered == null || delivered.getType() != DeviceEvent.Type.READY)
       && (ar.failed() || ar.result() == null || ar.result().getGeneration() < readyLowest);
+    // Likewise a REMOVED offered while the device still answered serving at the generation known
+    // (the question left before it stopped): asked about once more, and only once.
+    DeviceEvent removedRetry = offered.get(DeviceEvent.Type.REMOVED);
+    boolean removedRetries = removedRetry != null && !removedWaits && removedRetry != retriedRemoved
+      && removedFirst == null && (delivered == null || delivered.getType() != DeviceEvent.Type.REMOVED)
+      && ar.succeeded() && ar.result() != null && ar.result().getGeneration() == knownBefore
+      && (ar.result().getState() == DeviceState.READY || ar.result().getState() == DeviceState.STARTING);
+    Long removedRetryLowest = removedRetries ? lowest.get(DeviceEvent.Type.REMOVED) : null;
     dropped.addAndGet(Math.max(0, merged - (delivered == null ? 0 : 1) - (removedFirst == null ? 0 : 1)
-      - (removedWaits ? 1 : 0) - (readyWaits ? 1 : 0)));
+      - (removedWaits ? 1 : 0) - (readyWaits ? 1 : 0) - (removedRetries ? 1 : 0)));
     merged = 0;
     listed = false;
     offered.clear();
@@ -222,6 +252,12 @@ public final class TrustedEvents {
     if (removedWaits) {
       offered.put(DeviceEvent.Type.REMOVED, removedOffer);
       lowest.put(DeviceEvent.Type.REMOVED, removedLowest);
+    }
+    retriedRemoved = removedRetries ? removedRetry : null;
+    if (removedRetries) {
+      offered.put(DeviceEvent.Type.REMOVED, removedRetry);
+      lowest.put(DeviceEvent.Type.REMOVED, removedRetryLowest);
+      merged = 1;
     }
     retriedReady = readyWaits ? readyOffer : null;
     if (readyWaits) {

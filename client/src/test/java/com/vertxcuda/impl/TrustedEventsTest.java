@@ -135,6 +135,33 @@ class TrustedEventsTest {
   }
 
   @Test
+  void aRemovedHeldWhileTheDeviceWasBeingListedIsJudgedAfterTheFirstAnswer() {
+    // The watcher's listing showed the device; its REMOVED came while that listing was out.
+    trusted.startListed(G, List.of(event(DeviceEvent.Type.REMOVED, G, G)));
+    answer(DeviceState.READY, G);
+    assertEquals(List.of("READY/" + G), names());
+    asked.remove().fail(new CudaException(FailureCode.CONTEXT_LOST, "no device serves this address"));
+    assertEquals(List.of("READY/" + G, "REMOVED/" + G), names());
+    assertEquals(1, gone.get());
+  }
+
+  @Test
+  void aRemovedOfferedWhileTheDeviceStillAnsweredServingIsAskedAboutOnceMore() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.READY, G, G)); // not news: dropped
+    trusted.offer(event(DeviceEvent.Type.LOST, G, G));
+    // The REMOVED came while the question about the LOST was out; the device answered serving still.
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    answer(DeviceState.READY, G);
+    assertEquals(List.of(), names());
+    assertEquals(1, asked.size(), "the REMOVED is asked about once more");
+    asked.remove().fail(new CudaException(FailureCode.CONTEXT_LOST, "no device serves this address"));
+    assertEquals(List.of("REMOVED/" + G), names());
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    assertEquals(0, asked.size(), "nothing is removed twice");
+  }
+
+  @Test
   void aForgedReadyOfAGenerationNotServedCostsAtMostOneMoreQuestion() {
     trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
     trusted.offer(event(DeviceEvent.Type.READY, G + 5000, G + 5000));
