@@ -40,6 +40,14 @@ public interface ContextTier {
   /** Stops the incarnation (closes the context, or ends its process). */
   Future<Void> stop();
 
+  /**
+   * Whether the tier takes no more requests: stopped, or ended on its own. A request that finds it so
+   * was never handed to a context; its device may still be taking the end in.
+   */
+  default boolean ended() {
+    return lost() != null;
+  }
+
   /** Why the tier ended on its own (its device host exited, was killed, its link closed), or null. */
   default String lost() {
     return null;

@@ -19,6 +19,9 @@ import io.vertx.core.buffer.Buffer;
  */
 public final class InProcessContextTier implements ContextTier {
 
+  /** Set once the device stops this tier: it takes no more requests. */
+  private volatile boolean stopped;
+
   private final Vertx vertx;
   private final String deploymentId;
   private final ContextVerticle context;
@@ -71,7 +74,13 @@ public final class InProcessContextTier implements ContextTier {
   }
 
   @Override
+  public boolean ended() {
+    return stopped;
+  }
+
+  @Override
   public Future<Void> stop() {
+    stopped = true;
     return vertx.undeploy(deploymentId);
   }
 

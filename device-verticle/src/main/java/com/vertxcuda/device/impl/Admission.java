@@ -446,8 +446,11 @@ public final class Admission {
       Admitted admitted = admit(r);
       if (admitted != null) {
         keepUntilAnswered(r, admitted.charge());
+        // A tier that has ended (stopped by the device, or gone on its own) was read just before the
+        // device took its end in: the request goes to the loop, behind that news, and waits there for
+        // the next context instead of being answered CONTEXT_LOST by a tier it never reached.
         if (state == DeviceState.READY && tier != null && hops.get() == 0
-          && r.type().admission() != RequestType.Admission.DESCRIBED) {
+          && r.type().admission() != RequestType.Admission.DESCRIBED && !tier.ended()) {
           submit(r, tier);
         } else {
           hop(r);

@@ -414,6 +414,11 @@ public final class ProcessContextTier implements ContextTier {
   }
 
   @Override
+  public boolean ended() {
+    return gone != null || stopping;
+  }
+
+  @Override
   public String lost() {
     return stopping ? null : gone;
   }
