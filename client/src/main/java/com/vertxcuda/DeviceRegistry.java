@@ -71,8 +71,8 @@ public interface DeviceRegistry {
    * Watches devices of the whole cluster come and go: {@code handler} hears every device's READY,
    * GENERATION_CHANGED, LOST and REMOVED events, and a LOST event (raised on this node) for each
    * device it has seen serving whose node leaves the cluster. Starts with the devices listed now
-   * (not announced). Each event is judged with the device it names, as {@link DeviceClient#events}
-   * does, and only for devices the registry lists: an event for any other asks for a new listing,
+   * (not announced, but for one whose READY comes while that first listing is out). Each event is
+   * judged with the device it names, as {@link DeviceClient#events} does, and only for devices the registry lists: an event for any other asks for a new listing,
    * and a device listed for the first time is announced READY once it confirms. At most
    * {@link RegistryWatch#MAX_DEVICES} devices are followed; one confirmed gone is
    * forgotten. Events not valid or not delivered are counted in {@link #ignoredEntries()}.

@@ -110,7 +110,8 @@ public final class RegistryWatch {
 
   /**
    * Lists the registry and follows each device listed that is not yet: from its own describe when the
-   * watch starts (those serving are not announced), else as new (announced READY once it confirms).
+   * watch starts (those serving are not announced, unless their READY came while that first listing
+   * was out), else as new (announced READY once it confirms).
    */
   private void list(boolean first) {
     listing = true;
@@ -141,12 +142,15 @@ public final class RegistryWatch {
       TrustedEvents t = new TrustedEvents(d.getNode(), d.getDevice(), client::describe, handler, IGNORED,
         () -> devices.remove(address));
       devices.put(address, t);
-      if (first) {
+      List<DeviceEvent> held = heldWhileListing.getOrDefault(address, List.of());
+      if (first && held.stream().noneMatch(e -> e.getType() == DeviceEvent.Type.READY)) {
         t.startFrom(client.describe());
       } else {
+        // A device listed on the first listing whose READY came while it was out started after the
+        // watch did: it is announced like one listed later, not taken as already known.
         // Its READY was published after its entry was put, so before this listing answered: the
         // listing stands in for it (the registry's word, confirmed like any event).
-        t.startListed(d.getGeneration(), heldWhileListing.getOrDefault(address, List.of()));
+        t.startListed(d.getGeneration(), held);
       }
     }
   }
