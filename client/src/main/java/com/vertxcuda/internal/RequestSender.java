@@ -172,13 +172,21 @@ public final class RequestSender {
   public <R> Future<R> dispatch(Object body, Context context, CallerOrder order) {
     // Every request leaves through here (a typed call in its turn, each chunk of a transfer): its
     // client span, where Vert.x has a tracer. Without one this is one null check, nothing allocated.
+    // A caller timing its work (TimingScope) asks the device for the request's phases the same way.
     VertxTracer<Object, Object> tracer = VertxInternals.tracer(context);
-    RequestTrace trace = tracer == null ? null : RequestTrace.start(tracer, context, body, address);
+    TimingScope timing = TimingScope.of(context);
+    RequestTrace trace = tracer == null && timing == null ? null
+      : RequestTrace.start(tracer, context, body, address, timing != null);
     if (trace == null) {
       return dispatch(body, context, order, null);
     }
     // The future completes on {@code context}: the span ends there, as it started.
-    return this.<R>dispatch(body, context, order, trace).andThen(ar -> trace.end(tracer, context, ar.cause()));
+    return this.<R>dispatch(body, context, order, trace).andThen(ar -> {
+      trace.end(tracer, context, ar.cause());
+      if (timing != null) {
+        timing.add(trace.timing());
+      }
+    });
   }
 
   // {@code trace}: the request's client span (null: none), carried to the device.
@@ -232,6 +240,13 @@ public final class RequestSender {
   private <R> Future<R> send(Object body, CallerOrder order, RequestTrace trace) {
     long forgets = order != null ? watch.forgets() : 0;
     Future<Message<R>> sent = vertx.eventBus().request(address, body, trace == null ? options : traced(trace));
+    if (trace != null && trace.timed()) {
+      sent = sent.andThen(ar -> {
+        if (ar.succeeded()) {
+          trace.phases(RequestTrace.decode(ar.result().headers().get(RequestTrace.PHASES_HEADER)));
+        }
+      });
+    }
     if (order != null) {
       Runnable answered = order.sentOverBus(node, address);
       sent.onComplete(ar -> {
@@ -245,10 +260,17 @@ public final class RequestSender {
   }
 
   // The delivery of a traced request: the client span's headers, and no span of the event bus's own
-  // for the send (the client span stands for it, and its headers must reach the device unchanged).
+  // for the send (the client span stands for it, and its headers must reach the device unchanged);
+  // a timed request's asks for its phases.
   private DeliveryOptions traced(RequestTrace trace) {
-    DeliveryOptions traced = new DeliveryOptions(options).setTracingPolicy(TracingPolicy.IGNORE);
-    trace.headers().forEach(h -> traced.addHeader(h.getKey(), h.getValue()));
+    DeliveryOptions traced = new DeliveryOptions(options);
+    if (trace.traced()) {
+      traced.setTracingPolicy(TracingPolicy.IGNORE);
+      trace.headers().forEach(h -> traced.addHeader(h.getKey(), h.getValue()));
+    }
+    if (trace.timed()) {
+      traced.addHeader(RequestTrace.PHASES_HEADER, "1");
+    }
     return traced;
   }
 

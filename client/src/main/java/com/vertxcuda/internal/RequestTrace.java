@@ -6,6 +6,7 @@ import com.vertxcuda.DType;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.RequestPhases;
+import com.vertxcuda.RequestTiming;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
@@ -52,29 +53,83 @@ public final class RequestTrace implements SpanOutcome {
   private volatile RequestPhases phases;
   private FailureCode failure;
 
-  RequestTrace(Object body, String address) {
+  /** Whether the caller times this request ({@link TimingScope}): the device sends its phases back. */
+  private final boolean timed;
+
+  RequestTrace(Object body, String address, boolean timed) {
     this.body = body;
     this.address = address;
     this.operation = operation(body);
+    this.timed = timed;
   }
 
   /**
    * Starts the client span of {@code body} to {@code address} on {@code context}, child of the
-   * context's current span; null when the tracer starts none (no current trace under its policy).
+   * context's current span ({@code tracer} null: none); null when there is no span (no tracer, or no
+   * current trace under its policy) and the request is not {@code timed}.
    */
-  static RequestTrace start(VertxTracer<Object, Object> tracer, Context context, Object body, String address) {
-    RequestTrace t = new RequestTrace(body, address);
-    t.span = tracer.sendRequest(context, SpanKind.RPC, TracingPolicy.PROPAGATE, t, SPAN_PREFIX + t.operation,
-      (k, v) -> t.headers.add(new AbstractMap.SimpleImmutableEntry<>(k, v)), REQUEST_TAGS);
-    return t.span == null ? null : t;
+  static RequestTrace start(VertxTracer<Object, Object> tracer, Context context, Object body, String address,
+                            boolean timed) {
+    RequestTrace t = new RequestTrace(body, address, timed);
+    if (tracer != null) {
+      t.span = tracer.sendRequest(context, SpanKind.RPC, TracingPolicy.PROPAGATE, t, SPAN_PREFIX + t.operation,
+        (k, v) -> t.headers.add(new AbstractMap.SimpleImmutableEntry<>(k, v)), REQUEST_TAGS);
+    }
+    return t.span == null && !timed ? null : t;
   }
 
-  /** Ends the client span on the caller's context, with the answer's failure code, if any. */
+  /** Ends the client span (if any) on the caller's context, with the answer's failure code, if any. */
   void end(VertxTracer<Object, Object> tracer, Context context, Throwable failure) {
     if (failure != null) {
       this.failure = Failures.toCudaException(failure).code();
     }
-    tracer.receiveResponse(context, this, span, failure, OUTCOME_TAGS);
+    if (span != null) {
+      tracer.receiveResponse(context, this, span, failure, OUTCOME_TAGS);
+    }
+  }
+
+  /** Whether the request has a client span (its headers carry it to the device). */
+  public boolean traced() {
+    return span != null;
+  }
+
+  /** Whether the caller times the request: the device measures it and sends its phases back. */
+  public boolean timed() {
+    return timed;
+  }
+
+  /** What the caller who times it is told (after {@link #end}). */
+  RequestTiming timing() {
+    return new RequestTiming(operation, address, failure, phases);
+  }
+
+  /**
+   * The header that asks the device to send a request's phases back with its answer (any value), and
+   * carries them on the reply: queue, stream wait, GPU, copy and total ns, comma-separated.
+   */
+  public static final String PHASES_HEADER = "vertx-cuda-phases";
+
+  /** {@code p} as the reply's {@link #PHASES_HEADER} carries it. */
+  public static String encode(RequestPhases p) {
+    return p.getQueueNanos() + "," + p.getStreamWaitNanos() + "," + p.getGpuNanos() + "," + p.getCopyNanos()
+      + "," + p.getTotalNanos();
+  }
+
+  /** The phases a reply's {@link #PHASES_HEADER} carries; null for none or a malformed one. */
+  public static RequestPhases decode(String header) {
+    if (header == null) {
+      return null;
+    }
+    String[] v = header.split(",", -1);
+    if (v.length != 5) {
+      return null;
+    }
+    try {
+      return new RequestPhases().setQueueNanos(Long.parseLong(v[0])).setStreamWaitNanos(Long.parseLong(v[1]))
+        .setGpuNanos(Long.parseLong(v[2])).setCopyNanos(Long.parseLong(v[3])).setTotalNanos(Long.parseLong(v[4]));
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   @Override

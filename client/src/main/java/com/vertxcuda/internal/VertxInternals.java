@@ -126,6 +126,22 @@ public final class VertxInternals {
     return ((ContextInternal) context).duplicate();
   }
 
+  /**
+   * A context of its own over {@code context} (a duplicate: the same thread and order) whose local
+   * data holds {@code value} under {@code key}: what runs on it, and the callbacks of the futures
+   * that complete on it, can read the value ({@link #local}); the caller's context does not see it.
+   */
+  public static Context duplicate(Context context, Object key, Object value) {
+    ContextInternal d = ((ContextInternal) context).duplicate();
+    d.putLocal(key, value);
+    return d;
+  }
+
+  /** What {@code context}'s local data holds under {@code key}; null when nothing, or not a Vert.x context. */
+  public static <T> T local(Context context, Object key) {
+    return context instanceof ContextInternal ? ((ContextInternal) context).getLocal(key) : null;
+  }
+
   /** {@code stage} as a Future completing on the caller's context, for the reason {@link #promise} gives. */
   public static <T> Future<T> fromCompletionStage(Vertx vertx, CompletionStage<T> stage) {
     return Future.fromCompletionStage(stage, vertx.getOrCreateContext());

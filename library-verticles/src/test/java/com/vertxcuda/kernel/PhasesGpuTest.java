@@ -45,7 +45,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A GEMM's phases on a real GPU: its GPU time comes from CUDA events around the cuBLAS call, so an
  * 8192³ FP32 GEMM reads as the kernel's time: within 5 % of the same GEMM timed by raw JCuda (CUDA
  * events around {@code cublasSgemm} on a stream of its own, in this JVM, before the toolkit runs),
- * medians of {@value #RUNS} runs each, with the context in this process and in a device host.
+ * medians of {@value #RUNS} runs each, with the context in this process and in a device host; the
+ * same for a caller who asks for the timings ({@link com.vertxcuda.Timed}) of a device that measures
+ * nothing by itself.
  */
 @Tag("gpu")
 class PhasesGpuTest {
@@ -161,14 +163,11 @@ class PhasesGpuTest {
     };
     await(vertx.deployVerticle(new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.CUDA)
       .setIsolation(isolation)).setRequestListener(listener)));
-    DeviceClient device = DeviceClient.create(vertx);
     BlasClient blas = BlasClient.create(vertx);
-    long elements = (long) N * N;
-    BufferHandle a = await(device.alloc(DType.F32, elements));
-    BufferHandle b = await(device.alloc(DType.F32, elements));
-    BufferHandle c = await(device.alloc(DType.F32, elements));
-    await(device.fill(a, 1f));
-    await(device.fill(b, 1f));
+    BufferHandle[] abc = operands();
+    BufferHandle a = abc[0];
+    BufferHandle b = abc[1];
+    BufferHandle c = abc[2];
     // A first GEMM warms cuBLAS up; the next RUNS are measured, one at a time as the raw ones were.
     for (int i = 0; i <= RUNS; i++) {
       await(blas.gemm(Transpose.N, Transpose.N, N, N, N, 1, a, N, b, N, 0, c, N));
@@ -188,5 +187,47 @@ class PhasesGpuTest {
         + " (cuEvent around cublasSgemm), %+.1f %%; %.1f TFLOP/s%n", N, isolation, toolkit / 1e6, rawNanos / 1e6,
       (toolkit - rawNanos) * 100.0 / rawNanos, flops / toolkit / 1e3);
     assertTrue(off <= 0.05, "the toolkit's GPU time " + toolkit + " ns is within 5 % of raw JCuda's " + rawNanos + " ns");
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = Isolation.class, names = {"IN_PROCESS", "PROCESS"})
+  void aCallerWhoAsksGetsTheKernelsTime(Isolation isolation) {
+    // No listener and no tracer: the device measures nothing by itself; the caller asks per request.
+    await(vertx.deployVerticle(new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.CUDA).setIsolation(isolation))));
+    BlasClient blas = BlasClient.create(vertx);
+    BufferHandle[] abc = operands();
+    BufferHandle a = abc[0];
+    BufferHandle b = abc[1];
+    BufferHandle c = abc[2];
+    long[] gpu = new long[RUNS];
+    for (int i = -1; i < RUNS; i++) {
+      com.vertxcuda.Timed<BufferHandle> t = await(com.vertxcuda.Timed.measure(vertx,
+        () -> blas.gemm(Transpose.N, Transpose.N, N, N, N, 1, a, N, b, N, 0, c, N)));
+      assertTrue(t.requests().size() == 1 && t.requests().get(0).phases() != null, t.requests().toString());
+      RequestPhases p = t.requests().get(0).phases();
+      assertTrue(p.getGpuNanos() > 0 && p.getGpuNanos() <= p.getTotalNanos(), p.toString());
+      if (i >= 0) {
+        gpu[i] = p.getGpuNanos();
+      }
+    }
+    long toolkit = median(gpu);
+    System.out.printf("[figure] SGEMM %d GPU time to the caller who asks (Timed, %s): %.3f ms, raw JCuda %.3f ms, %+.1f %%%n",
+      N, isolation, toolkit / 1e6, rawNanos / 1e6, (toolkit - rawNanos) * 100.0 / rawNanos);
+    assertTrue(Math.abs(toolkit - rawNanos) <= 0.05 * rawNanos,
+      "the GPU time the caller got, " + toolkit + " ns, is within 5 % of raw JCuda's " + rawNanos + " ns");
+  }
+
+  // A, B (ones) and C of N×N floats on the device.
+  private BufferHandle[] operands() {
+    DeviceClient device = DeviceClient.create(vertx);
+    long elements = (long) N * N;
+    BufferHandle[] abc = new BufferHandle[3];
+    for (int i = 0; i < 3; i++) {
+      abc[i] = await(device.alloc(DType.F32, elements));
+      if (i < 2) {
+        await(device.fill(abc[i], 1f));
+      }
+    }
+    return abc;
   }
 }

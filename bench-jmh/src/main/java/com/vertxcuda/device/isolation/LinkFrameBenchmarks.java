@@ -32,7 +32,7 @@ public class LinkFrameBenchmarks {
 
   @Setup
   public void setup() {
-    request = LinkFrame.request(42, null, FillRequest.of(CoreSamples.HANDLE, 3.25), 1_000_000_000L, "a-node-id");
+    request = LinkFrame.request(42, null, FillRequest.of(CoreSamples.HANDLE, 3.25), 1_000_000_000L, "a-node-id", false);
     wire = unframed(request);
     String node = "0f6c2a9e-4b1d-4c3e-9a7b-5d2e8f1c6a30";
     BufferHandle a = new BufferHandle(node, 0, 1, 1, DType.F32, 4096, 11, 12, 0, 16384);
@@ -43,7 +43,7 @@ public class LinkFrameBenchmarks {
       batch.add(new BlasRequest(BlasOp.GEMM).setM(64).setN(64).setK(64).setA(a).setLda(64).setB(b).setLdb(64)
         .setC(c).setLdc(64));
     }
-    gemmFrame = LinkFrame.request(43, Library.BLAS, new BlasBatch(batch), 1_000_000_000L, node);
+    gemmFrame = LinkFrame.request(43, Library.BLAS, new BlasBatch(batch), 1_000_000_000L, node, false);
     gemms = unframed(gemmFrame);
   }
 

@@ -53,8 +53,6 @@ public final class ContextRuntime implements LibraryContext {
   private final Consumer<String> poisoned;
   private final AtomicReference<String> poisonedBy = new AtomicReference<>();
   private final Deque<Runnable> closers = new ConcurrentLinkedDeque<>();
-  /** Whether phases are measured: the stream ordering times each run. */
-  private final boolean timed;
 
   public ContextRuntime(Vertx vertx, DeviceOptions options, String node, long generation, String backend,
                         DeviceContext device, AllocationTable allocations, SubmissionLoop loop,
@@ -66,9 +64,10 @@ public final class ContextRuntime implements LibraryContext {
     this.backend = backend;
     this.device = device;
     this.allocations = allocations;
-    this.timed = options.isMeasurePhases();
-    this.ordering = new StreamOrdering(device, timed);
+    // Phases measured by the device: every run timed; else only while a request that asks is served.
+    this.ordering = new StreamOrdering(device, options.isMeasurePhases());
     this.loop = loop;
+    loop.timing(ordering);
     this.poisoned = poisoned;
     loop.failures(this::failure);
   }
@@ -231,8 +230,8 @@ public final class ContextRuntime implements LibraryContext {
   @Override
   public void whenDone(GpuEvent event, Consumer<Throwable> then) {
     awaited.incrementAndGet();
-    // While phases are measured, the run that made the event is timed: its answers read the times.
-    WorkTiming timing = timed && loop.inLoop() ? ordering.timing(event) : null;
+    // A timed run (phases measured) hands its times to the answers of the work that awaits its event.
+    WorkTiming timing = loop.inLoop() ? ordering.timing(event) : null;
     device.whenComplete(event).whenComplete((v, err) -> {
       // Touched before the count drops: the submission thread never sees the work done and its
       // last activity old at once (IdleWait.pause), so it keeps spinning for the next request.

@@ -5,6 +5,8 @@ import com.vertxcuda.FailureCode;
 import com.vertxcuda.Failures;
 import com.vertxcuda.Library;
 import com.vertxcuda.RequestPhases;
+import com.vertxcuda.internal.RequestTrace;
+import io.vertx.core.eventbus.DeliveryOptions;
 import com.vertxcuda.device.RequestListener;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
@@ -96,10 +98,27 @@ public final class InFlight {
 
     /** The answer to an event-bus message. */
     static Answer of(Message<Object> message) {
+      return of(message, false);
+    }
+
+    /**
+     * The answer to an event-bus message; with {@code phases}, a successful one carries where the
+     * request's time went in its {@link RequestTrace#PHASES_HEADER} (its sender asked for them).
+     */
+    static Answer of(Message<Object> message, boolean phases) {
       return new Answer() {
         @Override
         public void succeed(Object body) {
           message.reply(body);
+        }
+
+        @Override
+        public void succeed(Object body, RequestPhases measured) {
+          if (phases && measured != null) {
+            message.reply(body, new DeliveryOptions().addHeader(RequestTrace.PHASES_HEADER, RequestTrace.encode(measured)));
+          } else {
+            message.reply(body);
+          }
         }
 
         @Override
@@ -164,9 +183,9 @@ public final class InFlight {
     private volatile boolean inTable;
     // Read once here, so that the answer reads no shared field; no clock read without a listener.
     private volatile RequestListener heard = listener;
-    /** Whether this entry measures its phases. */
-    private final boolean measured = measure;
-    private final long admitted = heard == null && !measured ? 0 : System.nanoTime();
+    /** Whether this entry measures its phases (the table's choice, or its caller's: {@link #measure()}). */
+    private volatile boolean measured = measure;
+    private volatile long admitted = heard == null && !measured ? 0 : System.nanoTime();
     /** When the submission thread took it up (its queue phase's end); 0 until then, or unmeasured. */
     private volatile long taken;
     /** The phases a device host measured and sent with its reply frame; null when none. */
@@ -208,6 +227,20 @@ public final class InFlight {
     /** {@code observer} hears this request's answer (set before it can be answered). */
     public Entry observe(Observer observer) {
       this.observer = observer;
+      return this;
+    }
+
+    /**
+     * Measures this entry's phases though the table does not (its caller asked for them): call where
+     * it is made, before it is handed on.
+     */
+    public Entry measure() {
+      if (!measured) {
+        if (admitted == 0) {
+          admitted = System.nanoTime();
+        }
+        measured = true;
+      }
       return this;
     }
 

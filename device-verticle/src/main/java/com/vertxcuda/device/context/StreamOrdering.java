@@ -22,8 +22,10 @@ public final class StreamOrdering {
 
   private static final int PRUNE_AT = 8;
   private final DeviceContext device;
-  /** Whether each run is timed (the device measures phases): timed markers around the work. */
-  private final boolean timed;
+  /** Whether every run is timed (the device measures phases): timed markers around the work. */
+  private final boolean timedAlways;
+  /** Whether runs are timed now: always, or while a request that measures its phases is served. */
+  private boolean timed;
   /** The last run's timing, until whoever awaits its event takes it ({@link #timing}); null when none. */
   private WorkTiming last;
 
@@ -34,7 +36,20 @@ public final class StreamOrdering {
   /** With {@code timed}, each run records timed markers around its work ({@link WorkTiming}). */
   public StreamOrdering(DeviceContext device, boolean timed) {
     this.device = device;
+    this.timedAlways = timed;
     this.timed = timed;
+  }
+
+  /**
+   * Times runs from now on while {@code on} (a request that measures its phases is being served,
+   * or its work is held to run later), else as the device does. On the submission thread.
+   */
+  void timeRuns(boolean on) {
+    if (!on && last != null) {
+      last.abandon(); // a timed run whose event nobody awaited
+      last = null;
+    }
+    timed = timedAlways || on;
   }
 
   /**

@@ -312,6 +312,9 @@ public final class SubmissionLoop {
     }
   }
 
+  /** Set once, before the loop serves: see {@link #timing}. */
+  private StreamOrdering ordering;
+
   private void run(Runnable init) {
     try {
       init.run();
@@ -326,6 +329,9 @@ public final class SubmissionLoop {
       if (item == null) {
         if (lastHandler == null || !holdsWhileBusy(lastHandler)) {
           flushLast();
+          if (ordering != null) {
+            ordering.timeRuns(false);
+          }
         }
         item = idle();
         if (item == null) {
@@ -425,11 +431,21 @@ public final class SubmissionLoop {
     }
   }
 
-  // The request's queue phase ends here, when phases are measured.
-  private static void taken(Request r) {
+  // The request's queue phase ends here, when phases are measured; one that measures its phases has
+  // the runs timed until the loop next goes idle (its work may be held and run with others').
+  private void taken(Request r) {
     if (r instanceof InFlight.Entry) {
-      ((InFlight.Entry) r).taken();
+      InFlight.Entry e = (InFlight.Entry) r;
+      e.taken();
+      if (e.measured() && ordering != null) {
+        ordering.timeRuns(true);
+      }
     }
+  }
+
+  /** The stream ordering whose runs are timed while a request that measures its phases is served. */
+  void timing(StreamOrdering ordering) {
+    this.ordering = ordering;
   }
 
   private void serve(Request r) {

@@ -174,7 +174,12 @@ public final class Admission {
         + e.getMessage()));
       return;
     }
-    InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(message), library, deadline(message), sender);
+    // A sender timing its work asks for the request's phases, sent back with the answer.
+    boolean timed = message.headers().contains(RequestTrace.PHASES_HEADER);
+    InFlight.Entry r = inFlight.entry(body, InFlight.Answer.of(message, timed), library, deadline(message), sender);
+    if (timed) {
+      r.measure();
+    }
     if (spans != null) {
       spans.bus(r, library, message);
     }
@@ -436,8 +441,15 @@ public final class Admission {
       Promise<Object> promise = Promise.promise();
       long deadline = System.nanoTime() + Math.min(timeoutMillis, options.getRequestTimeout()) * 1_000_000;
       InFlight.Entry r = inFlight.entry(body, CallerWake.answer(promise, caller, callerWake, callerPoll), library, deadline, self);
-      if (trace != null && spans != null) {
-        spans.local(r, library, trace);
+      if (trace != null) {
+        if (trace.timed()) {
+          r.measure();
+        }
+        if (spans != null && trace.traced()) {
+          spans.local(r, library, trace); // its span hands the phases to the trace
+        } else if (trace.timed()) {
+          r.observe((code, phases) -> trace.phases(phases));
+        }
       }
       ContextTier tier = device.tier();
       DeviceState state = device.state();

@@ -251,7 +251,7 @@ public final class DeviceHostArchive {
         if (hello == null || hello.kind != LinkFrame.Kind.HELLO) {
           return false;
         }
-        link.send(LinkFrame.request(1, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(30), null).encode());
+        link.send(LinkFrame.request(1, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(30), null, false).encode());
         LinkFrame reply = frames.poll(left(deadline), TimeUnit.NANOSECONDS);
         if (reply == null || reply.kind != LinkFrame.Kind.REPLY) {
           return false;

@@ -245,8 +245,12 @@ public final class DeviceHostMain {
       type = RequestTable.admitted(null, body); // what the slice became
     }
     OWED.incrementAndGet();
-    Request r = IN_FLIGHT.entry(body, type, answer(link, frame.id), frame.library, System.nanoTime() + frame.code,
-      frame.text).track();
+    InFlight.Entry r = IN_FLIGHT.entry(body, type, answer(link, frame.id), frame.library, System.nanoTime() + frame.code,
+      frame.text);
+    if (frame.measure) {
+      r.measure();
+    }
+    r.track();
     if (!tier.succeeded()) {
       r.fail(new CudaException(FailureCode.CONTEXT_LOST, "the device host's context is not ready"));
     } else {

@@ -27,7 +27,8 @@ final class LinkFrame {
   enum Kind {
     /**
      * parent → child: queue {@code body} for {@code library} (null: the device), sent by node
-     * {@code text} (its owner); answer REPLY or FAILURE.
+     * {@code text} (its owner), its phases measured when {@code measure} (a flags byte after the
+     * library's); answer REPLY or FAILURE.
      */
     REQUEST,
     /**
@@ -71,12 +72,20 @@ final class LinkFrame {
   final String text;
   /** A reply's phases as the device host measured them; null when it did not. */
   final RequestPhases phases;
+  /** A request whose phases the device host measures (and sends with its reply). */
+  final boolean measure;
 
   private LinkFrame(Kind kind, long id, Library library, Object body, long code, String text) {
     this(kind, id, library, body, code, text, null);
   }
 
   private LinkFrame(Kind kind, long id, Library library, Object body, long code, String text, RequestPhases phases) {
+    this(kind, id, library, body, code, text, phases, false);
+  }
+
+  private LinkFrame(Kind kind, long id, Library library, Object body, long code, String text, RequestPhases phases,
+                    boolean measure) {
+    this.measure = measure;
     this.kind = kind;
     this.id = id;
     this.library = library;
@@ -86,9 +95,12 @@ final class LinkFrame {
     this.phases = phases;
   }
 
-  /** A request; {@code timeLeft} (ns) carries its deadline across processes, {@code owner} the node that sent it. */
-  static LinkFrame request(long id, Library library, Object body, long timeLeft, String owner) {
-    return new LinkFrame(Kind.REQUEST, id, library, body, timeLeft, owner);
+  /**
+   * A request; {@code timeLeft} (ns) carries its deadline across processes, {@code owner} the node
+   * that sent it, {@code measure} whether the device host measures its phases.
+   */
+  static LinkFrame request(long id, Library library, Object body, long timeLeft, String owner, boolean measure) {
+    return new LinkFrame(Kind.REQUEST, id, library, body, timeLeft, owner, null, measure);
   }
 
   static LinkFrame reply(long id, Object body) {
@@ -131,7 +143,7 @@ final class LinkFrame {
     WireOut out = new WireOut(b);
     switch (kind) {
       case REQUEST:
-        b.appendByte((byte) (library == null ? -1 : library.ordinal()));
+        b.appendByte((byte) (library == null ? -1 : library.ordinal())).appendByte((byte) (measure ? 1 : 0));
         out.writeString(text);
         writeBody(b, out);
         break;
@@ -192,14 +204,18 @@ final class LinkFrame {
     long code = record.getLong(9);
     switch (kind) {
       case REQUEST: {
-        if (record.length() < 18) {
+        if (record.length() < 19) {
           throw new WireFormatException("malformed request frame");
         }
         int l = record.getByte(17);
         if (l < -1 || l >= LIBRARIES.length) {
           throw new WireFormatException("malformed request frame: library " + l);
         }
-        WireIn in = new WireIn(record, 18, record.length(), "link frame");
+        int flags = record.getByte(18);
+        if ((flags & ~1) != 0) {
+          throw new WireFormatException("malformed request frame: flags " + flags);
+        }
+        WireIn in = new WireIn(record, 19, record.length(), "link frame");
         String owner = in.readString();
         Object body;
         try {
@@ -208,7 +224,7 @@ final class LinkFrame {
           // The frame itself is whole: only this request fails (BAD_REQUEST from its handler).
           body = new UnreadableRequest(e.getMessage());
         }
-        return new LinkFrame(kind, id, l < 0 ? null : LIBRARIES[l], body, code, owner);
+        return new LinkFrame(kind, id, l < 0 ? null : LIBRARIES[l], body, code, owner, null, flags == 1);
       }
       case REPLY: {
         if (code != 0 && code != 1) {

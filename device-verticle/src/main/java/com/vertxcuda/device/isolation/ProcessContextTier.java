@@ -232,7 +232,7 @@ public final class ProcessContextTier implements ContextTier {
     long timeLeft = Math.min(e.deadline() - System.nanoTime(), TimeUnit.DAYS.toNanos(1));
     ByteBuffer frame;
     try {
-      frame = LinkFrame.request(e.id(), e.library(), body, timeLeft, e.owner()).encode();
+      frame = LinkFrame.request(e.id(), e.library(), body, timeLeft, e.owner(), e.measured()).encode();
     } catch (RuntimeException | Error t) {
       // Never sent: the call still hears it once, so what it holds (a slot of the region) goes back.
       call.failed(Failures.toCudaException("encoding the request's link frame", t));

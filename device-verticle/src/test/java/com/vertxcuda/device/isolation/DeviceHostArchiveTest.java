@@ -200,7 +200,7 @@ class DeviceHostArchiveTest {
       LinkFrame hello = frames.poll(60, TimeUnit.SECONDS);
       assertNotNull(hello, "no HELLO from the device host");
       assertEquals(LinkFrame.Kind.HELLO, hello.kind, String.valueOf(hello.text));
-      link.send(LinkFrame.request(7, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(30), null).encode());
+      link.send(LinkFrame.request(7, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(30), null, false).encode());
       LinkFrame reply = frames.poll(60, TimeUnit.SECONDS);
       assertNotNull(reply, "the device host did not answer");
       assertEquals(LinkFrame.Kind.REPLY, reply.kind, String.valueOf(reply.text));

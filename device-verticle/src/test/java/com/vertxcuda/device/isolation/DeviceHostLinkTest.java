@@ -68,7 +68,7 @@ class DeviceHostLinkTest {
       SocketChannel silent = connect(address);
       SocketChannel wrong = connect(address);
       wrong.write(LinkFrame.notice(LinkFrame.Kind.AUTH, 1, 0, "00".repeat(32)).encode());
-      wrong.write(LinkFrame.request(2, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(10), null).encode());
+      wrong.write(LinkFrame.request(2, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(10), null, false).encode());
 
       BlockingQueue<LinkFrame> frames = new LinkedBlockingQueue<>();
       Link link = host.accept(30_000, f -> frames.add(LinkFrame.decode(f)), (why, byPeer) -> { }, 0);
@@ -76,7 +76,7 @@ class DeviceHostLinkTest {
         LinkFrame hello = frames.poll(30, TimeUnit.SECONDS);
         assertNotNull(hello, "no HELLO from the device host");
         assertEquals(LinkFrame.Kind.HELLO, hello.kind, String.valueOf(hello.text));
-        link.send(LinkFrame.request(7, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(10), null).encode());
+        link.send(LinkFrame.request(7, null, new DescribeRequest(), TimeUnit.SECONDS.toNanos(10), null, false).encode());
         LinkFrame reply = frames.poll(30, TimeUnit.SECONDS);
         assertNotNull(reply, "the device host did not answer");
         assertEquals(LinkFrame.Kind.REPLY, reply.kind, String.valueOf(reply.text));
