@@ -64,6 +64,7 @@ cp "$root/bundle/run.sh" "$out/run.sh"
 cp "$root/bundle/sampling-1ms.jfc" "$out/sampling-1ms.jfc"
 cp "$root/bench/pytorch_bench.py" "$out/pytorch_bench.py"
 cp "$root/bench/src/main/resources/com/vertxcuda/bench/bench-result.schema.json" "$out/"
+cp "$root/docs/grafana-dashboard.json" "$out/"
 chmod +x "$out/run.sh"
 git -C "$root" rev-parse HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 if ! git -C "$root" diff --quiet HEAD 2>/dev/null; then echo "(with uncommitted changes)" >> "$out/COMMIT"; fi

@@ -26,7 +26,8 @@
 #   libcheck: the library suite in-process, then fill, library hops, FFT/RNG, GEMM and small GEMMs, both modes;
 #   pollcheck: fill and library hops and small GEMMs, both modes, PyTorch, then the hops with sleeping loops (~4 minutes);
 #   gpucheck: the GPU-only tests (device, kernels, pipelines, phases, NVML meters, the drill, native
-#     loading, a sticky error), then BenchMain's small path and tracing section in both modes, PyTorch's fill;
+#     loading, a sticky error), then the dashboard's picture (dashboard.png), BenchMain's small path and
+#     tracing section in both modes, PyTorch's fill;
 #   linkcheck: BenchMain's small path in both modes (fill hops, library hops, small GEMMs) with raw
 #     JCuda, PyTorch's fill, the footprint (~170 s).
 #   pollhops: the footprint of a GPU node with one device, the hop tables with default options, PyTorch's
@@ -400,9 +401,11 @@ if [ "$what" = linkcheck ]; then
 fi
 
 if [ "$what" = gpucheck ]; then
-  # After the GPU-only tests: the small path and the tracing section in both modes (with raw JCuda),
-  # PyTorch's fill.
+  # The dashboard's picture over a 60 s load (DashboardShot), then the small
+  # path and the tracing section in both modes (with raw JCuda), PyTorch's fill.
   echo "== gpucheck"
+  stage dashboard 120 "$cp" -Xmx4g com.vertxcuda.bench.report.DashboardShot "$here/grafana-dashboard.json" \
+    "$out/dashboard.png" "$backend" 60
   bench_runs 30 30 --only hops,libhops,smallgemm,tracing
   pytorch 20
   bench_report
