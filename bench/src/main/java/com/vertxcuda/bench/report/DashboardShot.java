@@ -191,8 +191,9 @@ public final class DashboardShot {
 
   private static Chart chart(String title, String note, Axis time, Axis.Format format, List<Chart.Line> lines) {
     List<Chart.Line> drawn = lines.stream().filter(l -> l != null && l.xs().length > 0).toList();
+    // Every panel's value axis starts at 0, as Grafana's do (a flat gauge would otherwise fill the panel).
     return Chart.lines(title.replace(' ', '-'), title, drawn.isEmpty() ? note + "; no data (no NVML here)" : note,
-      time, new Axis("", Axis.Scale.LINEAR, format), drawn, List.of());
+      time, new Axis("", Axis.Scale.LINEAR, format), drawn, List.of(new Chart.Rule(0, "")));
   }
 
   private static double sum(List<Sample> scrape, String name, Predicate<Sample> which) {
