@@ -277,16 +277,21 @@ public final class TrustedEvents {
   }
 
   /**
-   * The REMOVED of the incarnation this subscriber knows, where the answer shows a new one serving
-   * (an undeployment and a redeployment that came between two answers): both were offered, and no
-   * generation change was (a rebuild of the known incarnation announces that instead). Null
-   * otherwise. Called before {@link #transition}, which then delivers the new incarnation's READY.
+   * The REMOVED of the incarnation this subscriber knows, where the answer shows a new one starting
+   * (the REMOVED offered), or serving (an undeployment and a redeployment that came between two
+   * answers: both were offered, and no generation change was; a rebuild of the known incarnation
+   * announces that instead). Null otherwise. Called before {@link #transition}, which then delivers
+   * the new incarnation's READY.
    */
   private DeviceEvent redeployed(DeviceState s, long m) {
     boolean alive = phase == Phase.SERVING || phase == Phase.STARTING || phase == Phase.LOST;
-    if (s != DeviceState.READY || m <= known || !alive || !offered(DeviceEvent.Type.READY, m)
-      || !offered(DeviceEvent.Type.REMOVED, Long.MAX_VALUE)
-      || phase == Phase.SERVING && offered(DeviceEvent.Type.GENERATION_CHANGED, m)) {
+    if (m <= known || !alive || !offered(DeviceEvent.Type.REMOVED, Long.MAX_VALUE)) {
+      return null;
+    }
+    // Only a new deployment starts (a rebuild is REBUILDING): one starting at a newer generation
+    // confirms the known incarnation's REMOVED before its own READY is published.
+    if (s != DeviceState.STARTING && (s != DeviceState.READY || !offered(DeviceEvent.Type.READY, m)
+      || phase == Phase.SERVING && offered(DeviceEvent.Type.GENERATION_CHANGED, m))) {
       return null;
     }
     DeviceEvent removed = event(DeviceEvent.Type.REMOVED, known, known, null);

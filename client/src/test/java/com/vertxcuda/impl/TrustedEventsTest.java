@@ -58,6 +58,30 @@ class TrustedEventsTest {
   }
 
   @Test
+  void aRemovedAnsweredByTheNextIncarnationStartingIsHeardBeforeItsReady() {
+    // Undeployed and deployed again before the question about the REMOVED was answered: the new
+    // incarnation, still starting, answers it (only a new deployment starts).
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    answer(DeviceState.STARTING, G + 500);
+    assertEquals(List.of("REMOVED/" + G), names());
+    trusted.offer(event(DeviceEvent.Type.READY, G + 500, G + 500));
+    answer(DeviceState.READY, G + 500);
+    assertEquals(List.of("REMOVED/" + G, "READY/" + (G + 500)), names());
+    assertEquals(0, asked.size());
+  }
+
+  @Test
+  void aForgedRemovedIsNotConfirmedByTheDeviceStillServing() {
+    trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
+    trusted.offer(event(DeviceEvent.Type.REMOVED, G, G));
+    answer(DeviceState.READY, G);
+    answer(DeviceState.READY, G); // asked about once more, then dropped
+    assertEquals(List.of(), names());
+    assertEquals(0, asked.size());
+  }
+
+  @Test
   void aGenerationChangeIsHeardOnlyOnceTheDeviceServesItsGeneration() {
     trusted.startFrom(Future.succeededFuture(info(DeviceState.READY, G)));
     trusted.offer(event(DeviceEvent.Type.GENERATION_CHANGED, G, G + 1));
