@@ -7,7 +7,6 @@ import com.vertxcuda.internal.HostElements;
 import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.internal.TransferMemory;
-import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
@@ -35,17 +34,13 @@ import com.vertxcuda.message.UploadRequest;
 import com.vertxcuda.CudaException;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.message.KeepRequest;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageConsumer;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 public final class DeviceClientImpl implements DeviceClient {
@@ -97,56 +92,28 @@ public final class DeviceClientImpl implements DeviceClient {
    */
   @Override
   public Future<BufferHandle> upload(BufferHandle target, Buffer data) {
-    if (target == null || data == null || oversized(target) || !pumped(data, target)) {
+    if (target == null || data == null || ChunkedTransfer.oversized(target) || !pumped(data, target)) {
       return sender.request(new UploadRequest(target, data));
     }
     if (data.length() != target.byteLength()) {
       return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "upload of " + data.length()
         + " bytes into a range of " + target.byteLength() + " bytes"));
     }
-    if (sender.remote() || VertxInternals.byteBuf(data).nioBufferCount() > 1) {
-      // Read piece by piece: a Buffer over several pieces (a remote download's) is never merged first.
-      return upload(target, () -> HostElements.received(data));
-    }
-    ByteBuffer bytes = VertxInternals.byteBuf(data).nioBuffer(0, data.length());
-    return upload(target, () -> HostElements.of(bytes, false));
+    // To another node read piece by piece: a Buffer over several pieces is never merged first.
+    return upload(target, () -> sender.remote() ? HostElements.received(data) : HostElements.ofBuffer(data));
   }
 
   /**
    * Whether an upload of {@code data} goes through the one pump ({@link ChunkedTransfer}): to another
    * node, past {@link BulkTransfer#threshold} (then over the side channel); to a device in this JVM,
-   * as {@link #pumpedLocally}.
+   * as {@link ChunkedTransfer#pumpedLocally}.
    */
   private boolean pumped(Buffer data, BufferHandle target) {
     if (sender.remote()) {
       return data.length() > BulkTransfer.threshold(maxMessageSize);
     }
     LocalRoutes.Route route = sender.localRoute();
-    return route != null && pumpedLocally(route.transferMemory(), target, data);
-  }
-
-  /**
-   * The one rule for what of an upload to a device in this JVM takes the pump, for its typed clients
-   * and for uploads that reach it over the event bus alike: past what is worth copying inline,
-   * unless it lies in memory the device moves as it is (pinned, the shared region) — then it is one
-   * request, with no host copy at all. A mismatched length is one request too: the device checks the
-   * handle's token before it refuses the size.
-   */
-  public static boolean pumpedLocally(TransferMemory lent, BufferHandle target, Buffer data) {
-    return data.length() > ChunkedTransfer.INLINE_BYTES && !oversized(target) && data.length() == target.byteLength()
-      && !lent.lends(data);
-  }
-
-  /**
-   * The one rule for what of a download from a device in this JVM takes the pump: a range larger
-   * than the device may lend at once (its transfer budget, and three quarters of its shared region
-   * in process isolation) that fits one Buffer. What cannot be one Buffer goes to the device as it is, which checks the
-   * handle's token first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from
-   * its claimed shape.
-   */
-  public static boolean pumpedLocally(TransferMemory lent, BufferHandle source) {
-    return !oversized(source) && source.byteLength() > lent.limit()
-      && source.byteLength() <= Integer.MAX_VALUE - 8;
+    return route != null && ChunkedTransfer.pumpedLocally(route.transferMemory(), target, data);
   }
 
   /**
@@ -155,22 +122,27 @@ public final class DeviceClientImpl implements DeviceClient {
    * {@link HostElements#SEGMENT} bytes, one Buffer over them all ({@link HostElements#segmented}: a
    * composite, with no one backing array);
    * from a device in this JVM, a range larger than the device may lend at once
-   * ({@link #pumpedLocally}), through lent memory in bounded pieces, into pooled host memory or one
+   * ({@link ChunkedTransfer#pumpedLocally}), through lent memory in bounded pieces, into pooled host memory or one
    * heap buffer.
    */
   @Override
   public Future<Buffer> download(BufferHandle source) {
     LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
     boolean pumped = source != null && (sender.remote()
-      ? !oversized(source) && source.byteLength() > BulkTransfer.threshold(maxMessageSize)
+      ? !ChunkedTransfer.oversized(source) && source.byteLength() > BulkTransfer.threshold(maxMessageSize)
         && source.byteLength() <= Integer.MAX_VALUE - 8
-      : route != null && pumpedLocally(route.transferMemory(), source));
+      : route != null && ChunkedTransfer.pumpedLocally(route.transferMemory(), source));
     if (!pumped) {
       return sender.<DownloadReply>request(new DownloadRequest(source)).map(DownloadReply::getData);
     }
     if (route != null) {
-      TransferMemory lent = route.transferMemory();
-      return landed(lent, source, lent::landing);
+      // Into pooled host memory the device lends (reused from one large download to the next), else
+      // into an array, made on a copy thread (ChunkedTransfer.downloadLanded).
+      try {
+        return ChunkedTransfer.downloadLanded(sender, source, route.transferMemory()::landing);
+      } catch (RuntimeException refused) {
+        return sender.refuse(refused);
+      }
     }
     // From another node: into heap arrays of about 32 MiB each, made by the copy threads as the stream
     // arrives (not one array zeroed ahead of it), handed over as one Buffer.
@@ -179,60 +151,6 @@ public final class DeviceClientImpl implements DeviceClient {
       return ChunkedTransfer.download(sender, source, into, maxMessageSize).map(x -> into.landed());
     } catch (RuntimeException refused) {
       return sender.refuse(refused);
-    }
-  }
-
-  /**
-   * A download from the device in this JVM that this client's route serves, through the one pump,
-   * into host memory from {@code landing} (the device's pump for downloads from the event bus, whose
-   * landing its admission has paid for); {@code source} must be one the pump takes
-   * ({@link #pumpedLocally(TransferMemory, BufferHandle)}).
-   */
-  public Future<Buffer> download(BufferHandle source, IntFunction<Buffer> landing) {
-    LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
-    if (route == null) {
-      return sender.refuse(new CudaException(FailureCode.BAD_REQUEST, "no device in this JVM serves " + address()));
-    }
-    return landed(route.transferMemory(), source, landing);
-  }
-
-  // Into pooled host memory the device lends (reused from one large download to the next), else
-  // into an array; either is made on the first copy thread that reads into it (fresh memory is
-  // zeroed, which for a large download would stall the caller's loop), and wrapped once all is in.
-  private Future<Buffer> landed(TransferMemory lent, BufferHandle source, IntFunction<Buffer> make) {
-    int bytes = (int) source.byteLength();
-    AtomicReference<Buffer> landing = new AtomicReference<>();
-    HostElements into = HostElements.bytesFrom(bytes, k -> {
-      Buffer memory = make.apply(k);
-      if (memory == null) {
-        Buffer heap = VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[k]));
-        landing.set(heap);
-        return ByteBuffer.wrap(VertxInternals.byteBuf(heap).array(), 0, k).slice();
-      }
-      landing.set(memory);
-      return VertxInternals.byteBuf(memory).nioBuffer(0, k);
-    });
-    try {
-      return ChunkedTransfer.download(sender, source, into, maxMessageSize)
-        .map(x -> landing.get())
-        .onFailure(t -> {
-          Buffer landed = landing.get();
-          if (landed != null) {
-            lent.release(landed);
-          }
-        });
-    } catch (RuntimeException refused) {
-      return sender.refuse(refused);
-    }
-  }
-
-  /** A forged or corrupt handle whose byte length overflows: the device refuses it, naming what is wrong. */
-  private static boolean oversized(BufferHandle h) {
-    try {
-      h.byteLength();
-      return false;
-    } catch (ArithmeticException e) {
-      return true;
     }
   }
 

@@ -12,6 +12,8 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.Context;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
 
 /**
  * Moves {@link HostElements} to or from a buffer in chunks, several in flight, so that the copy on
@@ -65,7 +67,7 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   /** Bytes below which a transfer to a device in this JVM is copied on the thread that sends it. */
   public static final int INLINE_BYTES = 256 << 10;
 
-  private final RequestSender sender;
+  private final TransferRoute sender;
   /** A copy's target device and range; null otherwise. */
   private final RequestSender copyTo;
   private final BufferHandle copyTarget;
@@ -85,11 +87,11 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   private final CallerOrder order;
   private final Pump pump;
 
-  private ChunkedTransfer(RequestSender sender, BufferHandle handle, HostElements host, boolean upload, int maxMessageSize) {
+  private ChunkedTransfer(TransferRoute sender, BufferHandle handle, HostElements host, boolean upload, int maxMessageSize) {
     this.sender = sender;
     this.copyTo = null;
     this.copyTarget = null;
-    this.lent = lentBy(sender);
+    this.lent = sender.lent();
     this.handle = handle;
     this.host = host;
     this.upload = upload;
@@ -113,7 +115,7 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     this.sender = from;
     this.copyTo = to;
     this.copyTarget = target;
-    this.lent = lentBy(from);
+    this.lent = from.lent();
     this.handle = source;
     this.host = null;
     this.upload = false;
@@ -125,6 +127,40 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     this.order = from.order();
     // A read's bytes are memory the source lent: back to it once the target has them.
     this.pump = new Pump(chunks, WINDOW, false, this::read, this::write, this::giveBack, caller, this::left, this::report);
+  }
+
+  /**
+   * The one rule for what of an upload to a device in this JVM takes the pump, for its typed clients
+   * and for uploads that reach it over the event bus alike: past what is worth copying inline,
+   * unless it lies in memory the device moves as it is (pinned, the shared region) — then it is one
+   * request, with no host copy at all. A mismatched length is one request too: the device checks the
+   * handle's token before it refuses the size.
+   */
+  public static boolean pumpedLocally(TransferMemory lent, BufferHandle target, Buffer data) {
+    return data.length() > INLINE_BYTES && !oversized(target) && data.length() == target.byteLength()
+      && !lent.lends(data);
+  }
+
+  /**
+   * The one rule for what of a download from a device in this JVM takes the pump: a range larger
+   * than the device may lend at once (its transfer budget, and three quarters of its shared region
+   * in process isolation) that fits one Buffer. What cannot be one Buffer goes to the device as it is, which checks the
+   * handle's token first, then refuses the size (BAD_REQUEST), so a forged handle learns nothing from
+   * its claimed shape.
+   */
+  public static boolean pumpedLocally(TransferMemory lent, BufferHandle source) {
+    return !oversized(source) && source.byteLength() > lent.limit()
+      && source.byteLength() <= Integer.MAX_VALUE - 8;
+  }
+
+  /** A forged or corrupt handle whose byte length overflows: the device refuses it, naming what is wrong. */
+  public static boolean oversized(BufferHandle h) {
+    try {
+      h.byteLength();
+      return false;
+    } catch (ArithmeticException e) {
+      return true;
+    }
   }
 
   /** A chunk's bytes for a device that may lend {@code limit} bytes: a ring takes at most a quarter of it. */
@@ -157,18 +193,54 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   }
 
   /**
+   * Writes {@code data}, which must fit {@code target}, into it through {@code route} to a device in
+   * this JVM (a device's own pump), in views of the memory it lends; read piece by piece when
+   * {@code data} is several pieces (never merged first).
+   */
+  public static Future<Void> uploadLocal(TransferRoute route, BufferHandle target, Buffer data) {
+    HostElements host = HostElements.ofBuffer(data);
+    host.checkFits(target);
+    return new ChunkedTransfer(route, target, host, true, Integer.MAX_VALUE).start();
+  }
+
+  /**
+   * Reads {@code source} from a device in this JVM ({@code route}'s, which must lend memory) into host
+   * memory from {@code make} (null from it: a heap array), made on the first copy thread that reads
+   * into it (fresh memory is zeroed, which for a large download would stall the caller's loop) and
+   * handed over once all is in; on a failure what was made goes back to the device's memory.
+   */
+  public static Future<Buffer> downloadLanded(TransferRoute route, BufferHandle source, IntFunction<Buffer> make) {
+    TransferMemory lent = route.lent();
+    int bytes = (int) source.byteLength();
+    AtomicReference<Buffer> landing = new AtomicReference<>();
+    HostElements into = HostElements.bytesFrom(bytes, k -> {
+      Buffer memory = make.apply(k);
+      if (memory == null) {
+        Buffer heap = VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[k]));
+        landing.set(heap);
+        return ByteBuffer.wrap(VertxInternals.byteBuf(heap).array(), 0, k).slice();
+      }
+      landing.set(memory);
+      return VertxInternals.byteBuf(memory).nioBuffer(0, k);
+    });
+    into.checkFits(source);
+    return new ChunkedTransfer(route, source, into, false, Integer.MAX_VALUE).start()
+      .map(x -> landing.get())
+      .onFailure(t -> {
+        Buffer landed = landing.get();
+        if (landed != null) {
+          lent.release(landed);
+        }
+      });
+  }
+
+  /**
    * Copies {@code source} (read from {@code from}'s device) into {@code target} (written on
    * {@code to}'s), same dtype and length, staged through this JVM in views of {@code maxMessageSize}.
    */
   public static Future<Void> copy(RequestSender from, RequestSender to, BufferHandle source, BufferHandle target,
                            int maxMessageSize) {
     return new ChunkedTransfer(from, to, source, target, maxMessageSize).start();
-  }
-
-  // What the device of {@code sender} lends when it is in this JVM; null for one reached over the event bus.
-  private static TransferMemory lentBy(RequestSender sender) {
-    LocalRoutes.Route route = sender.remote() ? null : sender.localRoute();
-    return route == null ? null : route.transferMemory();
   }
 
   // Takes the transfer's place in the caller's order; it starts when its turn comes.

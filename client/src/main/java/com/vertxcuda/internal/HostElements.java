@@ -179,6 +179,15 @@ public final class HostElements {
   }
 
   /**
+   * The bytes of {@code data} (a Vert.x Buffer) for an upload to a device in this JVM: read in place
+   * when it is one piece, else piece by piece ({@link #received}), never merged first.
+   */
+  public static HostElements ofBuffer(io.vertx.core.buffer.Buffer data) {
+    io.netty.buffer.ByteBuf b = VertxInternals.byteBuf(data);
+    return b.nioBufferCount() > 1 ? received(data) : of(b.nioBuffer(0, data.length()), false);
+  }
+
+  /**
    * The bytes of {@code received} (a Vert.x Buffer, possibly over many pieces that arrived from a
    * stream): copied out with bulk gets piece by piece, never gathered into one array first.
    */

@@ -25,7 +25,7 @@ import io.vertx.core.tracing.TracingPolicy;
  * request ({@link #TIMEOUT_HEADER}). Every future completes on the caller's context and never on the
  * caller's stack, refusals included ({@link #failLater}), as Vert.x's own requests do.
  */
-public final class RequestSender {
+public final class RequestSender implements TransferRoute {
 
   /**
    * The header that carries the sender's timeout, in ms: the device answers TIMEOUT once it has
@@ -107,16 +107,26 @@ public final class RequestSender {
   }
 
   /** Whether the device is on another node of the cluster. */
+  @Override
   public boolean remote() {
     return watch != null;
   }
 
+  /** What the device lends when it is served in this JVM by the same Vert.x; null otherwise. */
+  @Override
+  public TransferMemory lent() {
+    LocalRoutes.Route route = localRoute();
+    return route == null ? null : route.transferMemory();
+  }
+
   /** The order its requests keep their place in: the current caller's, unless it was made with one. */
+  @Override
   public CallerOrder order() {
     return order != null ? order : CallerOrder.current();
   }
 
   /** The caller's context: where its futures complete. */
+  @Override
   public Context callerContext() {
     return vertx.getOrCreateContext();
   }
@@ -140,6 +150,7 @@ public final class RequestSender {
    * Takes a place in {@code order} for {@code hold} (a transfer, a coalesced group) as
    * {@link CallerOrder#hold} does, behind the cluster's policy read while a new node's is under way.
    */
+  @Override
   public void hold(CallerOrder order, Context context, boolean anyThread, CallerOrder.Hold hold) {
     behindPolicyRead(order, context);
     order.hold(context, anyThread, hold);
@@ -169,6 +180,7 @@ public final class RequestSender {
    * order, behind {@code order}'s first use of another of the node's addresses
    * ({@link CallerOrder#behindFirstUse}). The future completes on {@code context}, never on this stack.
    */
+  @Override
   public <R> Future<R> dispatch(Object body, Context context, CallerOrder order) {
     // Every request leaves through here (a typed call in its turn, each chunk of a transfer): its
     // client span, where Vert.x has a tracer. Without one this is one null check, nothing allocated.

@@ -6,7 +6,6 @@ import com.vertxcuda.device.memory.LentBuffers;
 import com.vertxcuda.Addresses;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.CudaException;
-import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.Failures;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
@@ -16,7 +15,8 @@ import com.vertxcuda.device.context.Transfers;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.internal.RequestTrace;
 import com.vertxcuda.internal.CallerOrder;
-import com.vertxcuda.impl.DeviceClientImpl;
+import com.vertxcuda.internal.ChunkedTransfer;
+import com.vertxcuda.internal.TransferRoute;
 import com.vertxcuda.internal.LocalRoutes;
 import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.internal.TransferMemory;
@@ -102,8 +102,41 @@ public final class Admission {
   private final Vertx vertx;
   /** The spans of traced requests; null where this Vert.x has no tracer (then nothing is traced). */
   private final DeviceSpans spans;
-  /** The pump for large transfers from the event bus; made on the event loop when first needed. */
-  private DeviceClientImpl pump;
+  /**
+   * The device's own pump for large transfers from the event bus ({@link ChunkedTransfer} over
+   * {@link #route}): its pieces are admitted as this node's, in this loop's order.
+   */
+  private final TransferRoute pump = new TransferRoute() {
+    @Override
+    public <R> Future<R> dispatch(Object body, Context caller, CallerOrder order) {
+      return route.request(address, body, options.getRequestTimeout(), caller);
+    }
+
+    @Override
+    public void hold(CallerOrder order, Context caller, boolean anyThread, CallerOrder.Hold hold) {
+      order.hold(caller, anyThread, hold);
+    }
+
+    @Override
+    public Context callerContext() {
+      return eventLoop;
+    }
+
+    @Override
+    public CallerOrder order() {
+      return CallerOrder.current();
+    }
+
+    @Override
+    public boolean remote() {
+      return false;
+    }
+
+    @Override
+    public TransferMemory lent() {
+      return lent;
+    }
+  };
 
   /**
    * Admission for the device at {@code address}, whose state lives on {@code eventLoop}; {@code self}
@@ -286,8 +319,8 @@ public final class Admission {
   }
 
   /**
-   * A large upload or download from the event bus goes through the one pump, as a local client's
-   * does ({@link DeviceClientImpl#pumpedLocally}): in views, with a place in this loop's order that
+   * A large upload or download from the event bus goes through the device's own pump ({@link #pump}),
+   * as a local client's does ({@link ChunkedTransfer#pumpedLocally}): in views, with a place in this loop's order that
    * the requests that arrived after it wait behind until its last view has left. The request stays
    * in the in-flight table until the pump answers it (or a loss or its deadline does first). A
    * download lands in memory its {@code charge} paid for at admission, which stays charged until
@@ -302,22 +335,22 @@ public final class Admission {
     switch (type.crossing()) {
       case REGION_TO_DEVICE: {
         UploadRequest u = (UploadRequest) r.body();
-        if (u.getHandle() == null || u.getData() == null || !DeviceClientImpl.pumpedLocally(lent, u.getHandle(), u.getData())) {
+        if (u.getHandle() == null || u.getData() == null || !ChunkedTransfer.pumpedLocally(lent, u.getHandle(), u.getData())) {
           return false;
         }
         r.submitted();
-        done = pump().upload(u.getHandle(), u.getData()).map(h -> h);
+        done = ChunkedTransfer.uploadLocal(pump, u.getHandle(), u.getData()).map(u.getHandle());
         break;
       }
       case REGION_TO_HOST: {
         DownloadRequest d = (DownloadRequest) r.body();
-        if (d.getHandle() == null || !DeviceClientImpl.pumpedLocally(lent, d.getHandle())) {
+        if (d.getHandle() == null || !ChunkedTransfer.pumpedLocally(lent, d.getHandle())) {
           return false;
         }
         r.submitted();
         // Its landing, paid for at its admission: from the memory of the device as it is when the
         // first chunk lands, uncharged.
-        done = pump().download(d.getHandle(), bytes -> device.transferMemory().landing(bytes)).map(data -> {
+        done = ChunkedTransfer.downloadLanded(pump, d.getHandle(), bytes -> device.transferMemory().landing(bytes)).map(data -> {
           landed[0] = data;
           return new DownloadReply(d.getHandle(), data);
         });
@@ -361,14 +394,6 @@ public final class Admission {
     });
   }
 
-  // The pump for transfers from the event bus: a client of this device over its local route.
-  private DeviceClientImpl pump() {
-    if (pump == null) {
-      pump = new DeviceClientImpl(vertx, new DeviceClientOptions().setNode(Addresses.nodeOf(address))
-        .setDevice(options.getDevice()).setTimeout(options.getRequestTimeout()));
-    }
-    return pump;
-  }
 
   /** A context is ready: what waited goes to it first, in order; on the event loop, before the state becomes READY. */
   public void drain(ContextTier tier) {
