@@ -45,8 +45,8 @@ public final class StreamOrdering {
    * or its work is held to run later), else as the device does. On the submission thread.
    */
   void timeRuns(boolean on) {
-    if (!on && last != null) {
-      last.abandon(); // a timed run whose event nobody awaited
+    if (!on && !timedAlways && last != null) {
+      last.abandon(); // a timed run whose event nobody awaited; no later run replaces it
       last = null;
     }
     timed = timedAlways || on;
