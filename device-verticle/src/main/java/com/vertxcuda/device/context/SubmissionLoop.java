@@ -105,6 +105,8 @@ public final class SubmissionLoop {
   private ExecutorService preparation;
   private Runnable preparationInit = () -> { };
   private RequestHandler lastHandler;
+  /** The stream ordering whose runs are timed for a request that measures its phases; set once, in init. */
+  private StreamOrdering ordering;
   /** Where in the waiting list a hold taken now goes: the place of the request being submitted from it, or -1 (the end). */
   private int holdAt = -1;
   private volatile boolean running = true;
@@ -311,9 +313,6 @@ public final class SubmissionLoop {
       }
     }
   }
-
-  /** Set once, before the loop serves: see {@link #timing}. */
-  private StreamOrdering ordering;
 
   private void run(Runnable init) {
     try {
