@@ -94,6 +94,7 @@ public class DeviceOptions {
   private boolean spareDeviceHost = DEFAULT_SPARE_DEVICE_HOST;
   private boolean deviceHostClassArchive = DEFAULT_DEVICE_HOST_CLASS_ARCHIVE;
   private String deviceHostClassArchiveDirectory;
+  private String deviceHostClassPath;
   private String cudaLibraryPath;
   private boolean peerCopy = DEFAULT_PEER_COPY;
   private int bulkMaxConnections = DEFAULT_BULK_MAX_CONNECTIONS;
@@ -334,6 +335,16 @@ public class DeviceOptions {
    */
   public String getDeviceHostClassArchiveDirectory() { return deviceHostClassArchiveDirectory; }
   public DeviceOptions setDeviceHostClassArchiveDirectory(String v) { this.deviceHostClassArchiveDirectory = v; return this; }
+
+  /**
+   * The class path device hosts run on (process isolation), entries separated by the platform's
+   * path separator; {@code null} means this JVM's (or, where the toolkit was loaded by a class loader
+   * of its own, that loader's). Set it where the application's class path holds what a device host
+   * must not load, or to give device hosts a class path of jars only: a class-data archive
+   * ({@link #isDeviceHostClassArchive()}) is made only for one without non-empty folders.
+   */
+  public String getDeviceHostClassPath() { return deviceHostClassPath; }
+  public DeviceOptions setDeviceHostClassPath(String v) { this.deviceHostClassPath = v; return this; }
 
   /**
    * Copy straight between this device and another whose context shares its process (in-process

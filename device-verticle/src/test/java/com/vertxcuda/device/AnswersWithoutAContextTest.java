@@ -61,6 +61,7 @@ class AnswersWithoutAContextTest {
 
   @Test
   @Tag("alone")
+  @Tag("runs-once") // pins its isolation: one pass covers it
   void aRequestReachingAdmissionAfterAFailedStartIsAnsweredContextLost(Vertx vertx, VertxTestContext ctx) {
     // No machine has a CUDA device 999: the start fails everywhere, on a GPU host too.
     DeviceOptions options = new DeviceOptions().setBackend(BackendKind.CUDA).setDevice(999)

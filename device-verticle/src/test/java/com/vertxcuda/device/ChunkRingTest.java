@@ -12,6 +12,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -284,6 +285,7 @@ class ChunkRingTest {
    * Process isolation with a 16 MiB region, which may lend 8 MiB at once: downloads of 24 MiB (and
    * uploads) go through it in bounded pieces, byte-equal, and nothing stays held.
    */
+  @Tag("runs-once") // pins its isolation: one pass covers it
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void aDownloadLargerThanTheRegionLendsGoesInPieces(Vertx vertx, VertxTestContext ctx) {
@@ -319,6 +321,7 @@ class ChunkRingTest {
    * comes back byte-equal (the probe held the window's one place, and no chunk started after it came
    * back: the upload waited for good, and so did every later request of its caller).
    */
+  @Tag("runs-once") // pins its isolation: one pass covers it
   @Test
   @Timeout(value = 60, timeUnit = TimeUnit.SECONDS)
   void anUploadThroughAOneChunkWindowCompletes(Vertx vertx, VertxTestContext ctx) {

@@ -8,6 +8,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -23,6 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * through the pools, when the memory returned with the Buffer wrapper).
  */
 @ExtendWith(VertxExtension.class)
+@Tag("runs-once") // every test runs in both isolation modes itself
 class DownloadLifetimeTest {
 
   @ParameterizedTest

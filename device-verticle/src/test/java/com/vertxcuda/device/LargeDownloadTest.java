@@ -12,6 +12,7 @@ import io.vertx.core.Vertx;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -46,6 +47,7 @@ class LargeDownloadTest {
     return vertx.deployVerticle(device).map(id -> DeviceClient.create(vertx));
   }
 
+  @Tag("runs-once") // pins its isolation: one pass covers it
   @Test
   @Timeout(value = 180, timeUnit = TimeUnit.SECONDS)
   void aDownloadLargerThanTheRegionArrivesWholeBeforeAFillSentAfterIt(Vertx vertx, VertxTestContext ctx) {
@@ -92,6 +94,7 @@ class LargeDownloadTest {
    * through the small region: one failed future, NOT_FOUND, and by then no slot of the region is
    * held. Should the free land after the whole download, it is tried again with a new buffer.
    */
+  @Tag("runs-once") // pins its isolation: one pass covers it
   @Test
   @Timeout(value = 180, timeUnit = TimeUnit.SECONDS)
   void aFailureMidWayAnswersOnceWithNothingOfTheRegionHeld(Vertx vertx, VertxTestContext ctx) {

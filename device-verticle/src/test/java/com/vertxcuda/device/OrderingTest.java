@@ -31,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * makes these hold; the device host's transfers in chunks hold their buffer for their whole length.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("runs-once") // every test runs in both isolation modes itself
 class OrderingTest {
 
   private static final int ELEMENTS = 6_000_000; // 24 MiB: in chunks through a 16 MiB region

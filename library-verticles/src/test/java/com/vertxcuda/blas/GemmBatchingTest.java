@@ -27,6 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class GemmBatchingTest extends HostDeviceTest {
 
+  @Override
+  protected boolean devicePerTest() {
+    return true; // a test undeploys the device
+  }
+
   static final int N = 64;
   static final int MAX_BATCH = 16;
 

@@ -27,6 +27,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FftPlanBudgetTest extends HostDeviceTest {
 
+  @Override
+  protected boolean devicePerTest() {
+    return true; // each test counts the plans a fresh device holds
+  }
+
   static final long MIB = 1 << 20;
   static final long BUDGET = 32 * MIB;
   static final long MEMORY_LIMIT = 64 * MIB;

@@ -22,6 +22,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ContextLossTest extends HostDeviceTest {
 
   @Override
+  protected boolean devicePerTest() {
+    return true; // its test poisons the device
+  }
+
+  @Override
   protected DeviceOptions options() {
     return TestDevices.options();
   }

@@ -15,7 +15,10 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.VertxExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.util.concurrent.ExecutionException;
@@ -26,10 +29,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * A host-backend device with every library, and the typed clients. Tests run on the JUnit thread
- * and wait on futures there (never on a Vert.x thread).
+ * A device with every library (the execution's backend and isolation), and the typed clients. One
+ * device serves a class's tests in turn, as an application's would serve its requests; a class whose
+ * tests break or reconfigure it (poison it, undeploy it, count its plans) takes a device per test
+ * ({@link #devicePerTest()}). Tests run on the JUnit thread and wait on futures there (never on a
+ * Vert.x thread).
  */
 @ExtendWith(VertxExtension.class)
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class HostDeviceTest {
 
   protected Vertx vertx;
@@ -45,14 +52,38 @@ public abstract class HostDeviceTest {
     return TestDevices.options();
   }
 
-  @BeforeEach
-  void deploy(Vertx vertx) {
+  /**
+   * Whether each test gets a device of its own, undeployed after it: for classes whose tests poison
+   * or undeploy the device, or need what a fresh one has (no plan cached).
+   */
+  protected boolean devicePerTest() {
+    return false;
+  }
+
+  @BeforeAll
+  void clients(Vertx vertx) {
     this.vertx = vertx;
-    deployment = await(vertx.deployVerticle(new DeviceVerticle(options())));
     device = DeviceClient.create(vertx);
     blas = BlasClient.create(vertx);
     fft = FftClient.create(vertx);
     rand = RandClient.create(vertx);
+  }
+
+  @BeforeEach
+  void deploy() {
+    if (deployment == null) {
+      deployment = await(vertx.deployVerticle(new DeviceVerticle(options())));
+    }
+  }
+
+  @AfterEach
+  void undeploy() {
+    if (devicePerTest() && deployment != null) {
+      String id = deployment;
+      deployment = null;
+      // A test may have undeployed it itself.
+      await(vertx.undeploy(id).otherwiseEmpty());
+    }
   }
 
   protected static <T> T await(Future<T> f) {

@@ -34,6 +34,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("alone")
 class LossAnswersTest extends HostDeviceTest {
 
+  @Override
+  protected boolean devicePerTest() {
+    return true; // its tests poison the device
+  }
+
   static final int SENDERS = 8;
   static final int N = 32;
   static final long REQUEST_TIMEOUT = 30_000;

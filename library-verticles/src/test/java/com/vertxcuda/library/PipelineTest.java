@@ -39,6 +39,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class PipelineTest extends HostDeviceTest {
 
+  @Override
+  protected boolean devicePerTest() {
+    return true; // a poison test rebuilds the context under the others
+  }
+
   static final int N = 8;
 
   /** The buffers one pipeline works on. */

@@ -28,11 +28,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Requests whose plan is not cached wait for it off the submission thread without giving up their
  * place: what reads their output sees their result, and what touches other buffers is not held
- * behind them. Bluestein sizes (2^21 + odd) take 0.2-1 s to plan on the host.
+ * behind them. Bluestein sizes (2^19 + odd) take tens to hundreds of ms to plan on the host.
  */
 class PreparationOrderingTest extends HostDeviceTest {
 
-  private static final int[] SIZES = {(1 << 21) + 1, (1 << 21) + 3, (1 << 21) + 5};
+  @Override
+  protected boolean devicePerTest() {
+    return true; // each test needs plans not yet cached
+  }
+
+  private static final int[] SIZES = {(1 << 19) + 1, (1 << 19) + 3, (1 << 19) + 5};
 
   /** Futures made in one event-loop task, in order, and the order in which they completed there. */
   private final class Sent {

@@ -368,7 +368,7 @@ public final class DeviceHostArchive {
    */
   public static void main(String[] args) throws Exception {
     DeviceOptions options = new DeviceOptions().setIsolation(Isolation.PROCESS);
-    DeviceHostArchive archive = of(options, DeviceHostClassPath.of());
+    DeviceHostArchive archive = of(options, DeviceHostClassPath.of(options));
     Path made = archive == null ? null : archive.train(options, "local");
     System.out.println(made != null ? "device-host class-data archive: " + made
       : "no device-host class-data archive for this JVM and class path");

@@ -1,5 +1,7 @@
 package com.vertxcuda.device.isolation;
 
+import com.vertxcuda.device.DeviceOptions;
+
 import java.io.File;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -11,6 +13,12 @@ import java.util.LinkedHashSet;
 final class DeviceHostClassPath {
 
   private DeviceHostClassPath() {
+  }
+
+  /** The class path {@code options} name ({@link DeviceOptions#getDeviceHostClassPath()}), else {@link #of()}. */
+  static String of(DeviceOptions options) {
+    String named = options.getDeviceHostClassPath();
+    return named != null && !named.isBlank() ? named : of();
   }
 
   /**

@@ -79,7 +79,7 @@ final class DeviceHostProcess {
   /** As {@link #start}; {@code unixSocket} false takes the loopback TCP fallback (for tests). */
   static DeviceHostProcess start(DeviceOptions options, String node, long generation, Consumer<String> exited,
                                  boolean unixSocket) throws IOException {
-    return start(options, node, generation, exited, unixSocket, DeviceHostClassPath.of());
+    return start(options, node, generation, exited, unixSocket, DeviceHostClassPath.of(options));
   }
 
   /** As {@link #start}, on {@code classPath}, from its class-data archive where there is one. */
