@@ -14,6 +14,7 @@ import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.SSLEngineOptions;
 import io.vertx.core.net.TCPSSLOptions;
 import io.vertx.core.spi.cluster.ClusterManager;
 
@@ -123,8 +124,8 @@ final class BulkWire {
   }
 
   // The bus's TCP and TLS settings onto a side-channel server's or client's, each by its typed
-  // getter. Not carried over: the bus's idle timeouts (the side channel keeps its own) and ALPN (the
-  // side channel speaks its own protocol).
+  // getter, and its TLS engine (engine, below). Not carried over: the bus's idle timeouts (the side
+  // channel keeps its own) and ALPN (the side channel speaks its own protocol).
   private static void copy(EventBusOptions bus, TCPSSLOptions o) {
     o.setTcpNoDelay(bus.isTcpNoDelay()).setTcpKeepAlive(bus.isTcpKeepAlive()).setSoLinger(bus.getSoLinger())
       .setSendBufferSize(bus.getSendBufferSize()).setReceiveBufferSize(bus.getReceiveBufferSize())
@@ -146,8 +147,17 @@ final class BulkWire {
     if (bus.getEnabledSecureTransportProtocols() != null) {
       o.setEnabledSecureTransportProtocols(new LinkedHashSet<>(bus.getEnabledSecureTransportProtocols()));
     }
-    o.setSslEngineOptions(bus.getSslEngineOptions() == null ? null : bus.getSslEngineOptions().copy());
+    o.setSslEngineOptions(engine(bus));
     o.setSslHandshakeTimeout(bus.getSslHandshakeTimeout()).setSslHandshakeTimeoutUnit(bus.getSslHandshakeTimeoutUnit());
+  }
+
+  /**
+   * The TLS engine of the side channel of {@code bus}, server and client alike: the one the bus names
+   * (the application's choice, kept), else the toolkit's choice ({@link TlsEngines#preferred}); null
+   * for a plain bus.
+   */
+  static SSLEngineOptions engine(EventBusOptions bus) {
+    return bus.isSsl() ? TlsEngines.of(bus.getSslEngineOptions()) : null;
   }
 
   /** Where clients reach the side channel: the bus's public host, else the one it binds. */

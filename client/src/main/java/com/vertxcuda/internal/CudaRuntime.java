@@ -3,6 +3,8 @@ package com.vertxcuda.internal;
 import com.vertxcuda.codec.CudaCodecs;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.EventBusOptions;
+import io.vertx.core.net.SSLEngineOptions;
 import io.vertx.core.shareddata.LocalMap;
 import io.vertx.core.shareddata.Shareable;
 
@@ -122,6 +124,16 @@ public final class CudaRuntime implements Shareable {
    */
   public synchronized long bulkConnectionsAccepted() {
     return server == null ? 0 : server.connectionsAccepted();
+  }
+
+  /**
+   * The TLS engine this Vert.x's side channel runs on, its server and its client alike: the one its
+   * event bus names, else the toolkit's choice ({@link TlsEngines}); null for a plain bus or one
+   * whose options cannot be read.
+   */
+  public SSLEngineOptions bulkTlsEngine() {
+    EventBusOptions bus = VertxInternals.eventBusOptions(vertx);
+    return bus == null ? null : BulkWire.engine(bus);
   }
 
   /** Registers every vertx-cuda codec on this Vert.x's event bus, the first time; later calls do nothing. */

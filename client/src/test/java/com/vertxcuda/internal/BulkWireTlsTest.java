@@ -4,9 +4,14 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
+import io.vertx.core.net.JdkSSLEngineOptions;
 import io.vertx.core.net.KeyStoreOptions;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
+import io.vertx.core.net.SSLEngineOptions;
+import io.vertx.core.net.TCPSSLOptions;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -39,7 +44,7 @@ class BulkWireTlsTest {
       EventBusOptions bus = tlsBus();
       NetServerOptions server = BulkWire.serverOptions(vertx, bus);
       NetClientOptions client = BulkWire.clientOptions(bus);
-      for (io.vertx.core.net.TCPSSLOptions o : List.of(server, client)) {
+      for (TCPSSLOptions o : List.of(server, client)) {
         assertTrue(o.isSsl());
         assertEquals(bus.getKeyCertOptions(), o.getKeyCertOptions());
         assertEquals(bus.getTrustOptions(), o.getTrustOptions());
@@ -53,6 +58,36 @@ class BulkWireTlsTest {
       assertEquals(0, server.getPort());
       assertFalse(client.isTrustAll(), "the client trusts the trust store alone");
       assertNull(BulkWire.tlsMismatch(bus));
+    } finally {
+      vertx.close();
+    }
+  }
+
+  /**
+   * The engine the bus names goes to both ends of the side channel, whichever it is (the JDK's kept
+   * although OpenSSL loads here: netty-tcnative is on this module's test class path); a bus that
+   * names none gets OpenSSL; a plain bus none.
+   */
+  @Test
+  void theServerAndClientRunTheEngineTheBusNamesElseOpenSsl() {
+    assertTrue(OpenSSLEngineOptions.isAvailable(), "netty-tcnative loads here: " + OpenSsl.unavailabilityCause());
+    Vertx vertx = Vertx.vertx();
+    try {
+      for (SSLEngineOptions named : List.of(new JdkSSLEngineOptions(), new OpenSSLEngineOptions().setSessionCacheEnabled(false))) {
+        EventBusOptions bus = tlsBus().setSslEngineOptions(named);
+        for (TCPSSLOptions o : List.of(BulkWire.serverOptions(vertx, bus), BulkWire.clientOptions(bus))) {
+          assertEquals(named.getClass(), o.getSslEngineOptions().getClass());
+        }
+        assertEquals(named.getClass(), BulkWire.engine(bus).getClass());
+      }
+      assertFalse(((OpenSSLEngineOptions) BulkWire.clientOptions(tlsBus().setSslEngineOptions(
+        new OpenSSLEngineOptions().setSessionCacheEnabled(false))).getSslEngineOptions()).isSessionCacheEnabled(),
+        "the named engine's own settings come along");
+      EventBusOptions unnamed = tlsBus();
+      assertNull(unnamed.getSslEngineOptions());
+      assertTrue(BulkWire.serverOptions(vertx, unnamed).getSslEngineOptions() instanceof OpenSSLEngineOptions);
+      assertTrue(BulkWire.clientOptions(unnamed).getSslEngineOptions() instanceof OpenSSLEngineOptions);
+      assertNull(BulkWire.engine(new EventBusOptions()), "a plain bus's side channel runs no TLS engine");
     } finally {
       vertx.close();
     }

@@ -6,13 +6,17 @@ import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.DeviceRegistry;
 import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.internal.CudaRuntime;
+import com.vertxcuda.internal.TlsEngines;
 import com.vertxcuda.samples.cluster.ClusterSettings;
 import com.vertxcuda.samples.cluster.GpuNode;
 import com.vertxcuda.samples.cluster.StreamAnchor;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.netty.handler.ssl.OpenSsl;
 import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import picocli.CommandLine;
 
 import java.io.BufferedReader;
@@ -24,7 +28,10 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -36,8 +43,10 @@ import java.util.function.Supplier;
  * ratios), 64 MiB echoed in 8 MiB messages, and for each bulk size (64 MiB and
  * 1 GiB; {@code -Dvertx-cuda.bench.bulk=64} for a small budget) a raw TCP stream between the two JVMs
  * each way beside the toolkit's remote upload and download of that size through the side channel,
- * each with its ratio to its own anchor. Then the bulk part again on a second cluster whose event bus
- * (and so the side channel and the anchor) runs over TLS. Prints {@code [figure]} lines.
+ * each with its ratio to its own anchor. Then the bulk part again on a cluster whose event bus (and so
+ * the side channel and the anchor) runs over TLS, once per TLS engine (the JDK's, then OpenSSL where
+ * netty-tcnative loads), each transfer with its ratio to the same transfer on the plain bus, and a
+ * line that puts the engines side by side. Prints {@code [figure]} lines.
  *
  * <pre>java -Xmx6g -cp ... com.vertxcuda.bench.cluster.ClusterBench [backend: auto|host|cuda] [cluster options of the node, e.g. --cluster-manager infinispan ...]</pre>
  */
@@ -57,8 +66,9 @@ public final class ClusterBench {
       bulk.add(Long.parseLong(mib.trim()) << 20);
     }
     ClusterSettings plain = settings(clusterArgs, "plain");
-    run(plain, backend, bulk, true);
-    // The same over TLS: a key store made here, the event bus (and so the side channel and the anchor) on it.
+    Map<Long, double[]> plainRates = run(plain, backend, bulk, true, null);
+    // The same over TLS: a key store made here, the event bus (and so the side channel and the anchor)
+    // on it, once per engine.
     Path keys = Files.createTempDirectory("vertx-cuda-bench");
     Path store = keys.resolve("node.p12");
     Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
@@ -69,9 +79,24 @@ public final class ClusterBench {
     if (keytool.waitFor() != 0) {
       throw new IllegalStateException(new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     }
-    ClusterSettings tls = settings(clusterArgs, "tls");
-    tls.setTls(store.toString(), "bench-secret");
-    run(tls, backend, bulk, false);
+    Map<String, Map<Long, double[]>> tlsRates = new LinkedHashMap<>();
+    for (ClusterSettings.TlsEngine engine : List.of(ClusterSettings.TlsEngine.JDK, ClusterSettings.TlsEngine.OPENSSL)) {
+      String name = engine == ClusterSettings.TlsEngine.JDK ? "JDK" : "OpenSSL";
+      if (engine == ClusterSettings.TlsEngine.OPENSSL && !OpenSSLEngineOptions.isAvailable()) {
+        System.out.println("[figure] bulk over TLS on OpenSSL: not measured, OpenSSL does not load here ("
+          + OpenSsl.unavailabilityCause() + ")");
+        continue;
+      }
+      ClusterSettings tls = settings(clusterArgs, "tls-" + name.toLowerCase(Locale.ROOT));
+      tls.setTls(store.toString(), "bench-secret").setTlsEngine(engine);
+      tlsRates.put(name, run(tls, backend, bulk, false, plainRates));
+    }
+    for (long size : bulk) {
+      StringBuilder line = new StringBuilder("[figure] bulk " + (size >> 20) + " MiB over TLS, to plain (side channel):");
+      tlsRates.forEach((name, rates) -> line.append(String.format(" %s upload %.2f download %.2f;", name,
+        rates.get(size)[0] / plainRates.get(size)[0], rates.get(size)[1] / plainRates.get(size)[1])));
+      System.out.println(line.substring(0, line.length() - 1));
+    }
     Files.deleteIfExists(store);
     Files.deleteIfExists(keys);
     System.exit(0);
@@ -84,8 +109,11 @@ public final class ClusterBench {
     return settings;
   }
 
-  // One cluster of this JVM and a GPU node JVM: the small round trips (plain only), then bulk.
-  private static void run(ClusterSettings settings, String backend, List<Long> bulk, boolean small) throws Exception {
+  // One cluster of this JVM and a GPU node JVM: the small round trips (plain only), then bulk. Returns
+  // the side channel's upload and download rate (bytes per second) per bulk size; a TLS run prints
+  // each beside the plain run's (plain).
+  private static Map<Long, double[]> run(ClusterSettings settings, String backend, List<Long> bulk, boolean small,
+      Map<Long, double[]> plain) throws Exception {
     long largest = bulk.stream().mapToLong(Long::longValue).max().orElse(64L << 20);
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
       "-Xmx" + Math.max(4, (largest >> 30) * 3 + 2) + "g", "-cp", System.getProperty("java.class.path"),
@@ -93,10 +121,11 @@ public final class ClusterBench {
       "--device-option", "hostMemory=" + (largest + (256L << 20))));
     command.addAll(settings.arguments());
     Process node = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String wire = settings.tls() ? "TLS" : "plain";
+    Map<Long, double[]> rates = new LinkedHashMap<>();
     try {
       String nodeId = waitReady(node);
       Vertx vertx = settings.start().toCompletionStage().toCompletableFuture().get();
+      String wire = settings.tls() ? "TLS on " + TlsEngines.name(CudaRuntime.of(vertx).bulkTlsEngine()) : "plain";
       DeviceInfo device = null;
       for (int i = 0; i < 600 && device == null; i++) {
         for (DeviceInfo d : get(DeviceRegistry.list(vertx))) {
@@ -176,12 +205,16 @@ public final class ClusterBench {
           }
         }
         get(c.free(big));
+        rates.put(size, new double[] {size / up, size / down});
+        String toPlain = plain == null ? "" : String.format(", %.2f of plain", size / up / plain.get(size)[0]);
+        String downToPlain = plain == null ? "" : String.format(", %.2f of plain", size / down / plain.get(size)[1]);
         System.out.printf("[figure] bulk %d MiB (%s, best of %d): raw TCP stream NetClient->NetServer up %.2f GB/s, down %.2f GB/s;"
-            + " vertx-cuda side channel upload %.2f GB/s (%.2f of raw), download %.2f GB/s (%.2f of raw)%n",
-          size >> 20, wire, rounds, size / rawUp / 1e9, size / rawDown / 1e9, size / up / 1e9, rawUp / up,
-          size / down / 1e9, rawDown / down);
+            + " vertx-cuda side channel upload %.2f GB/s (%.2f of raw%s), download %.2f GB/s (%.2f of raw%s)%n",
+          size >> 20, wire, rounds, size / rawUp / 1e9, size / rawDown / 1e9, size / up / 1e9, rawUp / up, toPlain,
+          size / down / 1e9, rawDown / down, downToPlain);
       }
       get(vertx.close());
+      return rates;
     } finally {
       node.destroyForcibly();
       node.waitFor(30, TimeUnit.SECONDS);

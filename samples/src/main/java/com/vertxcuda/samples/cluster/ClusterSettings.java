@@ -3,13 +3,18 @@ package com.vertxcuda.samples.cluster;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
+import com.vertxcuda.internal.TlsEngines;
+import io.netty.handler.ssl.OpenSsl;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.http.ClientAuth;
+import io.vertx.core.net.JdkSSLEngineOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PfxOptions;
+import io.vertx.core.net.SSLEngineOptions;
 import io.vertx.core.spi.cluster.ClusterManager;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
@@ -25,13 +30,20 @@ import java.util.List;
  * How a node joins the cluster: the cluster manager (Hazelcast on one interface with a fixed member
  * list, multicast, auto-detection and phone-home off; or Infinispan over an encrypted, authenticated
  * JGroups stack on one interface with a fixed member list, {@link EncryptedInfinispan}), the event
- * bus on the same host, and optionally TLS for the event bus (PKCS#12 key and trust stores). Shared
+ * bus on the same host, and optionally TLS for the event bus (PKCS#12 key and trust stores; OpenSSL
+ * where it loads, else the JDK's engine, unless {@code --tls-engine} names one). Shared
  * by the node, client and devices commands, and by the bench module's cluster bench and scale simulation.
  */
 public final class ClusterSettings {
 
   /** The cluster managers a node can join with. */
   public enum Manager { HAZELCAST, INFINISPAN }
+
+  /**
+   * The TLS engines the event bus (and so the bulk side channel) can run on: {@code AUTO} is the
+   * toolkit's choice ({@link TlsEngines#preferred}: OpenSSL where netty-tcnative loads, else the JDK's).
+   */
+  public enum TlsEngine { AUTO, JDK, OPENSSL }
 
   @Option(names = "--cluster-manager", description = "hazelcast, or infinispan (JGroups encrypted and authenticated:"
     + " needs --jgroups-keystore and --jgroups-secret; default ${DEFAULT-VALUE})")
@@ -66,6 +78,10 @@ public final class ClusterSettings {
   @Option(names = "--tls-password", description = "password of the stores", interactive = false)
   String password = "";
 
+  @Option(names = "--tls-engine", description = "TLS engine: auto (OpenSSL where netty-tcnative loads, else the JDK's),"
+    + " jdk or openssl (default ${DEFAULT-VALUE})")
+  TlsEngine tlsEngine = TlsEngine.AUTO;
+
   /** The cluster manager a node joins with. */
   public Manager manager() {
     return manager;
@@ -87,6 +103,12 @@ public final class ClusterSettings {
     return this;
   }
 
+  /** Runs TLS on {@code engine} ({@link TlsEngine#AUTO} unless set). */
+  public ClusterSettings setTlsEngine(TlsEngine engine) {
+    this.tlsEngine = engine;
+    return this;
+  }
+
   /** Whether the event bus runs over TLS. */
   public boolean tls() {
     return keyStore != null;
@@ -103,8 +125,10 @@ public final class ClusterSettings {
    */
   public Future<Vertx> start(MeterRegistry metrics) {
     ClusterManager clusterManager;
+    SSLEngineOptions engine;
     try {
       clusterManager = clusterManager();
+      engine = keyStore == null ? null : sslEngine();
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
@@ -114,7 +138,7 @@ public final class ClusterSettings {
     if (keyStore != null) {
       PfxOptions key = new PfxOptions().setPath(keyStore).setPassword(password);
       PfxOptions trust = new PfxOptions().setPath(trustStore != null ? trustStore : keyStore).setPassword(password);
-      bus.setSsl(true).setKeyCertOptions(key).setTrustOptions(trust)
+      bus.setSsl(true).setKeyCertOptions(key).setTrustOptions(trust).setSslEngineOptions(engine)
         .setClientAuth(ClientAuth.REQUIRED);
     }
     var builder = Vertx.builder();
@@ -123,6 +147,22 @@ public final class ClusterSettings {
       builder.withMetrics(new MicrometerMetricsFactory(metrics));
     }
     return builder.with(options).withClusterManager(clusterManager).buildClustered();
+  }
+
+  /** The TLS engine as configured; refuses OpenSSL where it does not load, saying why. */
+  SSLEngineOptions sslEngine() {
+    switch (tlsEngine) {
+      case JDK:
+        return TlsEngines.of(new JdkSSLEngineOptions());
+      case OPENSSL:
+        if (!OpenSSLEngineOptions.isAvailable()) {
+          throw new IllegalArgumentException("--tls-engine openssl: OpenSSL does not load (netty-tcnative-boringssl-static"
+            + " for this platform on the class path?): " + OpenSsl.unavailabilityCause());
+        }
+        return TlsEngines.of(new OpenSSLEngineOptions());
+      default:
+        return TlsEngines.preferred();
+    }
   }
 
   /** The cluster manager as configured; refuses Infinispan without its key store and secret. */
@@ -176,7 +216,8 @@ public final class ClusterSettings {
       args.add(String.join(",", members));
     }
     if (keyStore != null) {
-      args.addAll(List.of("--tls-keystore", keyStore, "--tls-password", password));
+      args.addAll(List.of("--tls-keystore", keyStore, "--tls-password", password,
+        "--tls-engine", tlsEngine.name().toLowerCase(Locale.ROOT)));
       if (trustStore != null) {
         args.addAll(List.of("--tls-truststore", trustStore));
       }

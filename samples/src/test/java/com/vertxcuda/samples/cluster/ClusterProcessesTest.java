@@ -17,6 +17,7 @@ import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.spi.cluster.ClusterManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -455,6 +456,8 @@ class ClusterProcessesTest {
     settings.password = "test-secret";
     NodeProcess gpu = gpuNode();
     Vertx tlsClient = join(settings);
+    // The samples' settings put the bus on OpenSSL where netty-tcnative loads, as on this class path.
+    assertTrue(VertxInternals.eventBusOptions(tlsClient).getSslEngineOptions() instanceof OpenSSLEngineOptions);
     String gpuId = gpu.ready(90);
     DeviceClient c = DeviceClient.create(tlsClient, devicesOf(tlsClient, gpuId, 1).get(0));
     BufferHandle h = await(c.alloc(DType.F32, 3));
