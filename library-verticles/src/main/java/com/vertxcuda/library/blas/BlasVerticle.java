@@ -336,7 +336,8 @@ public final class BlasVerticle extends LibraryVerticle {
         }
         BlasReply reply;
         try {
-          reply = p.call().reply(result[0] == null ? 0 : result[0].value()).setBatchSize(size);
+          double value = result[0] == null ? 0 : result[0].value();
+          reply = p.call().reply(value, result[0] == null ? 0 : result[0].imaginary()).setBatchSize(size);
         } catch (RuntimeException e) {
           p.fail(runtime.failure(e));
           continue;
