@@ -125,7 +125,8 @@ public final class BlasVerticle extends LibraryVerticle {
       throw new CudaException(FailureCode.BAD_REQUEST, call.op() + " answers a scalar, which a replay does not "
         + "return: it cannot be recorded");
     }
-    return step(Operand.buffers(call.reads()), Operand.buffers(call.writes()), () -> engine.enqueue(stream, call), null);
+    return step(Operand.buffers(call.reads()), Operand.buffers(call.writes()), () -> engine.enqueueRecorded(stream, call),
+      null);
   }
 
   @Override
