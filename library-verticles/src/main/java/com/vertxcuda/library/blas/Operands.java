@@ -73,26 +73,29 @@ final class Operands {
     }
   }
 
-  /** How an operand lies in its buffer: checks the layout and returns the elements it touches. */
+  /**
+   * How an operand lies in its buffer: checks the layout and returns the elements it touches;
+   * {@code field} names the operand (the slot's field, or a listed slot's member: "batchA[2]").
+   */
   @FunctionalInterface
   interface Shape {
-    long extent(BlasRequest r, Slot slot, BufferHandle h, boolean written);
+    long extent(BlasRequest r, Slot slot, String field, BufferHandle h, boolean written);
   }
 
   /** A column-major {@code rows x cols} matrix (as stored) with the slot's leading dimension. */
   static Shape matrix(int rows, int cols) {
-    return (r, s, h, written) -> RequestChecks.matrix(h, s.field, rows, cols, s.step.applyAsInt(r), s.stepField);
+    return (r, s, field, h, written) -> RequestChecks.matrix(h, field, rows, cols, s.step.applyAsInt(r), s.stepField);
   }
 
   /** A packed {@code n x n} triangle: {@code n (n + 1) / 2} contiguous elements (the slot's step unused). */
   static Shape packed(int n) {
-    return (r, s, h, written) -> RequestChecks.fits(h, s.field, (long) n * (n + 1) / 2,
+    return (r, s, field, h, written) -> RequestChecks.fits(h, field, (long) n * (n + 1) / 2,
       () -> "a packed " + n + "x" + n + " triangle");
   }
 
   /** {@code n} elements with the slot's increment. */
   static Shape vector(int n) {
-    return (r, s, h, written) -> RequestChecks.vector(h, s.field, n, s.step.applyAsInt(r), s.stepField);
+    return (r, s, field, h, written) -> RequestChecks.vector(h, field, n, s.step.applyAsInt(r), s.stepField);
   }
 
   /**
@@ -100,11 +103,11 @@ final class Operands {
    * matrices concurrently, so a written batch must not overlap itself either.
    */
   static Shape stridedMatrices(int rows, int cols) {
-    return (r, s, h, written) -> {
+    return (r, s, field, h, written) -> {
       int batch = nonNegative(r.getBatchCount(), "batchCount");
       int ld = s.step.applyAsInt(r);
       long stride = s.stride.applyAsLong(r);
-      long extent = RequestChecks.stridedMatrices(h, s.field, rows, cols, ld, s.stepField, stride, s.strideField,
+      long extent = RequestChecks.stridedMatrices(h, field, rows, cols, ld, s.stepField, stride, s.strideField,
         batch);
       require(!written || batch <= 1 || stride >= (long) ld * Math.max(cols - 1, 0) + rows,
         () -> s.strideField + " " + stride + " makes the " + batch + " " + s.name() + " matrices overlap");
@@ -240,7 +243,7 @@ final class Operands {
     Operand[] operands = new Operand[total];
     for (int e = 0; e < total; e++) {
       int i = decl[e];
-      operands[e] = new Operand(buffers[e], handles[e], shapes[i].extent(request, slots[i], handles[e], written[i]));
+      operands[e] = new Operand(buffers[e], handles[e], shapes[i].extent(request, slots[i], fields[e], handles[e], written[i]));
     }
     // Each pair once, the written one named first (the later one where both are written).
     for (int j = 1; j < total; j++) {
