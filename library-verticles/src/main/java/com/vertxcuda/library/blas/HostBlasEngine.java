@@ -23,9 +23,11 @@ import static com.vertxcuda.library.impl.HostOperands.read;
 import static com.vertxcuda.library.impl.HostOperands.write;
 
 /**
- * BLAS on the host backend, computed on the stream's thread through netlib's {@link BLAS}. Every
- * routine runs in double precision and F32 results are rounded once when written back, so results
- * are at least as accurate as cuBLAS's but not bit-identical to them. TF32 is emulated by rounding
+ * BLAS on the host backend, computed on the stream's thread: the real routines netlib's {@link BLAS}
+ * has in cuBLAS's form through it, complex data and the rest (banded, packed, Hermitian, TRMM...)
+ * through {@link ComplexBlas}. Every routine runs in double precision and F32 (F16, BF16) results
+ * are rounded once when written back, so results are at least as accurate as cuBLAS's but not
+ * bit-identical to them. TF32 is emulated by rounding
  * F32 inputs to 10 mantissa bits (round to nearest, ties away), as the tensor cores' conversion does.
  */
 final class HostBlasEngine implements BlasEngine {
