@@ -3,15 +3,31 @@ package com.vertxcuda.blas;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.library.HostDeviceTest;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * What the tests of every BLAS routine on F32, F64, C64 and C128 share. Values are (real,
  * imaginary) pairs whatever the dtype (a real dtype's imaginary parts are 0); a logical matrix is a
  * dense column-major array of pairs, and the tests store it the way a routine reads it (full, a
  * triangle, a band, packed) around garbage that must stay untouched, then compute the reference from
- * the logical matrix with plain loops, independently of how the engines decode the storage.
+ * the logical matrix with plain loops, independently of how the engines decode the storage. The
+ * class's tests share one device (each makes its own buffers).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class BlasTypesFixture extends HostDeviceTest {
+
+  @Override
+  protected boolean sharesOneDevice() {
+    return true;
+  }
+
+  /** One device for the class's tests: each test makes its own buffers. */
+  @BeforeAll
+  void deployOnce(Vertx vertx) {
+    deployDevice(vertx);
+  }
 
   static final DType[] ALL = {DType.F32, DType.F64, DType.C64, DType.C128};
   static final DType[] REAL = {DType.F32, DType.F64};

@@ -45,8 +45,24 @@ public abstract class HostDeviceTest {
     return TestDevices.options();
   }
 
+  /**
+   * Whether the class's tests share one device, deployed once before them all: a subclass that
+   * answers true runs with {@code @TestInstance(PER_CLASS)} and calls {@link #deployDevice} from its
+   * {@code @BeforeAll} (with the class's Vert.x). Its tests must then not depend on a fresh device.
+   */
+  protected boolean sharesOneDevice() {
+    return false;
+  }
+
   @BeforeEach
   void deploy(Vertx vertx) {
+    if (!sharesOneDevice()) {
+      deployDevice(vertx);
+    }
+  }
+
+  /** Deploys the device on {@code vertx} and makes the typed clients. */
+  protected void deployDevice(Vertx vertx) {
     this.vertx = vertx;
     deployment = await(vertx.deployVerticle(new DeviceVerticle(options())));
     device = DeviceClient.create(vertx);
