@@ -81,6 +81,11 @@ class BlasLevel2Test extends BlasTypesFixture {
           int lda = band ? k + 2 : n + 1;
           double[] stored = band ? storeBand(a, n, k, lda, upper) : packed ? storePacked(a, n, upper)
             : storeFull(a, n, n, lda, part(upper));
+          if (routine == BlasOp.HEMV) { // a Hermitian diagonal's imaginary parts are never read
+            for (int i = 0; i < n; i++) {
+              stored[2 * (i + i * lda) + 1] = GARBAGE;
+            }
+          }
           double[] x = general(t, n, 1, 5);
           double[] y = general(t, n, 1, 6);
           BufferHandle hy = upload(t, storeVector(y, 2));
@@ -187,7 +192,13 @@ class BlasLevel2Test extends BlasTypesFixture {
           }
           double[] expected = axpby(1, 0, a, 1, 0, update);
           int lda = m + 2;
-          BufferHandle ha = upload(t, packed ? storePacked(a, m, upper) : storeFull(a, m, m, lda, part(upper)));
+          double[] stored = packed ? storePacked(a, m, upper) : storeFull(a, m, m, lda, part(upper));
+          if (herm && !packed) { // a Hermitian diagonal's imaginary parts are taken as, and set to, zero
+            for (int i = 0; i < m; i++) {
+              stored[2 * (i + i * lda) + 1] = GARBAGE;
+            }
+          }
+          BufferHandle ha = upload(t, stored);
           BlasRequest r = new BlasRequest(routine).setUplo(upper ? FillMode.UPPER : FillMode.LOWER).setN(m)
             .setAlpha(-1.5).setAlphaImag(alphaImag).setX(upload(t, storeVector(x, 2))).setIncx(2).setA(ha)
             .setLda(lda);

@@ -218,6 +218,8 @@ class GemmExTest extends BlasTypesFixture {
       "batchB[1] has dtype F64 but batchA[0] is F32");
     assertBadRequest(blas.execute(batched.setBatchB(List.of(s.view(8, 4), s.view(8, 3)))), "batchB[1] holds 3");
     assertBadRequest(blas.execute(batched.setBatchCount(0)), "batchCount must be >= 1");
+    assertBadRequest(blas.gemmBatchedEx(Transpose.N, Transpose.N, 2, 2, 2, 1, null, 2, List.of(s), 2, 0,
+      List.of(s.view(16, 4)), 2, BlasComputeType.DEFAULT), "batchA is missing");
     assertHolds(DType.F32, new double[64], s, "s after refusals");
   }
 }

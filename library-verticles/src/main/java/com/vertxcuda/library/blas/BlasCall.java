@@ -243,6 +243,7 @@ public final class BlasCall {
       bShape = stridedMatrices(nb ? k : n, nb ? n : k);
       cShape = stridedMatrices(m, n);
     } else if (op == BlasOp.GEMM_BATCHED_EX) {
+      present(r.getBatchA(), "batchA");
       positive(r.getBatchCount(), "batchCount");
       abc = new Slot[] {BATCH_A, BATCH_B, BATCH_C};
     }
