@@ -10,8 +10,8 @@ import io.vertx.core.Future;
  * recorded), prepares what the steps need and, on cuda, captures them as one CUDA graph.
  *
  * <p>What can be recorded: fills and device-to-device copies, BLAS requests
- * ({@code BlasRequest}) other than the reductions that answer a scalar (DOT, NRM2,
- * ASUM, IAMAX, IAMIN), and kernel launches and built-in kernels
+ * ({@code BlasRequest}) other than the reductions that answer a scalar (DOT, DOTC, NRM2,
+ * ASUM, IAMAX, IAMIN; a GEMM_BATCHED_EX runs member by member there), and kernel launches and built-in kernels
  * ({@code KernelRequest} LAUNCH, FILL, SCALE, ADD, CONVERT). What cannot:
  * allocations, frees, uploads and downloads (host memory is read or written when the request is
  * served, and a replay has no request data of its own), module loads and unloads, FFT and RAND

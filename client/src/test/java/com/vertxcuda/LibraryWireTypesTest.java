@@ -2,6 +2,7 @@ package com.vertxcuda;
 
 import com.vertxcuda.blas.BlasBatch;
 import com.vertxcuda.blas.BlasBatchReply;
+import com.vertxcuda.blas.BlasComputeType;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasOutcome;
 import com.vertxcuda.blas.BlasReply;
@@ -52,7 +53,7 @@ class LibraryWireTypesTest {
       .setSide(Side.RIGHT).setDiag(Diagonal.UNIT).setM(3).setN(4).setK(5).setAlpha(2.5).setBeta(-1).setA(handle)
       .setLda(7).setB(handle).setLdb(8).setX(handle).setIncx(2).setStrideA(11).setBatchCount(3).setCosine(0.5)
       .setSine(0.25).setTf32(true), BlasRequest::toJson);
-    roundTrip(LibraryWireTypes.BLAS_REPLY, new BlasReply().setOutput(handle).setValue(3.5).setIndex(7).setBatchSize(4),
+    roundTrip(LibraryWireTypes.BLAS_REPLY, new BlasReply().setOutput(handle).setValue(3.5).setValueImag(-1.25).setIndex(7).setBatchSize(4),
       BlasReply::toJson);
     roundTrip(LibraryWireTypes.BLAS_BATCH, new BlasBatch(java.util.Arrays.asList(
       new BlasRequest(BlasOp.GEMM).setM(2).setN(3).setK(4).setA(handle).setB(handle).setC(handle).setLdc(9),
@@ -113,7 +114,9 @@ class LibraryWireTypesTest {
       .setUplo(FillMode.LOWER).setSide(Side.RIGHT).setDiag(Diagonal.UNIT).setM(1).setN(2).setK(3).setAlpha(-0.0)
       .setBeta(Double.NaN).setA(handle).setLda(4).setB(x).setLdb(5).setC(y).setLdc(6).setX(x).setIncx(-1).setY(y)
       .setIncy(0).setStrideA(7).setStrideB(8).setStrideC(9).setBatchCount(10).setCosine(0.5).setSine(-0.5).setTf32(true)
-      .setAlphaImag(1.5).setBetaImag(-2.5);
+      .setAlphaImag(1.5).setBetaImag(-2.5).setKl(11).setKu(12).setSineImag(0.125)
+      .setComputeType(BlasComputeType.F32_FAST_TF32).setBatchA(List.of(x, handle)).setBatchB(List.of(y, y))
+      .setBatchC(List.of());
     WireCodec<BlasRequest> codec = CudaCodecs.codec(LibraryWireTypes.BLAS_REQUEST);
     Buffer wire = Buffer.buffer();
     codec.encodeToWire(wire, every);
@@ -130,7 +133,7 @@ class LibraryWireTypesTest {
     BlasRequest defaults = codec.decodeFromWire(0, plain);
     assertEquals(new BlasRequest(BlasOp.AXPY).toJson(), defaults.toJson());
     // The op and an empty mask after the codec's header.
-    assertEquals(5 + 4 + "AXPY".length() + 4, plain.length());
+    assertEquals(5 + 4 + "AXPY".length() + 8, plain.length());
 
     BufferHandle a = BufferHandle.issue("0f6c2a9e-4b1d-4c3e-9a7b-5d2e8f1c6a30", 0, 1, 1, DType.F32, 4096);
     BufferHandle b = BufferHandle.issue(a.node(), 0, 1, 2, DType.F32, 4096);
@@ -156,7 +159,7 @@ class LibraryWireTypesTest {
   @Test
   void aNewBlasRequestsDefaultsAreTheWiresMeaningOfAnOmittedField() {
     BlasRequest d = new BlasRequest();
-    assertEquals((byte) 3, LibraryWireTypes.BLAS_REQUEST.version());
+    assertEquals((byte) 4, LibraryWireTypes.BLAS_REQUEST.version());
     assertEquals(List.of(Transpose.N, Transpose.N, FillMode.UPPER, Side.LEFT, Diagonal.NON_UNIT),
       java.util.Arrays.asList(d.getTransA(), d.getTransB(), d.getUplo(), d.getSide(), d.getDiag()));
     assertEquals(List.of(0, 0, 0, 0, 0, 0, 1, 1, 1), List.of(d.getM(), d.getN(), d.getK(), d.getLda(), d.getLdb(),
@@ -167,6 +170,10 @@ class LibraryWireTypesTest {
     assertEquals(java.util.Arrays.asList(null, null, null, null, null),
       java.util.Arrays.asList(d.getA(), d.getB(), d.getC(), d.getX(), d.getY()));
     assertEquals(false, d.isTf32());
+    assertEquals(List.of(0, 0, 0.0, BlasComputeType.DEFAULT), List.of(d.getKl(), d.getKu(), d.getSineImag(),
+      d.getComputeType()));
+    assertEquals(java.util.Arrays.asList(null, null, null), java.util.Arrays.asList(d.getBatchA(), d.getBatchB(),
+      d.getBatchC()));
   }
 
   @Test

@@ -7,6 +7,8 @@ import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
+import java.util.List;
+
 /**
  * A typed client for one device's BLAS verticle, usable from any node of the event bus. Arguments
  * follow cuBLAS (column-major, leading dimensions in elements, 1-based iamax/iamin); the future
@@ -98,4 +100,43 @@ public interface BlasClient {
   /** Solves op(A) X = alpha B (LEFT) or X op(A) = alpha B (RIGHT), B m x n, X written over B; replies B. */
   Future<BufferHandle> trsm(Side side, FillMode uplo, Transpose trans, Diagonal diag, int m, int n, double alpha,
                             BufferHandle a, int lda, BufferHandle b, int ldb);
+
+  /** C = alpha A B + beta C (LEFT) or alpha B A + beta C (RIGHT), A symmetric (its uplo triangle), C m x n; replies C. */
+  Future<BufferHandle> symm(Side side, FillMode uplo, int m, int n, double alpha, BufferHandle a, int lda,
+                            BufferHandle b, int ldb, double beta, BufferHandle c, int ldc);
+
+  /** {@link #symm} with A Hermitian (C64, C128; real alpha and beta here, complex ones through {@link #execute}). */
+  Future<BufferHandle> hemm(Side side, FillMode uplo, int m, int n, double alpha, BufferHandle a, int lda,
+                            BufferHandle b, int ldb, double beta, BufferHandle c, int ldc);
+
+  /** C = alpha op(A) op(A)^H + beta C on the uplo triangle (C64, C128), trans N or C, C n x n; replies C. */
+  Future<BufferHandle> herk(FillMode uplo, Transpose trans, int n, int k, double alpha, BufferHandle a, int lda,
+                            double beta, BufferHandle c, int ldc);
+
+  /** C = alpha (op(A) op(B)^T + op(B) op(A)^T) + beta C on the uplo triangle, C n x n; replies C. */
+  Future<BufferHandle> syr2k(FillMode uplo, Transpose trans, int n, int k, double alpha, BufferHandle a, int lda,
+                             BufferHandle b, int ldb, double beta, BufferHandle c, int ldc);
+
+  /** C = alpha op(A) op(B)^H + alpha op(B) op(A)^H + beta C on the uplo triangle (C64, C128), trans N or C; replies C. */
+  Future<BufferHandle> her2k(FillMode uplo, Transpose trans, int n, int k, double alpha, BufferHandle a, int lda,
+                             BufferHandle b, int ldb, double beta, BufferHandle c, int ldc);
+
+  /** C = alpha op(A) B (LEFT) or alpha B op(A) (RIGHT), A triangular, B and C m x n (C may be B); replies C. */
+  Future<BufferHandle> trmm(Side side, FillMode uplo, Transpose trans, Diagonal diag, int m, int n, double alpha,
+                            BufferHandle a, int lda, BufferHandle b, int ldb, BufferHandle c, int ldc);
+
+  /**
+   * GEMM over {@code batchA.size()} members, member i computing batchC[i] = alpha op(batchA[i])
+   * op(batchB[i]) + beta batchC[i]; each handle or view may lie anywhere. Data types as
+   * {@link BlasOp#GEMM_EX}, with {@code computeType}.
+   */
+  Future<Void> gemmBatchedEx(Transpose transA, Transpose transB, int m, int n, int k, double alpha,
+                             List<BufferHandle> batchA, int lda, List<BufferHandle> batchB, int ldb, double beta,
+                             List<BufferHandle> batchC, int ldc, BlasComputeType computeType);
+
+  /** {@link #gemmStridedBatched} with {@link BlasOp#GEMM_EX}'s data types and {@code computeType}; replies C. */
+  Future<BufferHandle> gemmStridedBatchedEx(Transpose transA, Transpose transB, int m, int n, int k, double alpha,
+                                            BufferHandle a, int lda, long strideA, BufferHandle b, int ldb,
+                                            long strideB, double beta, BufferHandle c, int ldc, long strideC,
+                                            int batchCount, BlasComputeType computeType);
 }

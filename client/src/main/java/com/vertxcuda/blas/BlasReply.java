@@ -12,6 +12,7 @@ public class BlasReply {
 
   private BufferHandle output;
   private double value;
+  private double valueImag;
   private int index;
   private int batchSize = 1;
 
@@ -32,9 +33,13 @@ public class BlasReply {
   public BufferHandle getOutput() { return output; }
   public BlasReply setOutput(BufferHandle output) { this.output = output; return this; }
 
-  /** The scalar result of DOT, NRM2 and ASUM. */
+  /** The scalar result of DOT, DOTC, NRM2 and ASUM (the real part of a complex dot). */
   public double getValue() { return value; }
   public BlasReply setValue(double value) { this.value = value; return this; }
+
+  /** The imaginary part of a complex DOT or DOTC; 0 otherwise. */
+  public double getValueImag() { return valueImag; }
+  public BlasReply setValueImag(double valueImag) { this.valueImag = valueImag; return this; }
 
   /** The 1-based index result of IAMAX and IAMIN (0 when n is 0). */
   public int getIndex() { return index; }

@@ -5,12 +5,16 @@ import io.vertx.codegen.annotations.DataObject;
 import io.vertx.codegen.json.annotations.JsonGen;
 import io.vertx.core.json.JsonObject;
 
+import java.util.List;
+
 /**
  * One BLAS call, named by {@link #getOp()}, with cuBLAS's arguments: column-major matrices
  * {@code a, b, c} with leading dimensions, vectors {@code x, y} with increments. Each operation
  * reads only the fields it needs (see {@link BlasOp}); buffers are handles or views, F32 or F64
- * (GEMM_EX also F16 and BF16 inputs; GEMM and GEMM_STRIDED_BATCHED also complex C64 and C128, with
- * {@link Transpose#C}, {@link #setAlphaImag} and {@link #setBetaImag}). Replied with a {@link BlasReply}.
+ * or complex C64 and C128 (with {@link Transpose#C}, {@link #setAlphaImag} and {@link #setBetaImag}); the
+ * Ex GEMMs also F16 and BF16 inputs. Band widths are {@code k} (symmetric, Hermitian and triangular
+ * band matrices) or {@code kl} and {@code ku} (GBMV); packed matrices are in {@code a}; the members of
+ * a GEMM_BATCHED_EX are {@code batchA}, {@code batchB}, {@code batchC}. Replied with a {@link BlasReply}.
  */
 @DataObject
 @JsonGen(publicConverter = false)
@@ -46,6 +50,13 @@ public class BlasRequest {
   private double cosine = 1;
   private double sine;
   private boolean tf32;
+  private int kl;
+  private int ku;
+  private double sineImag;
+  private BlasComputeType computeType = BlasComputeType.DEFAULT;
+  private List<BufferHandle> batchA;
+  private List<BufferHandle> batchB;
+  private List<BufferHandle> batchC;
 
   public BlasRequest() {
   }
@@ -76,15 +87,15 @@ public class BlasRequest {
   public Transpose getTransB() { return transB; }
   public BlasRequest setTransB(Transpose transB) { this.transB = transB; return this; }
 
-  /** Triangle used (SYRK, TRSM). */
+  /** Triangle used (symmetric, Hermitian and triangular routines). */
   public FillMode getUplo() { return uplo; }
   public BlasRequest setUplo(FillMode uplo) { this.uplo = uplo; return this; }
 
-  /** Side of A (TRSM). */
+  /** Side of A (SYMM, HEMM, TRMM, TRSM). */
   public Side getSide() { return side; }
   public BlasRequest setSide(Side side) { this.side = side; return this; }
 
-  /** Unit or non-unit diagonal (TRSM). */
+  /** Unit or non-unit diagonal (triangular routines). */
   public Diagonal getDiag() { return diag; }
   public BlasRequest setDiag(Diagonal diag) { this.diag = diag; return this; }
 
@@ -96,7 +107,7 @@ public class BlasRequest {
   public int getN() { return n; }
   public BlasRequest setN(int n) { this.n = n; return this; }
 
-  /** Columns of op(A), rows of op(B). */
+  /** Columns of op(A), rows of op(B); the band width of SBMV, HBMV, TBMV and TBSV. */
   public int getK() { return k; }
   public BlasRequest setK(int k) { this.k = k; return this; }
 
@@ -108,11 +119,11 @@ public class BlasRequest {
   public double getBeta() { return beta; }
   public BlasRequest setBeta(double beta) { this.beta = beta; return this; }
 
-  /** The imaginary part of alpha: complex (C64, C128) GEMMs only; 0 otherwise. */
+  /** The imaginary part of alpha: complex (C64, C128) data only, and not where alpha is real (HER, HPR, HERK). */
   public double getAlphaImag() { return alphaImag; }
   public BlasRequest setAlphaImag(double alphaImag) { this.alphaImag = alphaImag; return this; }
 
-  /** The imaginary part of beta: complex (C64, C128) GEMMs only; 0 otherwise. */
+  /** The imaginary part of beta: complex (C64, C128) data only, and not where beta is real (HERK, HER2K). */
   public double getBetaImag() { return betaImag; }
   public BlasRequest setBetaImag(double betaImag) { this.betaImag = betaImag; return this; }
 
@@ -151,7 +162,7 @@ public class BlasRequest {
   public int getIncy() { return incy; }
   public BlasRequest setIncy(int incy) { this.incy = incy; return this; }
 
-  /** Elements between consecutive A matrices (GEMM_STRIDED_BATCHED). */
+  /** Elements between consecutive A matrices (GEMM_STRIDED_BATCHED, GEMM_STRIDED_BATCHED_EX). */
   public long getStrideA() { return strideA; }
   public BlasRequest setStrideA(long strideA) { this.strideA = strideA; return this; }
 
@@ -163,7 +174,7 @@ public class BlasRequest {
   public long getStrideC() { return strideC; }
   public BlasRequest setStrideC(long strideC) { this.strideC = strideC; return this; }
 
-  /** Matrices in the batch (GEMM_STRIDED_BATCHED). */
+  /** Matrices in the batch (the batched GEMMs; GEMM_BATCHED_EX's lists hold this many handles each). */
   public int getBatchCount() { return batchCount; }
   public BlasRequest setBatchCount(int batchCount) { this.batchCount = batchCount; return this; }
 
@@ -175,7 +186,38 @@ public class BlasRequest {
   public double getSine() { return sine; }
   public BlasRequest setSine(double sine) { this.sine = sine; return this; }
 
-  /** Allow TF32 tensor-core math for F32 GEMM and GEMM_EX (faster, 10-bit mantissa inputs). */
+  /**
+   * Allow TF32 tensor-core math for F32 GEMMs (faster, 10-bit mantissa inputs); for the Ex GEMMs the
+   * same as {@link BlasComputeType#F32_FAST_TF32}.
+   */
   public boolean isTf32() { return tf32; }
   public BlasRequest setTf32(boolean tf32) { this.tf32 = tf32; return this; }
+
+  /** Sub-diagonals of GBMV's band matrix. */
+  public int getKl() { return kl; }
+  public BlasRequest setKl(int kl) { this.kl = kl; return this; }
+
+  /** Super-diagonals of GBMV's band matrix. */
+  public int getKu() { return ku; }
+  public BlasRequest setKu(int ku) { this.ku = ku; return this; }
+
+  /** The imaginary part of the rotation's sine (complex ROT); 0 otherwise. */
+  public double getSineImag() { return sineImag; }
+  public BlasRequest setSineImag(double sineImag) { this.sineImag = sineImag; return this; }
+
+  /** The compute type of the Ex GEMMs. */
+  public BlasComputeType getComputeType() { return computeType; }
+  public BlasRequest setComputeType(BlasComputeType computeType) { this.computeType = computeType; return this; }
+
+  /** GEMM_BATCHED_EX: each member's A, batchCount handles or views (any buffers, any offsets). */
+  public List<BufferHandle> getBatchA() { return batchA; }
+  public BlasRequest setBatchA(List<BufferHandle> batchA) { this.batchA = batchA; return this; }
+
+  /** GEMM_BATCHED_EX: each member's B. */
+  public List<BufferHandle> getBatchB() { return batchB; }
+  public BlasRequest setBatchB(List<BufferHandle> batchB) { this.batchB = batchB; return this; }
+
+  /** GEMM_BATCHED_EX: each member's C, written; no two may overlap, nor any A or B. */
+  public List<BufferHandle> getBatchC() { return batchC; }
+  public BlasRequest setBatchC(List<BufferHandle> batchC) { this.batchC = batchC; return this; }
 }

@@ -1,6 +1,6 @@
 package com.vertxcuda.blas;
 
-/** Whether the triangular matrix of a TRSM is on the left or the right of X. */
+/** Whether the symmetric, Hermitian or triangular matrix A is on the left or the right (SYMM, HEMM, TRMM, TRSM). */
 public enum Side {
   LEFT, RIGHT
 }

@@ -350,7 +350,7 @@ class BlasVerticleTest extends HostDeviceTest {
     assertBadRequest(blas.gemm(Transpose.N, Transpose.N, 3, 3, 3, 1, a, 3, b, 3, 0, null, 3), "c is missing");
     assertBadRequest(blas.gemm(Transpose.N, Transpose.N, 2, 2, 2, 1, a, 2, b, 2, 0, a.view(2, 4), 2), "c overlaps a");
     assertBadRequest(blas.gemmEx(Transpose.N, Transpose.N, 2, 2, 2, 1, encoded(DType.F16, 1, 2, 3, 4), 2,
-      encoded(DType.F16, 1, 2, 3, 4), 2, 0, encoded(DType.F16, 0, 0, 0, 0), 2, false), "c has dtype F16");
+      encoded(DType.F16, 1, 2, 3, 4), 2, 0, f64(0, 0, 0, 0), 2, false), "unsupported type combination");
     assertBadRequest(blas.gemmStridedBatched(Transpose.N, Transpose.N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 1, 2),
       "strideC");
     assertBadRequest(blas.execute(new BlasRequest(BlasOp.GEMM).setM(2).setN(2).setK(2).setA(d).setLda(2).setB(d)

@@ -13,6 +13,7 @@ import com.vertxcuda.blas.BlasBatch;
 import com.vertxcuda.blas.BlasBatchReply;
 import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.blas.BlasClientOptions;
+import com.vertxcuda.blas.BlasComputeType;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasOutcome;
 import com.vertxcuda.blas.BlasReply;
@@ -311,5 +312,75 @@ public final class BlasClientImpl implements BlasClient {
                                    double alpha, BufferHandle a, int lda, BufferHandle b, int ldb) {
     return output(new BlasRequest(BlasOp.TRSM).setSide(side).setUplo(uplo).setTransA(trans).setDiag(diag).setM(m)
       .setN(n).setAlpha(alpha).setA(a).setLda(lda).setB(b).setLdb(ldb));
+  }
+
+  private static BlasRequest sided(BlasOp op, Side side, FillMode uplo, int m, int n, double alpha, BufferHandle a,
+                                   int lda, BufferHandle b, int ldb, double beta, BufferHandle c, int ldc) {
+    return new BlasRequest(op).setSide(side).setUplo(uplo).setM(m).setN(n).setAlpha(alpha).setA(a).setLda(lda)
+      .setB(b).setLdb(ldb).setBeta(beta).setC(c).setLdc(ldc);
+  }
+
+  @Override
+  public Future<BufferHandle> symm(Side side, FillMode uplo, int m, int n, double alpha, BufferHandle a, int lda,
+                                   BufferHandle b, int ldb, double beta, BufferHandle c, int ldc) {
+    return output(sided(BlasOp.SYMM, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc));
+  }
+
+  @Override
+  public Future<BufferHandle> hemm(Side side, FillMode uplo, int m, int n, double alpha, BufferHandle a, int lda,
+                                   BufferHandle b, int ldb, double beta, BufferHandle c, int ldc) {
+    return output(sided(BlasOp.HEMM, side, uplo, m, n, alpha, a, lda, b, ldb, beta, c, ldc));
+  }
+
+  private static BlasRequest rankK(BlasOp op, FillMode uplo, Transpose trans, int n, int k, double alpha,
+                                   BufferHandle a, int lda, double beta, BufferHandle c, int ldc) {
+    return new BlasRequest(op).setUplo(uplo).setTransA(trans).setN(n).setK(k).setAlpha(alpha).setA(a).setLda(lda)
+      .setBeta(beta).setC(c).setLdc(ldc);
+  }
+
+  @Override
+  public Future<BufferHandle> herk(FillMode uplo, Transpose trans, int n, int k, double alpha, BufferHandle a,
+                                   int lda, double beta, BufferHandle c, int ldc) {
+    return output(rankK(BlasOp.HERK, uplo, trans, n, k, alpha, a, lda, beta, c, ldc));
+  }
+
+  @Override
+  public Future<BufferHandle> syr2k(FillMode uplo, Transpose trans, int n, int k, double alpha, BufferHandle a,
+                                    int lda, BufferHandle b, int ldb, double beta, BufferHandle c, int ldc) {
+    return output(rankK(BlasOp.SYR2K, uplo, trans, n, k, alpha, a, lda, beta, c, ldc).setB(b).setLdb(ldb));
+  }
+
+  @Override
+  public Future<BufferHandle> her2k(FillMode uplo, Transpose trans, int n, int k, double alpha, BufferHandle a,
+                                    int lda, BufferHandle b, int ldb, double beta, BufferHandle c, int ldc) {
+    return output(rankK(BlasOp.HER2K, uplo, trans, n, k, alpha, a, lda, beta, c, ldc).setB(b).setLdb(ldb));
+  }
+
+  @Override
+  public Future<BufferHandle> trmm(Side side, FillMode uplo, Transpose trans, Diagonal diag, int m, int n,
+                                   double alpha, BufferHandle a, int lda, BufferHandle b, int ldb, BufferHandle c,
+                                   int ldc) {
+    return output(sided(BlasOp.TRMM, side, uplo, m, n, alpha, a, lda, b, ldb, 0, c, ldc).setTransA(trans)
+      .setDiag(diag));
+  }
+
+  @Override
+  public Future<Void> gemmBatchedEx(Transpose transA, Transpose transB, int m, int n, int k, double alpha,
+                                    List<BufferHandle> batchA, int lda, List<BufferHandle> batchB, int ldb,
+                                    double beta, List<BufferHandle> batchC, int ldc, BlasComputeType computeType) {
+    return execute(gemmRequest(BlasOp.GEMM_BATCHED_EX, transA, transB, m, n, k, alpha, null, lda, null, ldb, beta,
+      null, ldc).setBatchA(batchA).setBatchB(batchB).setBatchC(batchC)
+      .setBatchCount(batchA == null ? 0 : batchA.size()).setComputeType(computeType)).mapEmpty();
+  }
+
+  @Override
+  public Future<BufferHandle> gemmStridedBatchedEx(Transpose transA, Transpose transB, int m, int n, int k,
+                                                   double alpha, BufferHandle a, int lda, long strideA,
+                                                   BufferHandle b, int ldb, long strideB, double beta,
+                                                   BufferHandle c, int ldc, long strideC, int batchCount,
+                                                   BlasComputeType computeType) {
+    return output(gemmRequest(BlasOp.GEMM_STRIDED_BATCHED_EX, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta,
+      c, ldc).setStrideA(strideA).setStrideB(strideB).setStrideC(strideC).setBatchCount(batchCount)
+      .setComputeType(computeType));
   }
 }

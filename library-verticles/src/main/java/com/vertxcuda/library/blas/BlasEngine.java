@@ -22,6 +22,15 @@ public interface BlasEngine {
   EngineResult enqueue(GpuStream stream, BlasCall call) throws BackendException;
 
   /**
+   * Queues one call as a step of a recorded pipeline, issued once (under stream capture on cuda)
+   * and replayed: it may stage nothing from host memory when queued (a GEMM_BATCHED_EX then runs
+   * member by member instead of over staged pointer arrays). As {@link #enqueue} where nothing is staged.
+   */
+  default EngineResult enqueueRecorded(GpuStream stream, BlasCall call) throws BackendException {
+    return enqueue(stream, call);
+  }
+
+  /**
    * Queues GEMM calls of one shape (dtype, transposes, sizes, leading dimensions, alpha, beta) as
    * one batched call; returns what to read once it completes, or null.
    */

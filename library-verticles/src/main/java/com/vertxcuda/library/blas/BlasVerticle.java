@@ -125,7 +125,8 @@ public final class BlasVerticle extends LibraryVerticle {
       throw new CudaException(FailureCode.BAD_REQUEST, call.op() + " answers a scalar, which a replay does not "
         + "return: it cannot be recorded");
     }
-    return step(Operand.buffers(call.reads()), Operand.buffers(call.writes()), () -> engine.enqueue(stream, call), null);
+    return step(Operand.buffers(call.reads()), Operand.buffers(call.writes()), () -> engine.enqueueRecorded(stream, call),
+      null);
   }
 
   @Override
@@ -336,7 +337,8 @@ public final class BlasVerticle extends LibraryVerticle {
         }
         BlasReply reply;
         try {
-          reply = p.call().reply(result[0] == null ? 0 : result[0].value()).setBatchSize(size);
+          double value = result[0] == null ? 0 : result[0].value();
+          reply = p.call().reply(value, result[0] == null ? 0 : result[0].imaginary()).setBatchSize(size);
         } catch (RuntimeException e) {
           p.fail(runtime.failure(e));
           continue;

@@ -1,6 +1,7 @@
 package com.vertxcuda.library.blas;
 
 import com.vertxcuda.DType;
+import com.vertxcuda.blas.BlasComputeType;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.blas.Diagonal;
@@ -13,6 +14,7 @@ import com.vertxcuda.device.spi.DeviceContext;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.library.impl.EngineResult;
 import com.vertxcuda.library.impl.HostResult;
+import com.vertxcuda.library.impl.Operand;
 import dev.ludovic.netlib.blas.BLAS;
 
 import java.util.List;
@@ -21,9 +23,11 @@ import static com.vertxcuda.library.impl.HostOperands.read;
 import static com.vertxcuda.library.impl.HostOperands.write;
 
 /**
- * BLAS on the host backend, computed on the stream's thread through netlib's {@link BLAS}. Every
- * routine runs in double precision and F32 results are rounded once when written back, so results
- * are at least as accurate as cuBLAS's but not bit-identical to them. TF32 is emulated by rounding
+ * BLAS on the host backend, computed on the stream's thread: the real routines netlib's {@link BLAS}
+ * has in cuBLAS's form through it, complex data and the rest (banded, packed, Hermitian, TRMM...)
+ * through {@link ComplexBlas}. Every routine runs in double precision and F32 (F16, BF16) results
+ * are rounded once when written back, so results are at least as accurate as cuBLAS's but not
+ * bit-identical to them. TF32 is emulated by rounding
  * F32 inputs to 10 mantissa bits (round to nearest, ties away), as the tensor cores' conversion does.
  */
 final class HostBlasEngine implements BlasEngine {
@@ -39,7 +43,7 @@ final class HostBlasEngine implements BlasEngine {
   @Override
   public EngineResult enqueue(GpuStream stream, BlasCall call) throws BackendException {
     HostResult result = new HostResult();
-    HostAccess.enqueue(device, stream, result.capture(() -> run(call)));
+    HostAccess.enqueue(device, stream, result.captureComplex(() -> run(call)));
     return result;
   }
 
@@ -57,14 +61,45 @@ final class HostBlasEngine implements BlasEngine {
   public void close(boolean poisoned) {
   }
 
-  private static double run(BlasCall call) {
+  /** Runs {@code call}; returns its scalar as (real, imaginary), (0, 0) where it has none. */
+  private static double[] run(BlasCall call) {
     BlasRequest r = call.request();
+    if (call.dtype().isComplex() && !isGemm(call.op()) || ComplexBlas.handles(call.op())) {
+      return ComplexBlas.run(call, r);
+    }
+    return new double[] {realRun(call, r), 0};
+  }
+
+  private static boolean isGemm(BlasOp op) {
+    switch (op) {
+      case GEMM: case GEMM_EX: case GEMM_STRIDED_BATCHED: case GEMM_STRIDED_BATCHED_EX: case GEMM_BATCHED_EX:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // The routines that netlib's real BLAS serves (and GEMMs of every type).
+  private static double realRun(BlasCall call, BlasRequest r) {
     switch (call.op()) {
       case GEMM:
       case GEMM_EX:
       case GEMM_STRIDED_BATCHED:
-        gemm(call, r);
+      case GEMM_STRIDED_BATCHED_EX: {
+        int batch = call.op() == BlasOp.GEMM_STRIDED_BATCHED || call.op() == BlasOp.GEMM_STRIDED_BATCHED_EX
+          ? r.getBatchCount() : 1;
+        gemm(call, r, call.a(), call.b(), call.c(), batch);
         return 0;
+      }
+      case GEMM_BATCHED_EX: {
+        Operand[] as = call.batch(Operands.Slot.BATCH_A);
+        Operand[] bs = call.batch(Operands.Slot.BATCH_B);
+        Operand[] cs = call.batch(Operands.Slot.BATCH_C);
+        for (int i = 0; i < cs.length; i++) {
+          gemm(call, r, as[i], bs[i], cs[i], 1);
+        }
+        return 0;
+      }
       case GEMV: {
         double[] x = read(call.x());
         double[] y = read(call.y());
@@ -189,31 +224,37 @@ final class HostBlasEngine implements BlasEngine {
     }
   }
 
-  private static void gemm(BlasCall call, BlasRequest r) {
-    if (call.dtype().isComplex()) {
-      complexGemm(call, r);
+  /**
+   * C = alpha op(A) op(B) + beta C over {@code batch} matrices (strided) in double precision; inputs
+   * are what their dtype holds (F16 and BF16 decoded exactly), TF32 compute rounds F32 and C64
+   * inputs to TF32 first, and the output is rounded once to its dtype when written.
+   */
+  private static void gemm(BlasCall call, BlasRequest r, Operand ao, Operand bo, Operand co, int batch) {
+    boolean tf32 = r.isTf32() || call.computeType() == BlasComputeType.F32_FAST_TF32;
+    double[] a = read(ao);
+    double[] b = read(bo);
+    double[] c = read(co);
+    if (tf32) {
+      toTf32(a, ao.dtype());
+      toTf32(b, bo.dtype());
+    }
+    if (co.dtype().isComplex()) {
+      complexGemm(r, a, b, c, batch);
+      write(co, c);
       return;
     }
-    double[] a = read(call.a());
-    double[] b = read(call.b());
-    double[] c = read(call.c());
-    if (r.isTf32()) {
-      toTf32(a, call.a().dtype());
-      toTf32(b, call.b().dtype());
-    }
-    int batch = call.op() == BlasOp.GEMM_STRIDED_BATCHED ? r.getBatchCount() : 1;
     int m = r.getM();
     int n = r.getN();
     int k = r.getK();
     if (m > 0 && n > 0) {
       for (int i = 0; i < batch; i++) {
-        int ao = (int) (i * r.getStrideA());
-        int bo = (int) (i * r.getStrideB());
-        int co = (int) (i * r.getStrideC());
+        int aOff = (int) (i * r.getStrideA());
+        int bOff = (int) (i * r.getStrideB());
+        int cOff = (int) (i * r.getStrideC());
         if (k == 0) {
           for (int j = 0; j < n; j++) {
             for (int row = 0; row < m; row++) {
-              int at = co + j * r.getLdc() + row;
+              int at = cOff + j * r.getLdc() + row;
               c[at] = r.getBeta() == 0 ? 0 : r.getBeta() * c[at];
             }
           }
@@ -222,16 +263,16 @@ final class HostBlasEngine implements BlasEngine {
           boolean nb = r.getTransB() != Transpose.T;
           int aRows = na ? m : k;
           int bRows = nb ? k : n;
-          double[] da = dense(a, ao, aRows, na ? k : m, r.getLda());
-          double[] db = dense(b, bo, bRows, nb ? n : k, r.getLdb());
-          double[] dc = dense(c, co, m, n, r.getLdc());
+          double[] da = dense(a, aOff, aRows, na ? k : m, r.getLda());
+          double[] db = dense(b, bOff, bRows, nb ? n : k, r.getLdb());
+          double[] dc = dense(c, cOff, m, n, r.getLdc());
           BLAS_IMPL.dgemm(t(r.getTransA()), t(r.getTransB()), m, n, k, r.getAlpha(), da, 0, ld(aRows), db, 0,
             ld(bRows), r.getBeta(), dc, 0, ld(m));
-          scatter(dc, c, co, m, n, r.getLdc());
+          scatter(dc, c, cOff, m, n, r.getLdc());
         }
       }
     }
-    write(call.c(), c);
+    write(co, c);
   }
 
   /**
@@ -239,11 +280,7 @@ final class HostBlasEngine implements BlasEngine {
    * and strides in elements), op one of N, T, C (conjugate transpose), in double precision: netlib's
    * BLAS has no complex routines.
    */
-  private static void complexGemm(BlasCall call, BlasRequest r) {
-    double[] a = read(call.a());
-    double[] b = read(call.b());
-    double[] c = read(call.c());
-    int batch = call.op() == BlasOp.GEMM_STRIDED_BATCHED ? r.getBatchCount() : 1;
+  private static void complexGemm(BlasRequest r, double[] a, double[] b, double[] c, int batch) {
     int m = r.getM();
     int n = r.getN();
     int k = r.getK();
@@ -278,7 +315,6 @@ final class HostBlasEngine implements BlasEngine {
         }
       }
     }
-    write(call.c(), c);
   }
 
   private static void geam(BlasCall call, BlasRequest r) {
@@ -324,9 +360,9 @@ final class HostBlasEngine implements BlasEngine {
     return t == Transpose.T ? "T" : "N";
   }
 
-  // F32 values keep their sign, exponent and the top 10 mantissa bits, rounded to nearest (ties away).
+  // F32 (and C64 parts) keep their sign, exponent and the top 10 mantissa bits, rounded to nearest (ties away).
   private static void toTf32(double[] v, DType dtype) {
-    if (dtype != DType.F32) {
+    if (dtype != DType.F32 && dtype != DType.C64) {
       return;
     }
     for (int i = 0; i < v.length; i++) {

@@ -35,16 +35,25 @@ import static com.vertxcuda.library.impl.RequestChecks.require;
  */
 final class Operands {
 
-  /** A buffer field of {@link BlasRequest}, with the fields that lay it out in its buffer. */
+  /**
+   * A buffer field of {@link BlasRequest}, with the fields that lay it out in its buffer; a listed
+   * slot (GEMM_BATCHED_EX's batchA, batchB, batchC) holds batchCount handles, each an operand of the
+   * slot's shape.
+   */
   enum Slot {
-    A("a", BlasRequest::getA, "lda", BlasRequest::getLda, "strideA", BlasRequest::getStrideA),
-    B("b", BlasRequest::getB, "ldb", BlasRequest::getLdb, "strideB", BlasRequest::getStrideB),
-    C("c", BlasRequest::getC, "ldc", BlasRequest::getLdc, "strideC", BlasRequest::getStrideC),
-    X("x", BlasRequest::getX, "incx", BlasRequest::getIncx, null, null),
-    Y("y", BlasRequest::getY, "incy", BlasRequest::getIncy, null, null);
+    A("a", BlasRequest::getA, null, "lda", BlasRequest::getLda, "strideA", BlasRequest::getStrideA),
+    B("b", BlasRequest::getB, null, "ldb", BlasRequest::getLdb, "strideB", BlasRequest::getStrideB),
+    C("c", BlasRequest::getC, null, "ldc", BlasRequest::getLdc, "strideC", BlasRequest::getStrideC),
+    X("x", BlasRequest::getX, null, "incx", BlasRequest::getIncx, null, null),
+    Y("y", BlasRequest::getY, null, "incy", BlasRequest::getIncy, null, null),
+    BATCH_A("batchA", null, BlasRequest::getBatchA, "lda", BlasRequest::getLda, null, null),
+    BATCH_B("batchB", null, BlasRequest::getBatchB, "ldb", BlasRequest::getLdb, null, null),
+    BATCH_C("batchC", null, BlasRequest::getBatchC, "ldc", BlasRequest::getLdc, null, null);
 
     final String field;
     private final Function<BlasRequest, BufferHandle> handle;
+    /** The handles of a listed slot; null for a slot of one handle. */
+    private final Function<BlasRequest, List<BufferHandle>> list;
     /** The leading dimension of a matrix, the increment of a vector. */
     final String stepField;
     private final ToIntFunction<BlasRequest> step;
@@ -52,10 +61,11 @@ final class Operands {
     final String strideField;
     private final ToLongFunction<BlasRequest> stride;
 
-    Slot(String field, Function<BlasRequest, BufferHandle> handle, String stepField, ToIntFunction<BlasRequest> step,
-         String strideField, ToLongFunction<BlasRequest> stride) {
+    Slot(String field, Function<BlasRequest, BufferHandle> handle, Function<BlasRequest, List<BufferHandle>> list,
+         String stepField, ToIntFunction<BlasRequest> step, String strideField, ToLongFunction<BlasRequest> stride) {
       this.field = field;
       this.handle = handle;
+      this.list = list;
       this.stepField = stepField;
       this.step = step;
       this.strideField = strideField;
@@ -63,20 +73,29 @@ final class Operands {
     }
   }
 
-  /** How an operand lies in its buffer: checks the layout and returns the elements it touches. */
+  /**
+   * How an operand lies in its buffer: checks the layout and returns the elements it touches;
+   * {@code field} names the operand (the slot's field, or a listed slot's member: "batchA[2]").
+   */
   @FunctionalInterface
   interface Shape {
-    long extent(BlasRequest r, Slot slot, BufferHandle h, boolean written);
+    long extent(BlasRequest r, Slot slot, String field, BufferHandle h, boolean written);
   }
 
   /** A column-major {@code rows x cols} matrix (as stored) with the slot's leading dimension. */
   static Shape matrix(int rows, int cols) {
-    return (r, s, h, written) -> RequestChecks.matrix(h, s.field, rows, cols, s.step.applyAsInt(r), s.stepField);
+    return (r, s, field, h, written) -> RequestChecks.matrix(h, field, rows, cols, s.step.applyAsInt(r), s.stepField);
+  }
+
+  /** A packed {@code n x n} triangle: {@code n (n + 1) / 2} contiguous elements (the slot's step unused). */
+  static Shape packed(int n) {
+    return (r, s, field, h, written) -> RequestChecks.fits(h, field, (long) n * (n + 1) / 2,
+      () -> "a packed " + n + "x" + n + " triangle");
   }
 
   /** {@code n} elements with the slot's increment. */
   static Shape vector(int n) {
-    return (r, s, h, written) -> RequestChecks.vector(h, s.field, n, s.step.applyAsInt(r), s.stepField);
+    return (r, s, field, h, written) -> RequestChecks.vector(h, field, n, s.step.applyAsInt(r), s.stepField);
   }
 
   /**
@@ -84,11 +103,11 @@ final class Operands {
    * matrices concurrently, so a written batch must not overlap itself either.
    */
   static Shape stridedMatrices(int rows, int cols) {
-    return (r, s, h, written) -> {
+    return (r, s, field, h, written) -> {
       int batch = nonNegative(r.getBatchCount(), "batchCount");
       int ld = s.step.applyAsInt(r);
       long stride = s.stride.applyAsLong(r);
-      long extent = RequestChecks.stridedMatrices(h, s.field, rows, cols, ld, s.stepField, stride, s.strideField,
+      long extent = RequestChecks.stridedMatrices(h, field, rows, cols, ld, s.stepField, stride, s.strideField,
         batch);
       require(!written || batch <= 1 || stride >= (long) ld * Math.max(cols - 1, 0) + rows,
         () -> s.strideField + " " + stride + " makes the " + batch + " " + s.name() + " matrices overlap");
@@ -167,62 +186,114 @@ final class Operands {
 
   /** Runs the checks, with the routine's {@code checks} after the handles and dtypes and before the shapes. */
   BlasCall call(Runnable checks) {
-    BufferHandle[] handles = new BufferHandle[count];
-    DeviceBuffer[] buffers = new DeviceBuffer[count];
+    // A listed slot's members are operands of their own: entry e is member[e] of declaration decl[e].
+    int total = 0;
+    List<BufferHandle>[] lists = null;
     for (int i = 0; i < count; i++) {
-      handles[i] = slots[i].handle.apply(request);
-      buffers[i] = table.resolve(handles[i], slots[i].field, own[i] == null ? dtypes : own[i]);
+      Slot s = slots[i];
+      if (s.list == null) {
+        total++;
+        continue;
+      }
+      if (lists == null) {
+        @SuppressWarnings("unchecked")
+        List<BufferHandle>[] made = new List[count];
+        lists = made;
+      }
+      int batch = nonNegative(request.getBatchCount(), "batchCount");
+      List<BufferHandle> l = s.list.apply(request);
+      require(l != null, () -> s.field + " is missing");
+      require(l.size() == batch, () -> s.field + " has " + l.size() + " handles but batchCount is " + batch);
+      lists[i] = l;
+      total += batch;
     }
-    DType t = handles[reference].dtype();
-    for (int i = 0; i < count; i++) {
-      if (i != reference && own[i] == null) {
-        DType found = handles[i].dtype();
-        String field = slots[i].field;
-        String ref = slots[reference].field;
-        require(found == t, () -> field + " has dtype " + found + " but " + ref + " is " + t);
+    int[] decl = new int[total];
+    int[] member = new int[total];
+    BufferHandle[] handles = new BufferHandle[total];
+    String[] fields = new String[total];
+    DeviceBuffer[] buffers = new DeviceBuffer[total];
+    int[] first = new int[count];
+    for (int i = 0, e = 0; i < count; i++) {
+      first[i] = e;
+      int members = lists == null || lists[i] == null ? 1 : lists[i].size();
+      for (int j = 0; j < members; j++, e++) {
+        decl[e] = i;
+        member[e] = j;
+        boolean listed = lists != null && lists[i] != null;
+        handles[e] = listed ? lists[i].get(j) : slots[i].handle.apply(request);
+        fields[e] = listed ? slots[i].field + "[" + j + "]" : slots[i].field;
+        buffers[e] = table.resolve(handles[e], fields[e], own[i] == null ? dtypes : own[i]);
+      }
+    }
+    // The reference's dtype binds every operand without dtypes of its own; an own-dtype list's
+    // members share its first member's.
+    int ref = first[reference];
+    DType t = total > ref ? handles[ref].dtype() : null;
+    for (int e = 0; e < total; e++) {
+      int bound = own[decl[e]] == null ? ref : first[decl[e]];
+      if (e != bound && bound < total && (own[decl[e]] == null || member[e] > 0)) {
+        DType found = handles[e].dtype();
+        DType want = handles[bound].dtype();
+        String field = fields[e];
+        String other = fields[bound];
+        require(found == want, () -> field + " has dtype " + found + " but " + other + " is " + want);
       }
     }
     checks.run();
-    Operand[] operands = new Operand[count];
-    for (int i = 0; i < count; i++) {
-      operands[i] = new Operand(buffers[i], handles[i], shapes[i].extent(request, slots[i], handles[i], written[i]));
+    Operand[] operands = new Operand[total];
+    for (int e = 0; e < total; e++) {
+      int i = decl[e];
+      operands[e] = new Operand(buffers[e], handles[e], shapes[i].extent(request, slots[i], fields[e], handles[e], written[i]));
     }
     // Each pair once, the written one named first (the later one where both are written).
-    for (int j = 1; j < count; j++) {
+    for (int j = 1; j < total; j++) {
       for (int i = 0; i < j; i++) {
-        int w = written[j] ? j : i;
+        boolean wj = written[decl[j]];
+        int w = wj ? j : i;
         int o = w == j ? i : j;
-        if (written[w] && !sameView(operands[w], operands[o], inPlace[w] || inPlace[o])) {
-          noOverlap(operands[w], slots[w].field, operands[o], slots[o].field);
+        if (written[decl[w]] && !sameView(operands[w], operands[o], inPlace[decl[w]] || inPlace[decl[o]])) {
+          noOverlap(operands[w], fields[w], operands[o], fields[o]);
         }
       }
     }
-    return build(operands, t);
+    return build(operands, decl, first, t);
   }
 
   private static boolean sameView(Operand w, Operand o, boolean allowed) {
     return allowed && w.buffer() == o.buffer() && w.handle().offset() == o.handle().offset();
   }
 
-  private BlasCall build(Operand[] operands, DType referenceDtype) {
+  private BlasCall build(Operand[] operands, int[] decl, int[] first, DType referenceDtype) {
     Operand[] bySlot = new Operand[SLOTS];
+    Operand[][] members = new Operand[SLOTS][];
     int writes = 0;
     for (int i = 0; i < count; i++) {
-      bySlot[slots[i].ordinal()] = operands[i];
-      writes += written[i] ? 1 : 0;
-    }
-    Operand[] read = new Operand[count - writes];
-    Operand[] write = new Operand[writes];
-    for (int i = 0, ri = 0, wi = 0; i < count; i++) {
-      if (written[i]) {
-        write[wi++] = operands[i];
-      } else {
-        read[ri++] = operands[i];
+      int end = i + 1 < count ? first[i + 1] : operands.length;
+      Slot s = slots[i];
+      bySlot[s.ordinal()] = first[i] < end ? operands[first[i]] : null;
+      if (s.list != null) {
+        members[s.ordinal()] = java.util.Arrays.copyOfRange(operands, first[i], end);
       }
     }
-    // The reply names the one buffer written; a routine writing several (SWAP, ROT) names none.
-    Operand output = writes == 1 ? write[0] : null;
-    DType dtype = output == null ? referenceDtype : output.dtype();
-    return new BlasCall(request, dtype, bySlot, List.of(read), List.of(write), output);
+    for (int e = 0; e < operands.length; e++) {
+      writes += written[decl[e]] ? 1 : 0;
+    }
+    Operand[] read = new Operand[operands.length - writes];
+    Operand[] write = new Operand[writes];
+    Operand writtenSingle = null;
+    for (int e = 0, ri = 0, wi = 0; e < operands.length; e++) {
+      if (written[decl[e]]) {
+        write[wi++] = operands[e];
+        writtenSingle = slots[decl[e]].list == null ? operands[e] : null;
+      } else {
+        read[ri++] = operands[e];
+      }
+    }
+    // The reply names the one buffer written; a routine writing several (SWAP, ROT, a pointer-array
+    // batch) names none.
+    Operand output = writes == 1 ? writtenSingle : null;
+    DType dtype = output != null ? output.dtype() : writes > 0 && referenceDtype != null
+      ? write[0].dtype() : referenceDtype;
+    return new BlasCall(request, dtype, bySlot, members, List.of(read), List.of(write), output);
   }
 }

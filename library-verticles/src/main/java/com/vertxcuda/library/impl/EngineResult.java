@@ -9,4 +9,9 @@ public interface EngineResult {
 
   /** The scalar result (0 where there is none); throws if the work failed. */
   double value();
+
+  /** The imaginary part of a complex scalar result (a complex dot); 0 where there is none. Read after {@link #value()}. */
+  default double imaginary() {
+    return 0;
+  }
 }

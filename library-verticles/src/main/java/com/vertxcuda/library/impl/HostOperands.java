@@ -43,12 +43,19 @@ public final class HostOperands {
     return Math.toIntExact(o.dtype().isComplex() ? Math.multiplyExact(o.extent(), 2) : o.extent());
   }
 
-  /** Writes an operand's touched elements back (as {@link #read} gives them), rounding once to F32 where it holds F32 parts. */
+  /**
+   * Writes an operand's touched elements back (as {@link #read} gives them), rounding once to F32
+   * where it holds F32 parts, to F16 or BF16 (nearest even) where it holds those.
+   */
   public static void write(Operand o, double[] v) {
     ByteBuffer b = HostAccess.bytes(o.memory(), o.byteOffset(), o.byteExtent());
     int n = values(o);
     if (o.dtype().component() == DType.F64) {
       b.asDoubleBuffer().put(v, 0, n);
+    } else if (o.dtype().size() == 2) {
+      for (int i = 0; i < n; i++) {
+        b.putShort(i * 2, (short) o.dtype().round(v[i]));
+      }
     } else {
       for (int i = 0; i < n; i++) {
         b.putFloat(i * 4, (float) v[i]);
