@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.GraphCapture;
+import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.RecordedStep;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.Request;
@@ -109,22 +110,104 @@ final class Pipelines {
     return b.build();
   }
 
-  void record(Request r, RecordRequest rr) throws BackendException {
-    List<PipelineStep> steps = rr.getSteps();
-    if (steps == null || steps.isEmpty()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "steps is empty: nothing to record");
+  /**
+   * Records a pipeline: checks every step; when some need something made off the submission thread
+   * (an FFT plan) returns the preparation that makes them all, and records once it has run
+   * ({@code prepared}, a {@link Made}).
+   */
+  Preparation record(Request r, RecordRequest rr, Object prepared) throws BackendException {
+    Made made = (Made) prepared;
+    try {
+      List<PipelineStep> steps = rr.getSteps();
+      if (steps == null || steps.isEmpty()) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "steps is empty: nothing to record");
+      }
+      if (steps.size() > RecordRequest.MAX_STEPS) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size() + " requests; at most "
+          + RecordRequest.MAX_STEPS + " go in one pipeline");
+      }
+      admit(r.owner());
+      if (made == null) {
+        Preparation[] preparations = new Preparation[steps.size()];
+        boolean any = false;
+        for (int i = 0; i < steps.size(); i++) {
+          PipelineStep step = steps.get(i);
+          preparations[i] = checked(i, step, served -> served.prepareRecording(step.body()));
+          any |= preparations[i] != null;
+        }
+        if (any) {
+          return () -> Made.of(preparations, steps);
+        }
+        made = new Made(new Object[steps.size()]);
+      }
+      record(r, steps, made);
+      return null;
+    } finally {
+      if (made != null) {
+        made.close();
+      }
     }
-    if (steps.size() > RecordRequest.MAX_STEPS) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size() + " requests; at most "
-        + RecordRequest.MAX_STEPS + " go in one pipeline");
+  }
+
+  /** What the steps' preparations made, by step; what no step took is closed with it. */
+  private static final class Made implements AutoCloseable {
+    private final Object[] results;
+
+    private Made(Object[] results) {
+      this.results = results;
     }
+
+    // Runs each step's preparation in order, on a preparation thread; a failure names its step.
+    static Made of(Preparation[] preparations, List<PipelineStep> steps) throws Exception {
+      Made made = new Made(new Object[preparations.length]);
+      for (int i = 0; i < preparations.length; i++) {
+        if (preparations[i] == null) {
+          continue;
+        }
+        try {
+          made.results[i] = preparations[i].prepare();
+        } catch (Exception e) {
+          made.close();
+          if (e instanceof CudaException c) {
+            throw new CudaException(c.code(), "steps[" + i + "] (" + steps.get(i).body().getClass().getSimpleName()
+              + "): " + c.getMessage(), c);
+          }
+          throw e;
+        }
+      }
+      return made;
+    }
+
+    /** Step {@code i}'s result, which the step takes (null: none). */
+    Object take(int i) {
+      Object o = results[i];
+      results[i] = null;
+      return o;
+    }
+
+    @Override
+    public void close() {
+      for (int i = 0; i < results.length; i++) {
+        if (take(i) instanceof AutoCloseable c) {
+          try {
+            c.close();
+          } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "releasing what a pipeline step prepared failed: " + e);
+          }
+        }
+      }
+    }
+  }
+
+  private void record(Request r, List<PipelineStep> steps, Made made) throws BackendException {
     String owner = r.owner();
-    admit(owner);
     List<RecordedStep> recorded = new ArrayList<>(steps.size());
     GraphCapture.Graph graph = null;
     try {
       for (int i = 0; i < steps.size(); i++) {
-        recorded.add(step(i, steps.get(i)));
+        PipelineStep step = steps.get(i);
+        Object result = made.take(i);
+        recorded.add(checked(i, step, served -> served.record(step.body(), result)));
       }
       LinkedHashSet<DeviceBuffer> reads = new LinkedHashSet<>();
       LinkedHashSet<DeviceBuffer> writes = new LinkedHashSet<>();
@@ -138,6 +221,7 @@ final class Pipelines {
         // Registered after the libraries: graphs go before the libraries' handles and modules.
         runtime.onClose(this::closeAll);
       }
+      followSteps(recorded);
       if (runtime.device() instanceof GraphCapture) {
         graph = capture((GraphCapture) runtime.device(), recorded);
       }
@@ -158,6 +242,22 @@ final class Pipelines {
     }
   }
 
+  // What a step queued on its stream while it was recorded (a RAND step's numbers) comes before
+  // every replay: the pipeline stream, where graphs launch, waits for the steps' streams once now;
+  // a replay step by step runs on the steps' own streams, after it anyway.
+  private void followSteps(List<RecordedStep> recorded) throws BackendException {
+    LinkedHashSet<GpuStream> streams = new LinkedHashSet<>();
+    recorded.forEach(s -> streams.add(s.stream()));
+    for (GpuStream s : streams) {
+      GpuEvent queued = runtime.device().record(s);
+      try {
+        runtime.device().await(stream, queued);
+      } finally {
+        queued.release();
+      }
+    }
+  }
+
   // QUEUE_FULL, naming the limit, when the device or the owner holds as many pipelines as it may.
   private void admit(String owner) {
     int max = runtime.options().getMaxPipelines();
@@ -173,8 +273,14 @@ final class Pipelines {
     }
   }
 
+  /** What the recording does with one step's handler. */
+  @FunctionalInterface
+  private interface StepCheck<T> {
+    T apply(RequestTable.Served served) throws Exception;
+  }
+
   // Checks one step through the handler that would serve it as a request.
-  private RecordedStep step(int i, PipelineStep step) {
+  private <T> T checked(int i, PipelineStep step, StepCheck<T> check) {
     String at = "steps[" + i + "]";
     if (step == null || step.body() == null) {
       throw new CudaException(FailureCode.BAD_REQUEST, at + " is missing");
@@ -186,7 +292,7 @@ final class Pipelines {
         + " library is not deployed on this device");
     }
     try {
-      return served.record(step.body());
+      return check.apply(served);
     } catch (Throwable t) {
       CudaException e = runtime.failure(t);
       if (e.code() == FailureCode.CONTEXT_LOST || e.code() == FailureCode.OUT_OF_MEMORY) {
