@@ -217,6 +217,9 @@ class PipelineTest extends HostDeviceTest {
     Spectra b = new Spectra();
     PipelineHandle p = await(recorder(spectralSteps(b)).build());
     assertEquals(steps.size(), p.steps());
+    // cuFFT execs, the numbers' copies and the products are captured in the one CUDA graph on cuda.
+    assertEquals(TestDevices.backend() == com.vertxcuda.device.BackendKind.CUDA, p.captured(),
+      "captured on " + TestDevices.backend());
     assertArrayEquals(new float[16], readF32(b.r), "recording runs nothing");
     for (int i = 0; i < 2; i++) {
       for (BufferHandle h : List.of(b.r, b.out, b.normal, b.logNormal, b.mtgp)) {
