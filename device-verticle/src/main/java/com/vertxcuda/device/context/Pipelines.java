@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The recorded pipelines of one context generation, on its submission thread. Recording checks
- * every step through its type's recorder ({@link RequestType#record}); on a backend with
+ * every step through its type's recorder ({@link RequestType#record}), after one preparation off
+ * the thread has made what some steps need first (an FFT step's plan); on a backend with
  * {@link GraphCapture} the steps are captured once, from the context's pipeline stream, as one
  * graph, and a replay is one graph launch ordered after earlier uses of every buffer the steps
  * touch. Elsewhere (the host backend, or a capture the backend refused) a replay issues the steps
@@ -41,7 +42,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * most {@code DeviceOptions.maxPipelines} of them and a node at most {@code maxPipelinesPerOwner}
  * (QUEUE_FULL past either), and a node's pipelines are released when it leaves. What a pipeline
  * holds is counted, not measured: its steps' objects, and on cuda the driver's graph, whose memory
- * CUDA does not report and which is not charged to the memory limit.
+ * CUDA does not report and which is not charged to the memory limit (what a step makes, an FFT
+ * plan or RAND numbers, its library charges).
  */
 final class Pipelines {
 
