@@ -27,10 +27,11 @@ import java.util.List;
  * <p>A request's numbers are those of its seed, offset (and dimensions): sending it again writes the
  * same numbers, and so does every replay of a pipeline that recorded it. A recorded step generates
  * them once, when it is recorded, into device memory it holds (counted against the memory limit),
- * and each replay copies them into the output. Capturing cuRAND's generate calls instead would not
- * keep that promise: a captured launch repeats its parameters, so counter-based generators would
- * repeat their numbers while those whose state lives in device memory (XORWOW, MRG32K3A, MTGP32)
- * would advance it on every replay, and re-seeding synchronises, which capture forbids.
+ * and each replay copies them into the output, the same on both backends and for every generator.
+ * Capturing cuRAND's generate calls instead would not keep that promise: cuRAND does not say what a
+ * replayed generate launch writes (a launch repeats the parameters it was captured with, while a
+ * generator may keep its state in device memory that each launch advances), and re-seeding, which
+ * brings a generator back to the request's position, synchronises, which capture forbids.
  */
 public final class RandVerticle extends LibraryVerticle {
 
