@@ -47,8 +47,10 @@ public final class RequestType<S, T> {
      * Checks {@code body} as one step and resolves what it uses, making now, eagerly, whatever its
      * work would otherwise make lazily (a function lookup; what takes long to make, a plan, through a
      * {@link RecordPreparation} instead): the step's work may be issued
-     * under CUDA stream capture, where nothing may allocate or synchronise. Throws a typed failure
-     * (BAD_REQUEST for a body that cannot be recorded, naming why); nothing is queued.
+     * under CUDA stream capture, where nothing may allocate or synchronise. It may queue work of its
+     * own on the step's stream, once (a RAND step's numbers): every replay follows it. Throws a typed
+     * failure (BAD_REQUEST for a body that cannot be recorded, naming why), having released what it
+     * made.
      */
     RecordedStep record(S handler, T body) throws Exception;
   }
