@@ -113,6 +113,28 @@ final class Pipelines {
   }
 
   /**
+   * What a recording touches: what its steps would touch as requests, so that while the plans of its
+   * FFT steps are made, only requests on its steps' buffers (a free) wait for it; everything when
+   * some step cannot tell.
+   */
+  Footprint footprint(RecordRequest rr) {
+    List<PipelineStep> steps = rr.getSteps();
+    if (steps == null || steps.isEmpty() || steps.size() > RecordRequest.MAX_STEPS) {
+      return Footprint.EVERYTHING;
+    }
+    Footprint.Builder b = Footprint.builder();
+    for (PipelineStep s : steps) {
+      RequestTable.Served served = s == null || s.body() == null ? null : runtime.loop().served(s.library());
+      Footprint f = served == null ? Footprint.EVERYTHING : served.footprint(served.type(s.body()), s.body());
+      if (f.isEverything()) {
+        return Footprint.EVERYTHING;
+      }
+      b.include(f);
+    }
+    return b.build();
+  }
+
+  /**
    * Records a pipeline: checks every step; when some need something made off the submission thread
    * (an FFT plan) returns the preparation that makes them all, and records once it has run
    * ({@code prepared}, a {@link Made}).

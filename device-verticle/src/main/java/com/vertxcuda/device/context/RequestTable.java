@@ -102,7 +102,7 @@ public final class RequestTable {
     // on the target waits for it; refusing it would stall everything queued behind that hold).
     device(CopyInAbort.class).lane(Lane.BESIDE).exemptFromLoad()
       .handler(done((d, r, c) -> d.copies().copyInAbort(r))).notRecordable(DEVICE_RECORDS).build(),
-    device(RecordRequest.class)
+    device(RecordRequest.class).footprint((d, rr) -> d.pipelines().footprint(rr))
       .handler((d, r, rr, p) -> d.pipelines().record(r, rr, p)).notRecordable(DEVICE_RECORDS).build(),
     device(ReplayRequest.class).footprint((d, rr) -> d.pipelines().footprint(rr))
       .handler(done((d, r, rr) -> d.pipelines().replay(r, rr))).notRecordable(DEVICE_RECORDS).build(),
