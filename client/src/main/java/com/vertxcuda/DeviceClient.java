@@ -237,8 +237,8 @@ public interface DeviceClient {
 
   /**
    * Starts recording a pipeline for this device: a sequence of requests (fills, copies, BLAS
-   * requests, kernels) that the device checks and prepares once and then replays on request, on
-   * cuda as one CUDA graph. See {@link PipelineRecorder} for what can be recorded.
+   * requests, FFTs, random numbers, kernels) that the device checks and prepares once and then
+   * replays on request, on cuda as one CUDA graph. See {@link PipelineRecorder} for what can be recorded.
    */
   PipelineRecorder record();
 

@@ -65,7 +65,7 @@ class BenchCommandTest {
       .collect(Collectors.toSet());
     for (String sweep : List.of("roundtrip.fill", "roundtrip.payload", "concurrency.inflight", "concurrency.eventloops",
       "gemm.latency", "gemm.pipelined", "smallgemm.batch", "copy.h2d", "copy.d2h", "fft.c2c", "rng.uniform",
-      "recovery", "graph.pipeline", "copy.large.h2d", "copy.large.d2h", "roundtrip.fill.tracing")) {
+      "recovery", "graph.pipeline", "graph.spectral", "copy.large.h2d", "copy.large.d2h", "roundtrip.fill.tracing")) {
       assertTrue(sweeps.contains(sweep + " vertx.in_process"), sweep + " in " + sweeps);
     }
     assertTrue(sweeps.contains("roundtrip.fill vertx.tier"), "the hop below the device verticle: " + sweeps);
@@ -73,6 +73,7 @@ class BenchCommandTest {
     assertEquals(List.of(64.0, 128.0, 256.0), xs("gemm.latency", "F16"));
     assertEquals(List.of(4096.0, 65536.0, 1048576.0), xs("copy.h2d", "heap"));
     assertEquals(List.of(1024.0, 16384.0), xs("graph.pipeline", "replay"));
+    assertEquals(List.of(1024.0, 16384.0), xs("graph.spectral", "replay"));
     // The large copies at their one size, whatever the budget.
     assertEquals(List.of(64.0 * (1 << 20)), xs("copy.large.h2d", "heap"));
     assertEquals(List.of(64.0 * (1 << 20)), xs("copy.large.d2h", "float[]"));

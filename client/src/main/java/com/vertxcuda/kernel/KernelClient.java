@@ -61,4 +61,7 @@ public interface KernelClient {
 
   /** output[i] = x[i] converted to output's dtype (F32, F16, BF16). */
   Future<BufferHandle> convert(BufferHandle x, BufferHandle output);
+
+  /** output[i] = x[i] · y[i]: F32, F64, or complex products of C64 or C128 elements. */
+  Future<BufferHandle> multiply(BufferHandle x, BufferHandle y, BufferHandle output);
 }

@@ -19,5 +19,10 @@ public enum KernelOp {
   /** Built-in: output = x + y (F32, F64). */
   ADD,
   /** Built-in: output = x converted between F32, F16 and BF16 (round to nearest even). */
-  CONVERT
+  CONVERT,
+  /**
+   * Built-in: output = x · y element by element (F32, F64; C64, C128 as complex products, the
+   * pointwise step of an FFT convolution).
+   */
+  MULTIPLY
 }

@@ -100,15 +100,15 @@ public class KernelRequest {
   public List<KernelArg> getArgs() { return args; }
   public KernelRequest setArgs(List<KernelArg> args) { this.args = args; return this; }
 
-  /** First input (SCALE, ADD, CONVERT). */
+  /** First input (SCALE, ADD, CONVERT, MULTIPLY). */
   public BufferHandle getX() { return x; }
   public KernelRequest setX(BufferHandle x) { this.x = x; return this; }
 
-  /** Second input (ADD). */
+  /** Second input (ADD, MULTIPLY). */
   public BufferHandle getY() { return y; }
   public KernelRequest setY(BufferHandle y) { this.y = y; return this; }
 
-  /** The buffer or view written (FILL, SCALE, ADD, CONVERT). */
+  /** The buffer or view written (FILL, SCALE, ADD, CONVERT, MULTIPLY). */
   public BufferHandle getOutput() { return output; }
   public KernelRequest setOutput(BufferHandle output) { this.output = output; return this; }
 

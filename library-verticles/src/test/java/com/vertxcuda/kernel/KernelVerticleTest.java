@@ -59,6 +59,42 @@ class KernelVerticleTest extends HostDeviceTest {
   }
 
   @Test
+  void multiplyTakesRealAndComplexProducts() {
+    BufferHandle x = f32(1.5f, -2, 3);
+    BufferHandle y = f32(2, 4, -0.5f);
+    BufferHandle out = f32(0, 0, 0);
+    await(kernels.multiply(x, y, out));
+    assertArrayEquals(new float[] {3, -8, -1.5f}, readF32(out));
+    assertArrayEquals(new double[] {0.5 * 4, 1e300 * 1e-300}, readF64(await(kernels.multiply(f64(0.5, 1e300),
+      f64(4, 1e-300), f64(0, 0)))));
+    // (1 + 2i)(3 - i) = 5 + 5i, (-2 + 0.5i)(4i) = -2 - 8i; in place, over x.
+    BufferHandle c = complex(DType.C64, 1, 2, -2, 0.5);
+    await(kernels.multiply(c, complex(DType.C64, 3, -1, 0, 4), c));
+    assertArrayEquals(new float[] {5, 5, -2, -8}, readF32(c));
+    BufferHandle z = complex(DType.C128, 0.5, 0.25, 1, -1);
+    BufferHandle zz = complex(DType.C128, 0, 0, 0, 0);
+    await(kernels.multiply(z, z, zz));
+    // (0.5 + 0.25i)^2 = 0.1875 + 0.25i, (1 - i)^2 = -2i (exact, whether or not the device fuses the products).
+    assertArrayEquals(new double[] {0.1875, 0.25, 0, -2}, readF64(zz));
+    assertBadRequest(kernels.multiply(c, f32(1, 2), c), "y");
+    assertBadRequest(kernels.multiply(x, y, complex(DType.C64, 0, 0, 0, 0, 0, 0)), "output");
+  }
+
+  // A complex buffer of (real, imaginary) pairs.
+  private BufferHandle complex(DType dtype, double... parts) {
+    BufferHandle h = await(device.alloc(dtype, parts.length / 2));
+    io.vertx.core.buffer.Buffer b = io.vertx.core.buffer.Buffer.buffer();
+    for (double v : parts) {
+      if (dtype == DType.C64) {
+        b.appendFloatLE((float) v);
+      } else {
+        b.appendDoubleLE(v);
+      }
+    }
+    return await(device.upload(h, b));
+  }
+
+  @Test
   void conversionsRoundToNearestEven() {
     float[] values = {1f, -2.5f, 65504f, 1e-8f, 3.14159265f, 1.0009765625f, 70000f};
     BufferHandle x = f32(values);

@@ -14,7 +14,14 @@ import com.vertxcuda.device.DeviceVerticle;
 import com.vertxcuda.device.Isolation;
 import com.vertxcuda.device.cuda.CudaBackend;
 import com.vertxcuda.device.cuda.CudaUnavailableException;
+import com.vertxcuda.fft.FftClient;
+import com.vertxcuda.fft.FftRequest;
+import com.vertxcuda.fft.FftType;
 import com.vertxcuda.message.CopyRequest;
+import com.vertxcuda.rand.Distribution;
+import com.vertxcuda.rand.RandClient;
+import com.vertxcuda.rand.RandRequest;
+import com.vertxcuda.rand.RngType;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -35,7 +42,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * A recorded pipeline on a real GPU, in both isolation modes: fills, a copy, cuBLAS AXPY, SCAL and
  * GEMM, built-in kernels and a user kernel are captured as one CUDA graph, and every replay leaves
- * what the same requests sent one by one leave.
+ * what the same requests sent one by one leave; so do cuRAND numbers, cuFFT R2C and C2R and a
+ * complex product.
  */
 @Tag("gpu")
 class PipelineGpuTest {
@@ -124,6 +132,78 @@ class PipelineGpuTest {
     assertEquals(FailureCode.NOT_FOUND, KernelGpuTest.code(device.replay(p)));
     KernelGpuTest.await(device.release(p));
     assertEquals(FailureCode.NOT_FOUND, KernelGpuTest.code(device.replay(p)));
+  }
+
+  @Test
+  void fftAndRandCapturedInProcess() {
+    fftAndRandCaptured(Isolation.IN_PROCESS);
+  }
+
+  @Test
+  void fftAndRandCapturedInADeviceHost() {
+    fftAndRandCaptured(Isolation.PROCESS);
+  }
+
+  /**
+   * cuRAND numbers, cuFFT R2C and C2R execs and a complex product captured in one graph: every replay
+   * leaves what the same requests leave, the numbers included (the same ones each replay).
+   */
+  private void fftAndRandCaptured(Isolation isolation) {
+    KernelGpuTest.await(vertx.deployVerticle(new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.CUDA)
+      .setIsolation(isolation).setRestartLimit(10))));
+    DeviceClient device = DeviceClient.create(vertx);
+    int n = 4096;
+    int bins = n / 2 + 1;
+    BufferHandle[] replayed = spectralBuffers(device, n, bins);
+    BufferHandle[] requested = spectralBuffers(device, n, bins);
+    PipelineHandle p = KernelGpuTest.await(device.record()
+      .step(Library.RAND, spectralSteps(replayed, n).get(0))
+      .step(Library.FFT, spectralSteps(replayed, n).get(1))
+      .step(Library.KERNEL, spectralSteps(replayed, n).get(2))
+      .step(Library.FFT, spectralSteps(replayed, n).get(3))
+      .step(Library.RAND, spectralSteps(replayed, n).get(4))
+      .build());
+    assertTrue(p.captured(), "captured as a CUDA graph: " + p);
+    List<Object> alone = spectralSteps(requested, n);
+    KernelGpuTest.await(RandClient.create(vertx).generate((RandRequest) alone.get(0)));
+    KernelGpuTest.await(FftClient.create(vertx).execute((FftRequest) alone.get(1)));
+    KernelGpuTest.await(KernelClient.create(vertx).execute((KernelRequest) alone.get(2)));
+    KernelGpuTest.await(FftClient.create(vertx).execute((FftRequest) alone.get(3)));
+    KernelGpuTest.await(RandClient.create(vertx).generate((RandRequest) alone.get(4)));
+    float[] numbers = floats(KernelGpuTest.await(device.download(requested[0])));
+    float[] squared = floats(KernelGpuTest.await(device.download(requested[3])));
+    float[] normals = floats(KernelGpuTest.await(device.download(requested[4])));
+    for (int i = 0; i < 5; i++) {
+      KernelGpuTest.await(device.fill(replayed[0], -1));
+      KernelGpuTest.await(device.fill(replayed[3], -1));
+      KernelGpuTest.await(device.fill(replayed[4], -1));
+      KernelGpuTest.await(device.replay(p));
+      assertArrayEquals(numbers, floats(KernelGpuTest.await(device.download(replayed[0]))), "replay " + i + ": uniforms");
+      assertArrayEquals(normals, floats(KernelGpuTest.await(device.download(replayed[4]))), "replay " + i + ": normals");
+      float[] got = floats(KernelGpuTest.await(device.download(replayed[3])));
+      for (int k = 0; k < n; k++) {
+        assertEquals(squared[k], got[k], 1e-3f * Math.max(1, Math.abs(squared[k])), "replay " + i + ": r ⊛ r at " + k);
+      }
+    }
+    KernelGpuTest.await(device.free(replayed[1]));
+    assertEquals(FailureCode.NOT_FOUND, KernelGpuTest.code(device.replay(p)));
+    KernelGpuTest.await(device.release(p));
+  }
+
+  // r (uniforms), its spectrum, the squared spectrum, r ⊛ r, normals.
+  private static BufferHandle[] spectralBuffers(DeviceClient device, int n, int bins) {
+    return new BufferHandle[] {KernelGpuTest.await(device.alloc(DType.F32, n)),
+      KernelGpuTest.await(device.alloc(DType.C64, bins)), KernelGpuTest.await(device.alloc(DType.C64, bins)),
+      KernelGpuTest.await(device.alloc(DType.F32, n)), KernelGpuTest.await(device.alloc(DType.F32, n))};
+  }
+
+  private static List<Object> spectralSteps(BufferHandle[] b, int n) {
+    return List.of(
+      new RandRequest().setGenerator(RngType.PHILOX4_32_10).setSeed(3).setOffset(100).setOutput(b[0]),
+      new FftRequest().setType(FftType.R2C).setN(List.of(n)).setInput(b[0]).setOutput(b[1]),
+      new KernelRequest(KernelOp.MULTIPLY).setX(b[1]).setY(b[1]).setOutput(b[2]),
+      new FftRequest().setType(FftType.C2R).setN(List.of(n)).setInput(b[2]).setOutput(b[3]),
+      new RandRequest().setGenerator(RngType.XORWOW).setSeed(4).setDistribution(Distribution.NORMAL).setOutput(b[4]));
   }
 
   private static float[] filled(int n, float v) {

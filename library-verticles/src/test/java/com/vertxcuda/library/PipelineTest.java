@@ -14,6 +14,11 @@ import com.vertxcuda.kernel.KernelClient;
 import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelRequest;
 import com.vertxcuda.DeviceEvent;
+import com.vertxcuda.DeviceStats;
+import com.vertxcuda.fft.FftDirection;
+import com.vertxcuda.fft.FftRequest;
+import com.vertxcuda.fft.FftType;
+import com.vertxcuda.rand.RngType;
 import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandRequest;
@@ -33,9 +38,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Recorded pipelines on the host backend, in the isolation the suite runs with: a 10-step pipeline
- * of fills, copies, BLAS and kernels gives what the same requests sent one by one give; replays keep
- * their place among other requests; bad steps are refused at record; freed buffers, released
- * pipelines and a rebuilt context fail replays with their own codes.
+ * of fills, copies, BLAS and kernels, and one of every FFT transform type and RAND generator, give
+ * what the same requests sent one by one give; replays keep their place among other requests; bad
+ * steps are refused at record; freed buffers, released pipelines and a rebuilt context fail replays
+ * with their own codes.
  */
 class PipelineTest extends HostDeviceTest {
 
@@ -109,8 +115,12 @@ class PipelineTest extends HostDeviceTest {
         : device.fill(((com.vertxcuda.message.FillRequest) s.body()).getHandle(),
           Float.intBitsToFloat((int) ((com.vertxcuda.message.FillRequest) s.body()).getBits()));
     }
-    return s.library() == Library.BLAS ? blas.execute((BlasRequest) s.body())
-      : KernelClient.create(vertx).execute((KernelRequest) s.body());
+    return switch (s.library()) {
+      case BLAS -> blas.execute((BlasRequest) s.body());
+      case FFT -> fft.execute((FftRequest) s.body());
+      case RAND -> rand.generate((RandRequest) s.body());
+      default -> KernelClient.create(vertx).execute((KernelRequest) s.body());
+    };
   }
 
   @Test
@@ -144,6 +154,183 @@ class PipelineTest extends HostDeviceTest {
 
   private static BufferHandle sameIn(Buffers from, Buffers in, BufferHandle h) {
     return h == in.x ? from.x : h == in.y ? from.y : h == in.z ? from.z : h == in.w ? from.w : from.c;
+  }
+
+  /** The buffers of the FFT and RAND pipeline. */
+  final class Spectra {
+    final BufferHandle r = await(device.alloc(DType.F32, 16));
+    final BufferHandle c = await(device.alloc(DType.C64, 9));
+    final BufferHandle c2 = await(device.alloc(DType.C64, 9));
+    final BufferHandle c3 = await(device.alloc(DType.C64, 9));
+    final BufferHandle out = await(device.alloc(DType.F32, 16));
+    final BufferHandle normal = await(device.alloc(DType.F32, 16));
+    final BufferHandle logNormal = await(device.alloc(DType.F32, 16));
+    final BufferHandle mtgp = await(device.alloc(DType.F32, 16));
+    final BufferHandle sobol = await(device.alloc(DType.U32, 16));
+    final BufferHandle d = await(device.alloc(DType.F64, 16));
+    final BufferHandle z = await(device.alloc(DType.C128, 9));
+    final BufferHandle z2 = await(device.alloc(DType.C128, 9));
+    final BufferHandle dout = await(device.alloc(DType.F64, 16));
+    final BufferHandle uniform64 = await(device.alloc(DType.F64, 16));
+
+    /** What the steps leave defined (a C2R or Z2D input is left unspecified: c2, z). */
+    List<BufferHandle> results() {
+      return List.of(r, c, c3, out, normal, logNormal, mtgp, sobol, d, z, dout, uniform64);
+    }
+  }
+
+  private static FftRequest fft(FftType type, FftDirection direction, int n, BufferHandle in, BufferHandle out) {
+    return new FftRequest().setType(type).setDirection(direction).setN(List.of(n)).setBatch(1).setInput(in)
+      .setOutput(out);
+  }
+
+  private static RandRequest rand(RngType generator, Distribution d, long seed, BufferHandle out) {
+    return new RandRequest().setGenerator(generator).setDistribution(d).setSeed(seed).setOutput(out);
+  }
+
+  /** Every FFT transform type, both directions, every generator and distribution, and complex products. */
+  static List<Step> spectralSteps(Spectra b) {
+    List<Step> s = new ArrayList<>();
+    s.add(new Step(Library.RAND, rand(RngType.PHILOX4_32_10, Distribution.UNIFORM, 7, b.r)));
+    s.add(new Step(Library.FFT, fft(FftType.R2C, null, 16, b.r, b.c)));
+    s.add(new Step(Library.FFT, fft(FftType.C2C, FftDirection.FORWARD, 9, b.c, b.c2)));
+    s.add(new Step(Library.FFT, fft(FftType.C2C, FftDirection.INVERSE, 9, b.c2, b.c3)));
+    s.add(new Step(Library.KERNEL, new KernelRequest(KernelOp.MULTIPLY).setX(b.c3).setY(b.c).setOutput(b.c2)));
+    s.add(new Step(Library.FFT, fft(FftType.C2R, null, 16, b.c2, b.out)));
+    s.add(new Step(Library.RAND, rand(RngType.XORWOW, Distribution.NORMAL, 3, b.normal).setOffset(5)));
+    s.add(new Step(Library.RAND, rand(RngType.MRG32K3A, Distribution.LOG_NORMAL, 4, b.logNormal).setStddev(0.5)));
+    s.add(new Step(Library.RAND, rand(RngType.MTGP32, Distribution.UNIFORM, 11, b.mtgp)));
+    s.add(new Step(Library.RAND, rand(RngType.SOBOL32, Distribution.POISSON, 0, b.sobol).setDimensions(2)
+      .setLambda(4)));
+    s.add(new Step(Library.RAND, rand(RngType.PHILOX4_32_10, Distribution.NORMAL, 9, b.d)));
+    s.add(new Step(Library.FFT, fft(FftType.D2Z, null, 16, b.d, b.z)));
+    s.add(new Step(Library.FFT, fft(FftType.Z2Z, FftDirection.FORWARD, 9, b.z, b.z2)));
+    s.add(new Step(Library.KERNEL, new KernelRequest(KernelOp.MULTIPLY).setX(b.z).setY(b.z2).setOutput(b.z)));
+    s.add(new Step(Library.FFT, fft(FftType.Z2Z, FftDirection.INVERSE, 9, b.z, b.z2)));
+    s.add(new Step(Library.FFT, fft(FftType.Z2D, null, 16, b.z2, b.dout)));
+    s.add(new Step(Library.RAND, rand(RngType.MRG32K3A, Distribution.UNIFORM, 5, b.uniform64)));
+    return s;
+  }
+
+  @Test
+  void fftRandAndComplexProductStepsReplayAsTheRequestsDo() {
+    Spectra alone = new Spectra();
+    List<Step> steps = spectralSteps(alone);
+    for (Step s : steps) {
+      await(sendAlone(s));
+    }
+    Spectra b = new Spectra();
+    PipelineHandle p = await(recorder(spectralSteps(b)).build());
+    assertEquals(steps.size(), p.steps());
+    // cuFFT execs, the numbers' copies and the products are captured in the one CUDA graph on cuda.
+    assertEquals(TestDevices.backend() == com.vertxcuda.device.BackendKind.CUDA, p.captured(),
+      "captured on " + TestDevices.backend());
+    assertArrayEquals(new float[16], readF32(b.r), "recording runs nothing");
+    for (int i = 0; i < 2; i++) {
+      for (BufferHandle h : List.of(b.r, b.out, b.normal, b.logNormal, b.mtgp)) {
+        await(device.fill(h, -1));
+      }
+      await(device.replay(p));
+      // A RAND step writes its request's numbers every replay, as sending the request again does.
+      for (int k = 0; k < b.results().size(); k++) {
+        BufferHandle h = b.results().get(k);
+        assertClose(alone.results().get(k), h, "replay " + i + ", " + h.dtype() + " result " + k);
+      }
+    }
+    // The pipeline's values are the transforms': the forward then inverse C2C of c is 9 · c.
+    float[] c = readF32(b.c);
+    float[] c3 = readF32(b.c3);
+    for (int i = 0; i < c.length; i++) {
+      assertEquals(9 * c[i], c3[i], 1e-4 * Math.max(1, Math.abs(9 * c[i])), "C2C round trip at " + i);
+    }
+    await(device.release(p));
+  }
+
+  // The same values, bit for bit where no transform ran in between (RAND outputs), else within the
+  // rounding of the dtype (the pipeline's plans are its own, made as the cached ones are).
+  private void assertClose(BufferHandle expected, BufferHandle actual, String what) {
+    switch (actual.dtype()) {
+      case U32 -> assertArrayEquals(readU32(expected), readU32(actual), what);
+      case F64, C128 -> {
+        double[] e = readF64(expected);
+        double[] a = readF64(actual);
+        for (int i = 0; i < e.length; i++) {
+          assertEquals(e[i], a[i], 1e-12 * Math.max(1, Math.abs(e[i])), what + " at " + i);
+        }
+      }
+      default -> {
+        float[] e = readF32(expected);
+        float[] a = readF32(actual);
+        for (int i = 0; i < e.length; i++) {
+          assertEquals(e[i], a[i], 1e-5 * Math.max(1, Math.abs(e[i])), what + " at " + i);
+        }
+      }
+    }
+  }
+
+  @Test
+  void badFftRandAndProductStepsAreRefusedAtRecord() {
+    Spectra b = new Spectra();
+    await(device.fill(b.r, 9));
+    // A transform larger than its buffers.
+    CudaException e = failure(device.record().fill(b.r, 5)
+      .step(Library.FFT, fft(FftType.R2C, null, 32, b.r, b.c)).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("steps[1]") && e.getMessage().contains("FftRequest"), e.getMessage());
+    // Generating into a freed buffer.
+    BufferHandle gone = await(device.alloc(DType.F32, 16));
+    await(device.free(gone));
+    e = failure(device.record().fill(b.r, 5).step(Library.RAND, rand(RngType.XORWOW, Distribution.UNIFORM, 1, gone))
+      .build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("steps[1]") && e.getMessage().contains("NOT_FOUND"), e.getMessage());
+    // Normals come in pairs: an odd length is refused.
+    e = failure(device.record().step(Library.RAND, rand(RngType.XORWOW, Distribution.NORMAL, 1, b.r.view(0, 3)))
+      .build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("steps[0]"), e.getMessage());
+    // A complex product of a complex and a real buffer.
+    e = failure(device.record().step(Library.FFT, fft(FftType.R2C, null, 16, b.r, b.c))
+      .step(Library.KERNEL, new KernelRequest(KernelOp.MULTIPLY).setX(b.c).setY(b.out).setOutput(b.c2)).build());
+    assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
+    assertTrue(e.getMessage().contains("steps[1]"), e.getMessage());
+    float[] nine = new float[16];
+    java.util.Arrays.fill(nine, 9);
+    assertArrayEquals(nine, readF32(b.r), "nothing ran");
+    // Refused recordings hold nothing: no plan and no numbers stay counted.
+    DeviceStats stats = await(device.stats());
+    assertEquals(0L, stats.getLibraryBytes().getOrDefault("fft", 0L), "fft bytes " + stats.getLibraryBytes());
+    assertEquals(0L, stats.getLibraryBytes().getOrDefault("rand", 0L), "rand bytes " + stats.getLibraryBytes());
+  }
+
+  @Test
+  void fftAndRandStepsHoldTheirPlanAndNumbersUntilReleasedAndFailTypedOnceTheirBuffersAreFreed() {
+    Spectra b = new Spectra();
+    PipelineHandle p = await(device.record().step(Library.RAND, rand(RngType.PHILOX4_32_10, Distribution.UNIFORM, 2, b.r))
+      .step(Library.FFT, fft(FftType.R2C, null, 16, b.r, b.c)).build());
+    DeviceStats held = await(device.stats());
+    assertEquals(16L * 4, held.getLibraryBytes().getOrDefault("rand", 0L), "the step's numbers: " + held.getLibraryBytes());
+    assertTrue(held.getLibraryBytes().getOrDefault("fft", 0L) > 0, "the step's own plan: " + held.getLibraryBytes());
+    await(device.replay(p));
+    float[] first = readF32(b.r);
+    await(device.fill(b.r, 9));
+    await(device.free(b.c));
+    CudaException e = failure(device.replay(p));
+    assertEquals(FailureCode.NOT_FOUND, e.code(), e.getMessage());
+    float[] nine = new float[16];
+    java.util.Arrays.fill(nine, 9);
+    assertArrayEquals(nine, readF32(b.r), "no step ran");
+    assertFalse(java.util.Arrays.equals(nine, first), "the first replay generated");
+    await(device.release(p));
+    // The plan and the numbers go once the pipeline's uses are done.
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    DeviceStats stats = await(device.stats());
+    while ((stats.getLibraryBytes().getOrDefault("rand", 0L) != 0 || stats.getLibraryBytes().getOrDefault("fft", 0L) != 0)
+      && System.nanoTime() < deadline) {
+      stats = await(device.stats());
+    }
+    assertEquals(0L, stats.getLibraryBytes().getOrDefault("rand", 0L), "after release: " + stats.getLibraryBytes());
+    assertEquals(0L, stats.getLibraryBytes().getOrDefault("fft", 0L), "after release: " + stats.getLibraryBytes());
   }
 
   @Test
@@ -200,14 +387,10 @@ class PipelineTest extends HostDeviceTest {
     assertEquals(FailureCode.BAD_REQUEST, e.code(), e.getMessage());
     assertTrue(e.getMessage().contains("steps[1]") && e.getMessage().contains("NOT_FOUND"), e.getMessage());
 
-    // What cannot be recorded: a scalar result, a RAND request, a module load, a fill out of range.
+    // What cannot be recorded: a scalar result, a module load, a fill out of range.
     e = failure(device.record().step(Library.BLAS, new BlasRequest(BlasOp.DOT).setN(N).setX(b.x).setY(b.y)).build());
     assertEquals(FailureCode.BAD_REQUEST, e.code());
     assertTrue(e.getMessage().contains("scalar"), e.getMessage());
-    e = failure(device.record().step(Library.RAND, new RandRequest().setDistribution(Distribution.UNIFORM)
-      .setOutput(b.x)).build());
-    assertEquals(FailureCode.BAD_REQUEST, e.code());
-    assertTrue(e.getMessage().contains("cannot be recorded"), e.getMessage());
     e = failure(device.record().step(Library.KERNEL, new KernelRequest(KernelOp.LOAD_PTX).setPtx("x")).build());
     assertEquals(FailureCode.BAD_REQUEST, e.code());
     e = failure(device.record().fill(await(device.alloc(DType.I32, 2)), 0.5).build());

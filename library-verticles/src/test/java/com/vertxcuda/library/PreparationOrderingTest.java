@@ -123,6 +123,41 @@ class PreparationOrderingTest extends HostDeviceTest {
   }
 
   /**
+   * A recording whose FFT step's plan is being made keeps its place the same way: a free of one of
+   * its buffers sent after it waits for it (and the recording succeeds, its replays then failing
+   * NOT_FOUND), work on other buffers does not wait.
+   */
+  @Test
+  void aRecordingWaitsForItsPlanWithoutHoldingUnrelatedWork() {
+    int n = SIZES[2];
+    BufferHandle x = signal(n, 40);
+    BufferHandle y = filled(2 * n, -7);
+    BufferHandle spare = await(device.alloc(DType.F32, 16));
+    BufferHandle other = await(device.alloc(DType.F32, 4096));
+    Sent sent = inOneTask(s -> {
+      s.send("record", () -> device.record()
+        .step(com.vertxcuda.Library.FFT, new com.vertxcuda.fft.FftRequest().setType(FftType.C2C)
+          .setDirection(FftDirection.FORWARD).setN(List.of(n)).setInput(x).setOutput(y))
+        .fill(spare, 1).build());
+      s.send("free", () -> device.free(spare));
+      s.send("fill", () -> device.fill(other, 3.5));
+      s.send("other", () -> device.download(other));
+    });
+    sent.futures.forEach((name, f) -> assertTrue(f.succeeded(), name + " failed: " + f.cause()));
+    assertTrue(sent.rank("record") < sent.rank("free"), "the free waited for the recording: " + sent.completed);
+    if (TestDevices.backend() == BackendKind.HOST) {
+      assertTrue(sent.rank("other") < sent.rank("record"),
+        "unrelated work should not wait for the recording's plan: " + sent.completed);
+    }
+    com.vertxcuda.PipelineHandle p = (com.vertxcuda.PipelineHandle) sent.futures.get("record").result();
+    assertEquals(FailureCode.NOT_FOUND, failure(device.replay(p)).code(), "its fill's buffer is gone");
+    float[] untouched = new float[2 * n];
+    java.util.Arrays.fill(untouched, -7);
+    assertArrayEquals(untouched, readF32(y), "recording transforms nothing");
+    await(device.release(p));
+  }
+
+  /**
    * The kernel library's preparations (a compile, a load) cannot stall on the host: NVRTC and modules
    * need a GPU and their preparation answers UNSUPPORTED at once. So the stall here is an FFT plan,
    * with built-in kernels around it and a compile among them: the kernels that read the FFT's output

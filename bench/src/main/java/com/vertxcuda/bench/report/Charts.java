@@ -138,20 +138,23 @@ final class Charts {
       new Axis("round trip", Scale.LOG, Format.MICROSECONDS), categories, groups, List.of());
   }
 
-  /** The 10-step pipeline, per path and buffer size: 10 requests against one replay, p50 and p99 bars. */
+  /** The 10-step pipelines, per path and buffer size: 10 requests against one replay, p50 and p99 bars. */
   private static Chart graph(Results r) {
     List<String> categories = new ArrayList<>();
     List<double[]> values = new ArrayList<>();
-    for (Results.Entry e : r.sweep("graph.pipeline")) {
-      for (JsonObject p : e.points()) {
-        JsonObject l = p.getJsonObject("latency");
-        categories.add(e.label() + ", " + e.variant() + ", " + Axis.number(p.getDouble("x")) + " B");
-        values.add(new double[] {l == null ? Double.NaN : l.getDouble("p50"), l == null ? Double.NaN : l.getDouble("p99")});
+    for (String sweep : List.of("graph.pipeline", "graph.spectral")) {
+      String pipeline = sweep.equals("graph.pipeline") ? "small ops" : "FFT and RNG";
+      for (Results.Entry e : r.sweep(sweep)) {
+        for (JsonObject p : e.points()) {
+          JsonObject l = p.getJsonObject("latency");
+          categories.add(pipeline + ", " + e.label() + ", " + e.variant() + ", " + Axis.number(p.getDouble("x")) + " B");
+          values.add(new double[] {l == null ? Double.NaN : l.getDouble("p50"), l == null ? Double.NaN : l.getDouble("p99")});
+        }
       }
     }
     List<Group> groups = List.of(new Group("p50", 0x1F77B4, values.stream().mapToDouble(v -> v[0]).toArray()),
       new Group("p99", 0x9ECAE1, values.stream().mapToDouble(v -> v[1]).toArray()));
-    return Chart.bars("graph", "10-step pipeline: 10 requests against one replay",
+    return Chart.bars("graph", "10-step pipelines: 10 requests against one replay",
       "time per pipeline, one at a time; replay: one CUDA graph launch on cuda, step by step on the host backend",
       new Axis("time per pipeline", Scale.LOG, Format.MICROSECONDS), categories, groups, List.of());
   }

@@ -91,10 +91,26 @@ final class Tables {
       "what", "p50", "p99", "p99.9", "runs"), rows);
   }
 
-  /** The 10-step pipeline: ten requests against one replay, per path and buffer size, with the speedups. */
+  /**
+   * The 10-step pipelines (small operations; FFT and RNG): ten requests against one replay, per path
+   * and buffer size, with the speedups.
+   */
   static Table graph(Results r) {
     List<List<String>> rows = new ArrayList<>();
-    List<Results.Entry> entries = r.sweep("graph.pipeline");
+    for (String sweep : List.of("graph.pipeline", "graph.spectral")) {
+      graphRows(r, sweep, sweep.equals("graph.pipeline") ? "small ops" : "FFT and RNG", rows);
+    }
+    return new Table("Recorded pipeline: 10 requests against one replay", "a 10-step pipeline per buffer size, of "
+      + "small ops (fills, a copy, AXPY, SCAL, built-in kernels) or of FFT and RNG steps (uniforms, normals, R2C and "
+      + "C2R, complex products, built-in kernels), one pipeline at a time: sent as 10 requests back to back, "
+      + "or each sent when the one before is answered (awaited), or recorded once and replayed as one request; "
+      + "speedup = 10 requests over replay", List.of("pipeline", "path", "buffer", "10 requests p50", "10 requests p99",
+      "awaited p50", "replay p50", "replay p99", "speedup p50", "speedup p99", "speedup p50 vs awaited", "replayed as",
+      "runs"), rows);
+  }
+
+  private static void graphRows(Results r, String sweep, String pipeline, List<List<String>> rows) {
+    List<Results.Entry> entries = r.sweep(sweep);
     for (Results.Entry replay : entries) {
       if (!replay.variant().equals("replay")) {
         continue;
@@ -110,7 +126,7 @@ final class Tables {
         JsonObject al = a == null ? new JsonObject() : a.getJsonObject("latency", new JsonObject());
         JsonObject c = chained == null ? null : chained.at(p.getDouble("x")).orElse(null);
         JsonObject cl = c == null ? new JsonObject() : c.getJsonObject("latency", new JsonObject());
-        rows.add(List.of(replay.label(), Axis.number(p.getDouble("x")) + " B",
+        rows.add(List.of(pipeline, replay.label(), Axis.number(p.getDouble("x")) + " B",
           a == null ? "" : value(al.getDouble("p50", 0.0), "us"), a == null ? "" : value(al.getDouble("p99", 0.0), "us"),
           c == null ? "" : value(cl.getDouble("p50", 0.0), "us"),
           value(l.getDouble("p50", 0.0), "us"), value(l.getDouble("p99", 0.0), "us"),
@@ -120,12 +136,6 @@ final class Tables {
           extra.getDouble("captured", 0.0) > 0 ? "CUDA graph" : "step by step", String.valueOf(p.getValue("runs"))));
       }
     }
-    return new Table("Recorded pipeline: 10 requests against one replay", "a 10-step small-op pipeline (fills, a "
-      + "copy, AXPY, SCAL, built-in kernels) per buffer size, one pipeline at a time: sent as 10 requests back to back, "
-      + "or each sent when the one before is answered (awaited), or recorded once and replayed as one request; "
-      + "speedup = 10 requests over replay", List.of("path", "buffer", "10 requests p50", "10 requests p99",
-      "awaited p50", "replay p50", "replay p99", "speedup p50", "speedup p99", "speedup p50 vs awaited", "replayed as",
-      "runs"), rows);
   }
 
   static Table recovery(Results r) {

@@ -87,6 +87,11 @@ public final class KernelClientImpl implements KernelClient {
     return builtin(new KernelRequest(KernelOp.CONVERT).setX(x).setOutput(output));
   }
 
+  @Override
+  public Future<BufferHandle> multiply(BufferHandle x, BufferHandle y, BufferHandle output) {
+    return builtin(new KernelRequest(KernelOp.MULTIPLY).setX(x).setY(y).setOutput(output));
+  }
+
   private Future<BufferHandle> builtin(KernelRequest r) {
     return execute(r).map(KernelReply::getOutput);
   }

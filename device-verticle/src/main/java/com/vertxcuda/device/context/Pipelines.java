@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.GraphCapture;
+import com.vertxcuda.device.spi.Preparation;
 import com.vertxcuda.device.spi.RecordedStep;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.Request;
@@ -28,7 +29,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The recorded pipelines of one context generation, on its submission thread. Recording checks
- * every step through its type's recorder ({@link RequestType#record}); on a backend with
+ * every step through its type's recorder ({@link RequestType#record}), after one preparation off
+ * the thread has made what some steps need first (an FFT step's plan); on a backend with
  * {@link GraphCapture} the steps are captured once, from the context's pipeline stream, as one
  * graph, and a replay is one graph launch ordered after earlier uses of every buffer the steps
  * touch. Elsewhere (the host backend, or a capture the backend refused) a replay issues the steps
@@ -40,7 +42,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * most {@code DeviceOptions.maxPipelines} of them and a node at most {@code maxPipelinesPerOwner}
  * (QUEUE_FULL past either), and a node's pipelines are released when it leaves. What a pipeline
  * holds is counted, not measured: its steps' objects, and on cuda the driver's graph, whose memory
- * CUDA does not report and which is not charged to the memory limit.
+ * CUDA does not report and which is not charged to the memory limit (what a step makes, an FFT
+ * plan or RAND numbers, its library charges).
  */
 final class Pipelines {
 
@@ -109,22 +112,126 @@ final class Pipelines {
     return b.build();
   }
 
-  void record(Request r, RecordRequest rr) throws BackendException {
+  /**
+   * What a recording touches: what its steps would touch as requests, so that while the plans of its
+   * FFT steps are made, only requests on its steps' buffers (a free) wait for it; everything when
+   * some step cannot tell.
+   */
+  Footprint footprint(RecordRequest rr) {
     List<PipelineStep> steps = rr.getSteps();
-    if (steps == null || steps.isEmpty()) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "steps is empty: nothing to record");
+    if (steps == null || steps.isEmpty() || steps.size() > RecordRequest.MAX_STEPS) {
+      return Footprint.EVERYTHING;
     }
-    if (steps.size() > RecordRequest.MAX_STEPS) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size() + " requests; at most "
-        + RecordRequest.MAX_STEPS + " go in one pipeline");
+    Footprint.Builder b = Footprint.builder();
+    for (PipelineStep s : steps) {
+      RequestTable.Served served = s == null || s.body() == null ? null : runtime.loop().served(s.library());
+      Footprint f = served == null ? Footprint.EVERYTHING : served.footprint(served.type(s.body()), s.body());
+      if (f.isEverything()) {
+        return Footprint.EVERYTHING;
+      }
+      b.include(f);
     }
+    return b.build();
+  }
+
+  /**
+   * Records a pipeline: checks every step; when some need something made off the submission thread
+   * (an FFT plan) returns the preparation that makes them all, and records once it has run
+   * ({@code prepared}, a {@link Made}).
+   */
+  Preparation record(Request r, RecordRequest rr, Object prepared) throws BackendException {
+    Made made = (Made) prepared;
+    try {
+      List<PipelineStep> steps = rr.getSteps();
+      if (steps == null || steps.isEmpty()) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "steps is empty: nothing to record");
+      }
+      if (steps.size() > RecordRequest.MAX_STEPS) {
+        throw new CudaException(FailureCode.BAD_REQUEST, "steps holds " + steps.size() + " requests; at most "
+          + RecordRequest.MAX_STEPS + " go in one pipeline");
+      }
+      admit(r.owner());
+      if (made == null) {
+        Preparation[] preparations = new Preparation[steps.size()];
+        boolean any = false;
+        for (int i = 0; i < steps.size(); i++) {
+          PipelineStep step = steps.get(i);
+          preparations[i] = checked(i, step, served -> served.prepareRecording(step.body()));
+          any |= preparations[i] != null;
+        }
+        if (any) {
+          return () -> Made.of(preparations, steps);
+        }
+        made = new Made(new Object[steps.size()]);
+      }
+      record(r, steps, made);
+      return null;
+    } finally {
+      if (made != null) {
+        made.close();
+      }
+    }
+  }
+
+  /** What the steps' preparations made, by step; what no step took is closed with it. */
+  private static final class Made implements AutoCloseable {
+    private final Object[] results;
+
+    private Made(Object[] results) {
+      this.results = results;
+    }
+
+    // Runs each step's preparation in order, on a preparation thread; a failure names its step.
+    static Made of(Preparation[] preparations, List<PipelineStep> steps) throws Exception {
+      Made made = new Made(new Object[preparations.length]);
+      for (int i = 0; i < preparations.length; i++) {
+        if (preparations[i] == null) {
+          continue;
+        }
+        try {
+          made.results[i] = preparations[i].prepare();
+        } catch (Exception e) {
+          made.close();
+          if (e instanceof CudaException c) {
+            throw new CudaException(c.code(), "steps[" + i + "] (" + steps.get(i).body().getClass().getSimpleName()
+              + "): " + c.getMessage(), c);
+          }
+          throw e;
+        }
+      }
+      return made;
+    }
+
+    /** Step {@code i}'s result, which the step takes (null: none). */
+    Object take(int i) {
+      Object o = results[i];
+      results[i] = null;
+      return o;
+    }
+
+    @Override
+    public void close() {
+      for (int i = 0; i < results.length; i++) {
+        if (take(i) instanceof AutoCloseable c) {
+          try {
+            c.close();
+          } catch (Exception e) {
+            LOG.log(System.Logger.Level.WARNING, "releasing what a pipeline step prepared failed: " + e);
+          }
+        }
+      }
+    }
+  }
+
+  private void record(Request r, List<PipelineStep> steps, Made made) throws BackendException {
     String owner = r.owner();
-    admit(owner);
     List<RecordedStep> recorded = new ArrayList<>(steps.size());
     GraphCapture.Graph graph = null;
     try {
       for (int i = 0; i < steps.size(); i++) {
-        recorded.add(step(i, steps.get(i)));
+        PipelineStep step = steps.get(i);
+        Object result = made.take(i);
+        recorded.add(checked(i, step, served -> served.record(step.body(), result)));
       }
       LinkedHashSet<DeviceBuffer> reads = new LinkedHashSet<>();
       LinkedHashSet<DeviceBuffer> writes = new LinkedHashSet<>();
@@ -138,6 +245,7 @@ final class Pipelines {
         // Registered after the libraries: graphs go before the libraries' handles and modules.
         runtime.onClose(this::closeAll);
       }
+      followSteps(recorded);
       if (runtime.device() instanceof GraphCapture) {
         graph = capture((GraphCapture) runtime.device(), recorded);
       }
@@ -158,6 +266,22 @@ final class Pipelines {
     }
   }
 
+  // What a step queued on its stream while it was recorded (a RAND step's numbers) comes before
+  // every replay: the pipeline stream, where graphs launch, waits for the steps' streams once now;
+  // a replay step by step runs on the steps' own streams, after it anyway.
+  private void followSteps(List<RecordedStep> recorded) throws BackendException {
+    LinkedHashSet<GpuStream> streams = new LinkedHashSet<>();
+    recorded.forEach(s -> streams.add(s.stream()));
+    for (GpuStream s : streams) {
+      GpuEvent queued = runtime.device().record(s);
+      try {
+        runtime.device().await(stream, queued);
+      } finally {
+        queued.release();
+      }
+    }
+  }
+
   // QUEUE_FULL, naming the limit, when the device or the owner holds as many pipelines as it may.
   private void admit(String owner) {
     int max = runtime.options().getMaxPipelines();
@@ -173,8 +297,14 @@ final class Pipelines {
     }
   }
 
+  /** What the recording does with one step's handler. */
+  @FunctionalInterface
+  private interface StepCheck<T> {
+    T apply(RequestTable.Served served) throws Exception;
+  }
+
   // Checks one step through the handler that would serve it as a request.
-  private RecordedStep step(int i, PipelineStep step) {
+  private <T> T checked(int i, PipelineStep step, StepCheck<T> check) {
     String at = "steps[" + i + "]";
     if (step == null || step.body() == null) {
       throw new CudaException(FailureCode.BAD_REQUEST, at + " is missing");
@@ -186,7 +316,7 @@ final class Pipelines {
         + " library is not deployed on this device");
     }
     try {
-      return served.record(step.body());
+      return check.apply(served);
     } catch (Throwable t) {
       CudaException e = runtime.failure(t);
       if (e.code() == FailureCode.CONTEXT_LOST || e.code() == FailureCode.OUT_OF_MEMORY) {

@@ -102,8 +102,8 @@ public final class RequestTable {
     // on the target waits for it; refusing it would stall everything queued behind that hold).
     device(CopyInAbort.class).lane(Lane.BESIDE).exemptFromLoad()
       .handler(done((d, r, c) -> d.copies().copyInAbort(r))).notRecordable(DEVICE_RECORDS).build(),
-    device(RecordRequest.class)
-      .handler(done((d, r, rr) -> d.pipelines().record(r, rr))).notRecordable(DEVICE_RECORDS).build(),
+    device(RecordRequest.class).footprint((d, rr) -> d.pipelines().footprint(rr))
+      .handler((d, r, rr, p) -> d.pipelines().record(r, rr, p)).notRecordable(DEVICE_RECORDS).build(),
     device(ReplayRequest.class).footprint((d, rr) -> d.pipelines().footprint(rr))
       .handler(done((d, r, rr) -> d.pipelines().replay(r, rr))).notRecordable(DEVICE_RECORDS).build(),
     device(ReleasePipelineRequest.class).footprint((d, rr) -> rr.getPipeline() == null ? Footprint.NONE
@@ -179,8 +179,17 @@ public final class RequestTable {
       return type.submit(handler, r, prepared);
     }
 
-    /** Checks {@code body} as a step of a recorded pipeline. */
-    RecordedStep record(Object body) throws Exception {
+    /** Checks {@code body} as a step of a recorded pipeline: what its step needs made off the submission thread, or null. */
+    Preparation prepareRecording(Object body) throws Exception {
+      return recordable(body).prepareRecording(handler, body);
+    }
+
+    /** The step of {@code body}, from what {@link #prepareRecording}'s preparation returned (null: none). */
+    RecordedStep record(Object body, Object prepared) throws Exception {
+      return recordable(body).record(handler, body, prepared);
+    }
+
+    private RequestType<?, ?> recordable(Object body) {
       if (refusal != null) {
         throw refusal;
       }
@@ -188,7 +197,7 @@ public final class RequestTable {
       if (type == null) {
         throw notServed(body);
       }
-      return type.record(handler, body);
+      return type;
     }
 
     private CudaException notServed(Object body) {

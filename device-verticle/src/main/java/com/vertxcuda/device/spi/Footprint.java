@@ -39,6 +39,11 @@ public final class Footprint {
     return Long.MIN_VALUE + id;
   }
 
+  /** Whether it conflicts with every other footprint. */
+  public boolean isEverything() {
+    return everything;
+  }
+
   /** Whether this and {@code other} must keep their order. */
   public boolean conflicts(Footprint other) {
     if (everything || other.everything) {
@@ -100,6 +105,17 @@ public final class Footprint {
         writes = Arrays.copyOf(writes, w * 2);
       }
       writes[w++] = key;
+      return this;
+    }
+
+    /** Everything {@code other} reads and writes (not {@link #EVERYTHING}: the caller checks it). */
+    public Builder include(Footprint other) {
+      for (long k : other.reads) {
+        readKey(k);
+      }
+      for (long k : other.writes) {
+        writeKey(k);
+      }
       return this;
     }
 

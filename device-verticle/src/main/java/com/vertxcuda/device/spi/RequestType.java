@@ -45,11 +45,35 @@ public final class RequestType<S, T> {
   public interface Recorder<S, T> {
     /**
      * Checks {@code body} as one step and resolves what it uses, making now, eagerly, whatever its
-     * work would otherwise make lazily (a plan, a function lookup): the step's work may be issued
-     * under CUDA stream capture, where nothing may allocate or synchronise. Throws a typed failure
-     * (BAD_REQUEST for a body that cannot be recorded, naming why); nothing is queued.
+     * work would otherwise make lazily (a function lookup; what takes long to make, a plan, through a
+     * {@link RecordPreparation} instead): the step's work may be issued
+     * under CUDA stream capture, where nothing may allocate or synchronise. It may queue work of its
+     * own on the step's stream, once (a RAND step's numbers): every replay follows it. Throws a typed
+     * failure (BAD_REQUEST for a body that cannot be recorded, naming why), having released what it
+     * made.
      */
     RecordedStep record(S handler, T body) throws Exception;
+  }
+
+  /**
+   * The first part of recording a body whose step needs something made off the submission thread
+   * (a plan): checks {@code body} as {@link Recorder#record} does (a typed failure, nothing made) and
+   * returns what to make, which runs off the thread as a request's {@link Preparation} does; its
+   * result goes to the {@link PreparedRecorder}. On the submission thread.
+   */
+  @FunctionalInterface
+  public interface RecordPreparation<S, T> {
+    Preparation prepare(S handler, T body) throws Exception;
+  }
+
+  /** The second part: the step, from what the {@link RecordPreparation}'s preparation returned. */
+  @FunctionalInterface
+  public interface PreparedRecorder<S, T> {
+    /**
+     * Checks {@code body} again (its buffers may have changed meanwhile) and returns its step, which
+     * takes {@code prepared}; on failure it closes {@code prepared} if it is {@link AutoCloseable}.
+     */
+    RecordedStep record(S handler, T body, Object prepared) throws Exception;
   }
 
   /** Which of the submission thread's queues a request enters. */
@@ -90,7 +114,8 @@ public final class RequestType<S, T> {
   private final Class<T> body;
   private final BiFunction<S, T, Footprint> footprint;
   private final Handler<S, T> submit;
-  private final Recorder<S, T> recorder;
+  private final RecordPreparation<S, T> preparer;
+  private final PreparedRecorder<S, T> recorder;
   private final String notRecordable;
   private final Lane lane;
   private final boolean exemptFromLoad;
@@ -102,6 +127,7 @@ public final class RequestType<S, T> {
     this.body = b.body;
     this.footprint = b.footprint;
     this.submit = b.submit;
+    this.preparer = b.preparer;
     this.recorder = b.recorder;
     this.notRecordable = b.notRecordable;
     this.lane = b.lane;
@@ -167,13 +193,25 @@ public final class RequestType<S, T> {
     return submit.submit(this.handler.cast(handler), request, body.cast(request.body()), prepared);
   }
 
-  /** Checks {@code body} as a pipeline step; BAD_REQUEST, saying why, for a type that cannot be recorded. */
-  public RecordedStep record(Object handler, Object body) throws Exception {
+  /**
+   * Checks {@code body} as a pipeline step: what its step needs made off the submission thread
+   * ({@link RecordPreparation}), or null; BAD_REQUEST, saying why, for a type that cannot be recorded.
+   */
+  public Preparation prepareRecording(Object handler, Object body) throws Exception {
     if (recorder == null) {
       throw new CudaException(FailureCode.BAD_REQUEST, this.body.getSimpleName() + " cannot be recorded: "
         + notRecordable);
     }
-    return recorder.record(this.handler.cast(handler), this.body.cast(body));
+    return preparer == null ? null : preparer.prepare(this.handler.cast(handler), this.body.cast(body));
+  }
+
+  /** The step of {@code body}, from what {@link #prepareRecording}'s preparation returned (null: none). */
+  public RecordedStep record(Object handler, Object body, Object prepared) throws Exception {
+    if (recorder == null) {
+      throw new CudaException(FailureCode.BAD_REQUEST, this.body.getSimpleName() + " cannot be recorded: "
+        + notRecordable);
+    }
+    return recorder.record(this.handler.cast(handler), this.body.cast(body), prepared);
   }
 
   public static final class Builder<S, T> {
@@ -181,7 +219,8 @@ public final class RequestType<S, T> {
     private final Class<T> body;
     private BiFunction<S, T, Footprint> footprint = (s, t) -> Footprint.EVERYTHING;
     private Handler<S, T> submit;
-    private Recorder<S, T> recorder;
+    private RecordPreparation<S, T> preparer;
+    private PreparedRecorder<S, T> recorder;
     private String notRecordable = "its requests are not recorded";
     private Lane lane = Lane.ORDERED;
     private boolean exemptFromLoad;
@@ -210,8 +249,17 @@ public final class RequestType<S, T> {
       return this;
     }
 
+    /** Records a body with nothing to make off the submission thread: checked once, at record. */
     public Builder<S, T> recorder(Recorder<S, T> recorder) {
-      this.recorder = recorder;
+      this.preparer = null;
+      this.recorder = (s, t, prepared) -> recorder.record(s, t);
+      return this;
+    }
+
+    /** Records a body whose step needs something made off the submission thread first (a plan). */
+    public Builder<S, T> recorder(RecordPreparation<S, T> prepare, PreparedRecorder<S, T> record) {
+      this.preparer = prepare;
+      this.recorder = record;
       return this;
     }
 

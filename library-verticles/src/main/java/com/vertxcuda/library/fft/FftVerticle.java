@@ -7,6 +7,7 @@ import com.vertxcuda.device.spi.Footprint;
 import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.device.spi.Preparation;
+import com.vertxcuda.device.spi.RecordedStep;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.fft.FftOptions;
@@ -23,12 +24,17 @@ import java.util.List;
  * stream and answers when the device has finished. A plan not in the cache is made off the
  * submission thread (a Bluestein size takes seconds on the host): the request keeps its place and
  * only requests touching its buffers wait for it. Plans are released when the context closes.
+ *
+ * <p>A transform recorded as a pipeline step gets a plan of its own, made off the submission thread
+ * while the recording waits, counted against the memory limit and destroyed with the pipeline: a
+ * cached plan could serve a request on this stream while a replay's graph, on the pipeline stream,
+ * uses the same work area.
  */
 public final class FftVerticle extends LibraryVerticle {
 
   private static final RequestType<FftVerticle, FftRequest> TYPE = RequestType.of(FftVerticle.class, FftRequest.class)
     .footprint(FftVerticle::footprint).handler(FftVerticle::serve)
-    .notRecordable("plans are made off the submission thread").build();
+    .recorder(FftVerticle::prepareStep, FftVerticle::recordStep).build();
 
   private FftEngine engine;
   private PlanCache plans;
@@ -99,6 +105,50 @@ public final class FftVerticle extends LibraryVerticle {
       return new FftReply(body.getOutput(), reused);
     });
     return null;
+  }
+
+  /** A recorded step's own plan: destroyed with the step, or when no step takes it. */
+  private final class StepPlan implements AutoCloseable {
+    final FftEngine.Plan plan;
+    /** Bytes counted against the memory limit (once a step took it). */
+    long counted;
+    private boolean closed;
+
+    StepPlan(FftEngine.Plan plan) {
+      this.plan = plan;
+    }
+
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      engine.destroy(plan, runtime.isPoisoned());
+      runtime.releaseLibraryBytes(Library.FFT, counted);
+    }
+  }
+
+  // Checks the transform (and that its plan may be made at all) now; the plan is made off the
+  // submission thread.
+  private Preparation prepareStep(FftRequest body) {
+    FftPlanKey key = FftCall.of(body, runtime).key();
+    plans.admit(key);
+    return () -> new StepPlan(engine.plan(key));
+  }
+
+  private RecordedStep recordStep(FftRequest body, Object prepared) {
+    StepPlan plan = (StepPlan) prepared;
+    try {
+      FftCall call = FftCall.of(body, runtime);
+      runtime.reserveLibraryBytes(Library.FFT, plan.plan.bytes());
+      plan.counted = plan.plan.bytes();
+      return step(call.reads(), call.writes(), () -> engine.enqueue(stream, plan.plan, call), null, new long[0], null,
+        plan::close);
+    } catch (RuntimeException e) {
+      plan.close();
+      throw e;
+    }
   }
 
   @Override

@@ -139,13 +139,7 @@ final class PlanCache {
         return ticket;
       };
     }
-    long estimate = engine.estimatedBytes(key);
-    // On the submission thread, before anything is built: OUT_OF_MEMORY now if it cannot fit.
-    if (estimate > largest) {
-      throw new CudaException(FailureCode.OUT_OF_MEMORY, "the FFT plan of " + key.type() + " n=" + key.n()
-        + " batch " + key.batch() + " needs " + estimate + " bytes, over the " + largest
-        + " bytes one FFT plan may hold on this device");
-    }
+    long estimate = admit(key);
     reserve(estimate, null);
     Making fresh = new Making(estimate);
     making.put(key, fresh);
@@ -168,6 +162,21 @@ final class PlanCache {
       fresh.plan.join();
       return ticket;
     };
+  }
+
+  /**
+   * The estimated bytes of {@code key}'s plan; OUT_OF_MEMORY when that is over the most one plan may
+   * hold. On the submission thread, before anything is built, for cached plans and a recorded
+   * pipeline's own alike.
+   */
+  long admit(FftPlanKey key) {
+    long estimate = engine.estimatedBytes(key);
+    if (estimate > largest) {
+      throw new CudaException(FailureCode.OUT_OF_MEMORY, "the FFT plan of " + key.type() + " n=" + key.n()
+        + " batch " + key.batch() + " needs " + estimate + " bytes, over the " + largest
+        + " bytes one FFT plan may hold on this device");
+    }
+    return estimate;
   }
 
   // Gives back what a plan being made held against the memory limit and the plan budget. Any thread.

@@ -103,6 +103,16 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
                                                        List<? extends DeviceBuffer> writes,
                                                        LibraryContext.Work work, Runnable check, long[] keys,
                                                        Consumer<GpuEvent> launchedIn) {
+    return step(reads, writes, work, check, keys, launchedIn, null);
+  }
+
+  /**
+   * As above, for a step that holds what it made at record (a plan, device memory): {@code close}
+   * (null: nothing) releases it, on the submission thread, once the pipeline's uses are done.
+   */
+  protected RecordedStep step(List<? extends DeviceBuffer> reads, List<? extends DeviceBuffer> writes,
+                              LibraryContext.Work work, Runnable check, long[] keys, Consumer<GpuEvent> launchedIn,
+                              Runnable close) {
     GpuStream on = stream;
     return new RecordedStep() {
       @Override public GpuStream stream() { return on; }
@@ -118,6 +128,11 @@ public abstract class LibraryVerticle extends VerticleBase implements RequestHan
       @Override public void check() {
         if (check != null) {
           check.run();
+        }
+      }
+      @Override public void close() {
+        if (close != null) {
+          close.run();
         }
       }
     };

@@ -165,6 +165,10 @@ public final class CudaKernelEngine implements KernelEngine {
         name = "vc_add_" + suffix;
         params = Pointer.to(in(x), in(y), o, count);
         break;
+      case MULTIPLY:
+        name = "vc_mul_" + out.dtype().name().toLowerCase(java.util.Locale.ROOT);
+        params = Pointer.to(in(x), in(y), o, count);
+        break;
       default:
         name = "vc_" + tag(x.dtype()) + "_to_" + tag(out.dtype());
         if (x.dtype() == out.dtype()) {

@@ -96,7 +96,7 @@ public final class KernelCall {
     return w;
   }
 
-  /** A built-in elementwise call (FILL, SCALE, ADD, CONVERT). */
+  /** A built-in elementwise call (FILL, SCALE, ADD, CONVERT, MULTIPLY). */
   static KernelCall builtin(KernelRequest r, LibraryContext table) {
     KernelOp op = r.getOp();
     Operand out;
@@ -125,6 +125,15 @@ public final class KernelCall {
         if (y != null) {
           sameOrApart(y, out, "y");
         }
+        break;
+      case MULTIPLY:
+        x = whole(table, r.getX(), "x", DType.F32, DType.F64, DType.C64, DType.C128);
+        y = whole(table, r.getY(), "y", DType.F32, DType.F64, DType.C64, DType.C128);
+        out = whole(table, r.getOutput(), "output", DType.F32, DType.F64, DType.C64, DType.C128);
+        sameShape(x, y, "y");
+        sameShape(x, out, "output");
+        sameOrApart(x, out, "x");
+        sameOrApart(y, out, "y");
         break;
       case CONVERT:
         x = whole(table, r.getX(), "x", DType.F32, DType.F16, DType.BF16);

@@ -1,7 +1,9 @@
 package com.vertxcuda.library.rand;
 
+import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.device.spi.DeviceBuffer;
+import com.vertxcuda.device.spi.DeviceMemory;
 import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.library.impl.Operand;
 import com.vertxcuda.rand.Distribution;
@@ -31,6 +33,23 @@ public final class RandCall {
   public Operand output() { return output; }
   /** Numbers to generate. */
   public long length() { return output.extent(); }
+
+  /**
+   * This call with its numbers written from the start of {@code memory} (as many bytes as the
+   * output's range) instead of into the output: a recorded step's numbers, generated once.
+   */
+  RandCall into(DeviceMemory memory) {
+    BufferHandle h = output.handle();
+    BufferHandle fromStart = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.length(),
+      h.tokenHigh(), h.tokenLow(), 0, h.length());
+    long bytes = output.byteExtent();
+    DeviceBuffer numbers = new DeviceBuffer() {
+      @Override public BufferHandle handle() { return fromStart; }
+      @Override public DeviceMemory memory() { return memory; }
+      @Override public long bytes() { return bytes; }
+    };
+    return new RandCall(request, new Operand(numbers, fromStart, output.extent()));
+  }
 
   /** Validates {@code r} against the buffers of {@code table}'s context; BAD_REQUEST names the field. */
   public static RandCall of(RandRequest r, LibraryContext table) {
