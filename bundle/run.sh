@@ -64,7 +64,8 @@ limit() { timeout --signal=QUIT --kill-after=10 "$@"; }
 launcher=(org.junit.platform.console.ConsoleLauncher --disable-banner --details=tree --disable-ansi-colors)
 # The library suite's packages (BLAS, FFT, RAND, kernels, the shared library tier).
 libs=(--select-package com.vertxcuda.blas --select-package com.vertxcuda.fft --select-package com.vertxcuda.rand
-      --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library)
+      --select-package com.vertxcuda.kernel --select-package com.vertxcuda.library
+      --select-class com.vertxcuda.samples.FftConvolutionTest)
 summary="$work/summary.txt"
 
 {
