@@ -310,7 +310,10 @@ class PipelineTest extends HostDeviceTest {
       .step(Library.FFT, fft(FftType.R2C, null, 16, b.r, b.c)).build());
     DeviceStats held = await(device.stats());
     assertEquals(16L * 4, held.getLibraryBytes().getOrDefault("rand", 0L), "the step's numbers: " + held.getLibraryBytes());
-    assertTrue(held.getLibraryBytes().getOrDefault("fft", 0L) > 0, "the step's own plan: " + held.getLibraryBytes());
+    if (TestDevices.backend() == com.vertxcuda.device.BackendKind.HOST) {
+      // The host plan's tables; cuFFT needs no work area for a transform this small (its plan counts 0).
+      assertTrue(held.getLibraryBytes().getOrDefault("fft", 0L) > 0, "the step's own plan: " + held.getLibraryBytes());
+    }
     await(device.replay(p));
     float[] first = readF32(b.r);
     await(device.fill(b.r, 9));
