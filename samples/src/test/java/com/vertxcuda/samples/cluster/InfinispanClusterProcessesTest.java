@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link ClusterProcessesTest} on vertx-infinispan: JGroups on 127.0.0.1 with TCPPING, every message
+ * {@link ClusterProcessesTest}'s scenarios that depend on the cluster manager (joins, leaves, a killed
+ * node's requests and buffers, spreading over devices), on vertx-infinispan: JGroups on 127.0.0.1 with TCPPING, every message
  * encrypted (SYM_ENCRYPT, an AES key made here) and joins authenticated (AUTH, X509Token with a
  * shared secret); and a member without the secret cannot join.
  */
@@ -28,6 +29,11 @@ class InfinispanClusterProcessesTest extends ClusterProcessesTest {
   @BeforeAll
   static void makeTheClusterKeys() throws Exception {
     ClusterKeys.generate(keys);
+  }
+
+  @Override
+  boolean onAnotherClusterManager() {
+    return true;
   }
 
   @Override

@@ -5,7 +5,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 
-/** {@link SideChannelPoolTest} on vertx-infinispan: JGroups on 127.0.0.1, encrypted and authenticated. */
+/**
+ * {@link SideChannelPoolTest}'s scenarios that depend on the cluster manager (an address's first use
+ * waits for its subscriptions, devices redeployed), on vertx-infinispan: JGroups on 127.0.0.1,
+ * encrypted and authenticated.
+ */
 class InfinispanSideChannelPoolTest extends SideChannelPoolTest {
 
   @TempDir
@@ -14,6 +18,11 @@ class InfinispanSideChannelPoolTest extends SideChannelPoolTest {
   @BeforeAll
   static void makeTheClusterKeys() throws Exception {
     ClusterKeys.generate(keys);
+  }
+
+  @Override
+  boolean onAnotherClusterManager() {
+    return true;
   }
 
   @Override
