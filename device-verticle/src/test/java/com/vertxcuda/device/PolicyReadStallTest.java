@@ -16,6 +16,7 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * longer than the bound on a cluster map's answer (ClusterMaps, ten seconds); then both are answered.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("runs-once") // the client node's wait for its cluster manager is the same whatever the device's isolation
 class PolicyReadStallTest {
 
   /** Hazelcast that never answers for the cluster's policy map (every other map as usual). */
