@@ -129,13 +129,48 @@ public final class CudaBlasEngine implements BlasEngine {
     return scalar(t, v, 0);
   }
 
-  /** A host scalar of {@code t}: cuComplex / cuDoubleComplex (real, imaginary) for C64 / C128. */
+  /**
+   * A host scalar of {@code t}: cuComplex / cuDoubleComplex (real, imaginary) for C64 / C128. cuBLAS
+   * reads a host cuDoubleComplex as one 16-byte value and faults on one that is not 16-byte aligned,
+   * which a Java array's elements need not be (they are 8-byte aligned): C128 scalars are written into
+   * an aligned slot of {@link #COMPLEX_DOUBLES} instead.
+   */
   private static Pointer scalar(DType t, double re, double im) {
     switch (t) {
       case F64: return Pointer.to(new double[] {re});
       case C64: return Pointer.to(new float[] {(float) re, (float) im});
-      case C128: return Pointer.to(new double[] {re, im});
+      case C128: return COMPLEX_DOUBLES.get().next(re, im);
       default: return Pointer.to(new float[] {(float) re});
+    }
+  }
+
+  /**
+   * Each thread's 16-byte aligned cuDoubleComplex slots, taken in turn: cuBLAS reads host scalars
+   * before its call returns, and no call takes more than {@link ComplexDoubles#SLOTS} of them, so a
+   * slot is free again by the time the turn comes back to it.
+   */
+  private static final ThreadLocal<ComplexDoubles> COMPLEX_DOUBLES = ThreadLocal.withInitial(ComplexDoubles::new);
+
+  private static final class ComplexDoubles {
+    static final int SLOTS = 8;
+    final java.nio.ByteBuffer[] slots = new java.nio.ByteBuffer[SLOTS];
+    final Pointer[] pointers = new Pointer[SLOTS];
+    int next;
+
+    ComplexDoubles() {
+      java.nio.ByteBuffer all = java.nio.ByteBuffer.allocateDirect(SLOTS * 16 + 16).alignedSlice(16)
+        .order(java.nio.ByteOrder.nativeOrder());
+      for (int i = 0; i < SLOTS; i++) {
+        slots[i] = all.slice(i * 16, 16).order(java.nio.ByteOrder.nativeOrder());
+        pointers[i] = Pointer.to(slots[i]);
+      }
+    }
+
+    Pointer next(double re, double im) {
+      int i = next;
+      next = (i + 1) % SLOTS;
+      slots[i].putDouble(0, re).putDouble(8, im);
+      return pointers[i];
     }
   }
 
