@@ -363,13 +363,28 @@ public final class DeviceHostArchive {
   }
 
   /**
+   * Makes the archive of the device hosts that {@code options} start, now and blocking (a device
+   * host's start and exit: seconds), unless it is there already or another JVM is making it; returns
+   * it, or null where there is none. A device makes it by itself, in the background, once its first
+   * device host is ready; a process that wants no training run beside its own work (a benchmark, a
+   * test suite) or its first recoveries fast makes it ahead.
+   */
+  public static Path make(DeviceOptions options) throws IOException, InterruptedException {
+    DeviceHostArchive archive = of(options, DeviceHostClassPath.of(options));
+    try {
+      return archive == null ? null : archive.train(options, "local");
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.log(System.Logger.Level.INFO, "no class-data archive for device hosts: " + e);
+      return null;
+    }
+  }
+
+  /**
    * Makes the archive of this JVM's class path now, with default options (the GPU bundle's run.sh
    * does before its suites, so no training runs beside them), and prints where it is.
    */
   public static void main(String[] args) throws Exception {
-    DeviceOptions options = new DeviceOptions().setIsolation(Isolation.PROCESS);
-    DeviceHostArchive archive = of(options, DeviceHostClassPath.of(options));
-    Path made = archive == null ? null : archive.train(options, "local");
+    Path made = make(new DeviceOptions().setIsolation(Isolation.PROCESS));
     System.out.println(made != null ? "device-host class-data archive: " + made
       : "no device-host class-data archive for this JVM and class path");
   }
