@@ -103,7 +103,7 @@ class VertxCudaTest {
   void nodeClientAndClusterDevices() throws Exception {
     String cluster = "cli-test-" + UUID.randomUUID();
     Process node = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-      "-Djava.net.preferIPv4Stack=true", "-cp", System.getProperty("java.class.path"), VertxCuda.class.getName(),
+      "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", "-cp", System.getProperty("java.class.path"), VertxCuda.class.getName(),
       "node", "--devices", "1", "--backend", "host", "--cluster", cluster).redirectErrorStream(true).start();
     try {
       BufferedReader lines = new BufferedReader(new InputStreamReader(node.getInputStream(), StandardCharsets.UTF_8));

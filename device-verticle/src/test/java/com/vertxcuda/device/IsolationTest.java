@@ -621,7 +621,7 @@ class IsolationTest {
   void theDeviceHostNeverOutlivesItsParent() throws Exception {
     // A parent JVM that deploys a device in process isolation and prints its device host's pid.
     String java = ProcessHandle.current().info().command().orElseThrow();
-    Process parent = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+    Process parent = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
       OrphanParent.class.getName()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     long child;
     try (BufferedReader r = new BufferedReader(new InputStreamReader(parent.getInputStream()))) {

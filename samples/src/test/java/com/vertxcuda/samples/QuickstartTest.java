@@ -20,7 +20,7 @@ class QuickstartTest {
   @Test
   void everyStepIsOkAndTheOutputIsQuiet() throws Exception {
     Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-      "-cp", System.getProperty("java.class.path"), Quickstart.class.getName())
+      "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), Quickstart.class.getName())
       .redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(120, TimeUnit.SECONDS), output);
