@@ -14,7 +14,9 @@ import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.RecordRequest;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -189,6 +191,12 @@ public final class ProcessContextTier implements ContextTier {
       return;
     }
     Object body = r.body();
+    if (body instanceof RecordRequest && RequestTable.namesHostMemory((RecordRequest) body)) {
+      r.fail(new CudaException(FailureCode.UNSUPPORTED, "a pipeline that uploads from or downloads into transfer "
+        + "buffers is not recorded in process isolation: the device host does not address the memory its steps "
+        + "name; upload and download around the replay instead, or use an in-process device"));
+      return;
+    }
     try {
       boolean region = false;
       switch (r.type().crossing()) {
