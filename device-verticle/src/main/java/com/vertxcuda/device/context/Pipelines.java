@@ -406,10 +406,11 @@ final class Pipelines {
     }
   }
 
+  // Answered once what the pipeline held has gone (its uses done): the memory of a transfer buffer
+  // one of its steps copies from or into may then be lent again, by this JVM or the one that lent it.
   void release(Request r, ReleasePipelineRequest rr) throws BackendException {
     Pipeline p = resolve(rr.getPipeline());
-    remove(p);
-    r.reply(p.handle);
+    remove(p, () -> r.reply(p.handle));
   }
 
   // A node left: its pipelines go as a release would take them. On the submission thread.
@@ -421,7 +422,7 @@ final class Pipelines {
     for (Pipeline p : List.copyOf(pipelines.values())) {
       if (owner.equals(p.owner)) {
         try {
-          remove(p);
+          remove(p, () -> { });
           released++;
         } catch (BackendException e) {
           throw runtime.failure(e);
@@ -431,8 +432,8 @@ final class Pipelines {
     LOG.log(System.Logger.Level.INFO, "released " + released + " pipelines of departed node " + owner);
   }
 
-  // Forgets p now; its graph and steps are closed once every use queued so far is done.
-  private void remove(Pipeline p) throws BackendException {
+  // Forgets p now; its graph and steps are closed once every use queued so far is done, and {@code then} runs.
+  private void remove(Pipeline p, Runnable then) throws BackendException {
     pipelines.remove(p.handle.id());
     if (p.owner != null) {
       owned.computeIfPresent(p.owner, (o, n) -> n == 1 ? null : n - 1);
@@ -444,7 +445,10 @@ final class Pipelines {
     for (RecordedStep s : p.steps) {
       uses.add(runtime.device().record(s.stream()));
     }
-    runtime.afterUses(uses, () -> p.close(runtime.isPoisoned()));
+    runtime.afterUses(uses, () -> {
+      p.close(runtime.isPoisoned());
+      then.run();
+    });
   }
 
   private Pipeline resolve(PipelineHandle h) {

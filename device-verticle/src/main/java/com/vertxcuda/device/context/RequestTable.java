@@ -97,7 +97,7 @@ public final class RequestTable {
           + "(PipelineRecorder.download), not a request of its own: send a DownloadRequest");
       })).recorder((d, dl) -> d.transfers().record(dl)).build(),
     device(TransferRequest.class).footprint((d, t) -> t.footprint())
-      .handler(done((d, r, t) -> d.transfers().transfer(r, t))).notRecordable(HOST_MEMORY).build(),
+      .handler(done((d, r, t) -> d.transfers().transfer(r, t))).recorder((d, t) -> d.transfers().record(t)).build(),
     device(SharedTransfer.class).crossing(Crossing.REGION_SLICE).notRecordable(HOST_MEMORY).build(),
     device(CopyRequest.class).footprint((d, c) -> Footprint.builder().read(c.getSource()).write(c.getTarget()).build())
       .handler(done((d, r, c) -> d.copies().copy(r, c))).recorder((d, c) -> d.copies().record(c)).build(),

@@ -125,29 +125,56 @@ final class TransferOperations {
       r.reply(pinned);
       return;
     }
+    Allocation a = checked(t);
+    boolean up = t.direction() == TransferRequest.Direction.TO_DEVICE;
+    GpuEvent done = runtime.ordering().run(stream, up ? List.of() : List.of(a), up ? List.of(a) : List.of(),
+      () -> copyPieces(t, a));
+    runtime.replyWhenDone(r, done, () -> h);
+  }
+
+  /**
+   * A transfer through the device host's shared region as a step of a recorded pipeline, on the copy
+   * stream: each run copies the region's bytes as they are then (the node that lent the transfer
+   * buffer over them holds it while the pipeline exists).
+   */
+  RecordedStep record(TransferRequest t) {
+    if (t.direction() == TransferRequest.Direction.REGISTER) {
+      throw new CudaException(FailureCode.BAD_REQUEST, "a registration of host memory is not a step");
+    }
+    Allocation a = checked(t);
+    boolean up = t.direction() == TransferRequest.Direction.TO_DEVICE;
+    return CopyOperations.step(stream, up ? List.of() : List.of(a), up ? List.of(a) : List.of(), () -> copyPieces(t, a),
+      () -> { });
+  }
+
+  // The buffer a transfer of exactly its view's bytes goes to or from.
+  private Allocation checked(TransferRequest t) {
+    BufferHandle h = t.handle();
     Allocation a = runtime.allocations().resolve(h, "handle");
     Transfers.checkView(h);
     if (t.host().remaining() != h.byteLength()) {
       throw new CudaException(FailureCode.BAD_REQUEST, "host memory has " + t.host().remaining()
         + " bytes; the handle's view has " + h.byteLength());
     }
+    return a;
+  }
+
+  // One copy per piece of page-locked memory it spans (one, unless the memory is pinned in pieces).
+  private void copyPieces(TransferRequest t, Allocation a) throws BackendException {
     boolean up = t.direction() == TransferRequest.Direction.TO_DEVICE;
-    GpuEvent done = runtime.ordering().run(stream, up ? List.of() : List.of(a), up ? List.of(a) : List.of(), () -> {
-      // One copy per piece of page-locked memory it spans (one, unless the memory is pinned in pieces).
-      ByteBuffer host = t.host();
-      long n = host.remaining();
-      for (long from = 0; from < n; ) {
-        long len = t.pieceFrom(from, n - from);
-        ByteBuffer part = host.slice(host.position() + (int) from, (int) len);
-        if (up) {
-          device.copyHostToDevice(stream, part, a.memory(), h.byteOffset() + from);
-        } else {
-          device.copyDeviceToHost(stream, a.memory(), h.byteOffset() + from, part);
-        }
-        from += len;
+    long offset = t.handle().byteOffset();
+    ByteBuffer host = t.host();
+    long n = host.remaining();
+    for (long from = 0; from < n; ) {
+      long len = t.pieceFrom(from, n - from);
+      ByteBuffer part = host.slice(host.position() + (int) from, (int) len);
+      if (up) {
+        device.copyHostToDevice(stream, part, a.memory(), offset + from);
+      } else {
+        device.copyDeviceToHost(stream, a.memory(), offset + from, part);
       }
-    });
-    runtime.replyWhenDone(r, done, () -> h);
+      from += len;
+    }
   }
 
   /**
