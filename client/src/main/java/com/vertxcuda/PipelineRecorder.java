@@ -27,19 +27,20 @@ import io.vertx.core.buffer.Buffer;
  *
  * <p>Transfer buffers ({@link #upload}, {@link #download}): a step names host memory the device lent
  * ({@code DeviceVerticle.allocateTransferBuffer}: page-locked on cuda, so the CUDA graph holds a
- * copy from or into it), not bytes; every replay copies the buffer's bytes as they are when the
+ * copy from or into it; a slice of the shared region in process isolation, which the device host
+ * addresses where it lies), not bytes; every replay copies the buffer's bytes as they are when the
  * step runs, in order with the other steps, and the replay answers once the last copy into a
  * buffer has landed. Write a buffer a pipeline uploads from, and read one it downloads into, only
  * while no replay of it is in flight. The build refuses, with BAD_REQUEST naming the step, a buffer
  * that is not a transfer buffer of this device as {@code allocateTransferBuffer} returned it (a
  * slice, heap memory, another pool's memory), one released already, one whose length
  * ({@code Buffer.length()}) is not the handle's byte length, and any transfer buffer for a device
- * on another node (its memory is not in this JVM); a device in process isolation refuses such a
- * recording with UNSUPPORTED (its device host does not address the memory the steps name).
- * Lifetime: the pipeline holds each of its transfer buffers until it is released (or lost with its
- * context). Releasing one earlier ({@code releaseTransferBuffer}) succeeds but defers its return:
- * the memory goes back to its pool, and may be lent again, only once every pipeline that holds it
- * is released; meanwhile no new step may name it.
+ * on another node (its memory is not in this JVM).
+ * Lifetime: the pipeline holds each of its transfer buffers until it is released (its release is
+ * answered once its last use is done and what it held has gone back) or lost with its context.
+ * Releasing a transfer buffer earlier ({@code releaseTransferBuffer}) succeeds but defers its
+ * return: the memory goes back to its pool, and may be lent again, only once every pipeline that
+ * holds it is released; meanwhile no new step may name it.
  *
  * <p>Not thread-safe: record from one thread. Once {@link #build()} was called a recorder takes no more
  * steps: each of the recording methods then throws {@link IllegalStateException} (a bad step is

@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * A recorded pipeline on a real GPU, in both isolation modes: fills, a copy, cuBLAS AXPY, SCAL and
  * GEMM, built-in kernels and a user kernel are captured as one CUDA graph, and every replay leaves
  * what the same requests sent one by one leave; so do cuRAND numbers, cuFFT R2C and C2R and a
- * complex product.
+ * complex product; and pipelines that upload from and download into transfer buffers, captured
+ * with a memcpy node at each end.
  */
 @Tag("gpu")
 class PipelineGpuTest {
@@ -190,17 +191,27 @@ class PipelineGpuTest {
     KernelGpuTest.await(device.release(p));
   }
 
-  /**
-   * Upload → SCALE → fill → ADD → download through pinned transfer buffers, captured as one graph
-   * with a memcpy node at each end: each replay reads the transfer buffer's bytes as they are then
-   * and lands the result in the other; then upload → R2C → complex product → C2R → download, against
-   * the same requests sent one by one. A pageable buffer is refused at build; a transfer buffer
-   * released before its pipeline still serves its replays.
-   */
   @Test
   void transferBuffersCapturedInProcess() {
+    transferBuffersCaptured(Isolation.IN_PROCESS);
+  }
+
+  @Test
+  void transferBuffersCapturedInADeviceHost() {
+    transferBuffersCaptured(Isolation.PROCESS);
+  }
+
+  /**
+   * Upload → SCALE → fill → ADD → download through transfer buffers (pinned in-process, the device
+   * host's page-locked region in process isolation), captured as one graph with a memcpy node at
+   * each end: each replay reads the transfer buffer's bytes as they are then and lands the result in
+   * the other; then upload → R2C → complex product → C2R → download, against the same requests sent
+   * one by one. A heap buffer is refused at build; a transfer buffer released before its pipeline
+   * still serves its replays.
+   */
+  private void transferBuffersCaptured(Isolation isolation) {
     DeviceVerticle verticle = new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.CUDA)
-      .setIsolation(Isolation.IN_PROCESS).setRestartLimit(10));
+      .setIsolation(isolation).setRestartLimit(10));
     KernelGpuTest.await(vertx.deployVerticle(verticle));
     DeviceClient device = DeviceClient.create(vertx);
     int n = 4096;
@@ -236,7 +247,7 @@ class PipelineGpuTest {
       assertArrayEquals(expected, floats(out), "replay " + round + ": the transfer buffer downloaded into");
       assertArrayEquals(values, floats(KernelGpuTest.await(device.download(x))), "replay " + round + ": x");
     }
-    // Pageable memory cannot be a graph's copy: refused at build.
+    // Heap memory is no transfer buffer: refused at build.
     assertEquals(FailureCode.BAD_REQUEST, KernelGpuTest.code(device.record().upload(Buffer.buffer(new byte[n * 4]), x).build()));
     // Released before its pipeline: the memory stays the pipeline's until the pipeline goes.
     assertTrue(verticle.releaseTransferBuffer(in));

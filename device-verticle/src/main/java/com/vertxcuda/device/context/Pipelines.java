@@ -36,7 +36,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * touch. Elsewhere (the host backend, or a capture the backend refused) a replay issues the steps
  * one after another, each ordered like a request of its own. Either way a replay is answered once
  * all of its work is done, and it is checked first: a buffer freed since, or a module unloaded,
- * fails it with the code using them would get, and nothing runs.
+ * fails it with the code using them would get, and nothing runs. A release is answered once every
+ * use queued before it is done and what the steps held has gone (a transfer buffer a step copies
+ * from or into may then be lent again).
  *
  * <p>Each pipeline has an owner, the node that recorded it (as a buffer has): the device holds at
  * most {@code DeviceOptions.maxPipelines} of them and a node at most {@code maxPipelinesPerOwner}

@@ -263,8 +263,8 @@ public final class RequestTable {
 
   /**
    * Whether a recording has a step that names host memory of this JVM (an upload from or a download
-   * into a transfer buffer): such a step cannot cross to a device host, which would get a copy of
-   * the bytes and not the memory. Any thread.
+   * into a transfer buffer): such a step crosses to a device host as the slice of the shared region
+   * the buffer lies in, not as its bytes ({@code SharedTransfers.record}). Any thread.
    */
   public static boolean namesHostMemory(RecordRequest rr) {
     if (rr.getSteps() == null) {
