@@ -171,6 +171,13 @@ class TransferPipelineTest extends HostDeviceTest {
     assertArrayEquals(input(1), floatsOf(out), "out is still the user's, with what the last replay left");
     assertTrue(verticle.releaseTransferBuffer(out));
     assertTrue(verticle.heldTransferBytes() < now, "released at once");
+    // A build that fails holds nothing: a buffer its good steps named goes back at once when released.
+    Buffer spare = transferBuffer(input(3));
+    BufferHandle shorter = await(device.alloc(DType.F32, N - 1));
+    assertBadStep(device.record().upload(spare, x).copy(x, shorter).build(), "steps[1]");
+    long lent = verticle.heldTransferBytes();
+    assertTrue(verticle.releaseTransferBuffer(spare));
+    assertTrue(verticle.heldTransferBytes() < lent, "a failed build kept its transfer buffer");
   }
 
   @Test
