@@ -211,8 +211,7 @@ final class TransferOperations {
   private LentBuffers.Hold held(Buffer data) {
     LentBuffers.Hold held = data == null ? null : device.holdHostMemory(data);
     if (held == null) {
-      throw new CudaException(FailureCode.BAD_REQUEST, "the buffer is not a transfer buffer of this device as "
-        + "DeviceVerticle.allocateTransferBuffer lent it (not a slice, not released)");
+      throw new CudaException(FailureCode.BAD_REQUEST, Transfers.NOT_A_TRANSFER_BUFFER);
     }
     return held;
   }

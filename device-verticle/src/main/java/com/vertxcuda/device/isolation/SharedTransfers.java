@@ -220,8 +220,7 @@ final class SharedTransfers {
       if (hold == null) {
         holds.forEach(LentBuffers.Hold::close);
         r.fail(new CudaException(FailureCode.BAD_REQUEST, "steps[" + i + "] (" + body.getClass().getSimpleName()
-          + ") cannot be recorded: the buffer is not a transfer buffer of this device as "
-          + "DeviceVerticle.allocateTransferBuffer lent it (not a slice, not released)"));
+          + ") cannot be recorded: " + Transfers.NOT_A_TRANSFER_BUFFER));
         return;
       }
       holds.add(hold);
