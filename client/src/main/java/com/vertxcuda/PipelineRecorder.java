@@ -2,6 +2,7 @@ package com.vertxcuda;
 
 import io.vertx.codegen.annotations.VertxGen;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 
 /**
  * Records a sequence of requests for one device, to be replayed as one request
@@ -9,7 +10,8 @@ import io.vertx.core.Future;
  * every step (a bad one fails the whole recording with BAD_REQUEST naming the step, and nothing is
  * recorded), prepares what the steps need and, on cuda, captures them as one CUDA graph.
  *
- * <p>What can be recorded: fills and device-to-device copies, BLAS requests
+ * <p>What can be recorded: fills and device-to-device copies, uploads from and downloads into
+ * transfer buffers (below), BLAS requests
  * ({@code BlasRequest}) other than the reductions that answer a scalar (DOT, DOTC, NRM2,
  * ASUM, IAMAX, IAMIN; a GEMM_BATCHED_EX runs member by member there), kernel launches and built-in kernels
  * ({@code KernelRequest} LAUNCH, FILL, SCALE, ADD, CONVERT, MULTIPLY), FFT transforms
@@ -19,10 +21,28 @@ import io.vertx.core.Future;
  * dimensions) on every replay: the same numbers each time, as sending the request again writes
  * them; they are generated once, at build, into device memory the pipeline holds (counted against
  * the memory limit) and copied into the output by each replay. What cannot be recorded:
- * allocations, frees, uploads and downloads (host memory is read or written when the request is
- * served, and a replay carries no data of its own), module loads and unloads, BLAS batches and
- * scalar results. See docs/architecture.md, "Recorded pipelines".
- * Not thread-safe: record from one thread. Once {@link #build()} was called a recorder takes no more
+ * allocations, frees, uploads from and downloads into any other host memory (a replay carries no
+ * data of its own), module loads and unloads, BLAS batches and scalar results. See
+ * docs/architecture.md, "Recorded pipelines".
+ *
+ * <p>Transfer buffers ({@link #upload}, {@link #download}): a step names host memory the device lent
+ * ({@code DeviceVerticle.allocateTransferBuffer}: page-locked on cuda, so the CUDA graph holds a
+ * copy from or into it; a slice of the shared region in process isolation, which the device host
+ * addresses where it lies), not bytes; every replay copies the buffer's bytes as they are when the
+ * step runs, in order with the other steps, and the replay answers once the last copy into a
+ * buffer has landed. Write a buffer a pipeline uploads from, and read one it downloads into, only
+ * while no replay of it is in flight. The build refuses, with BAD_REQUEST naming the step, a buffer
+ * that is not a transfer buffer of this device as {@code allocateTransferBuffer} returned it (a
+ * slice, heap memory, another pool's memory), one released already, one whose length
+ * ({@code Buffer.length()}) is not the handle's byte length, and any transfer buffer for a device
+ * on another node (its memory is not in this JVM).
+ * Lifetime: the pipeline holds each of its transfer buffers until it is released (its release is
+ * answered once its last use is done and what it held has gone back) or lost with its context.
+ * Releasing a transfer buffer earlier ({@code releaseTransferBuffer}) succeeds but defers its
+ * return: the memory goes back to its pool, and may be lent again, only once every pipeline that
+ * holds it is released; meanwhile no new step may name it.
+ *
+ * <p>Not thread-safe: record from one thread. Once {@link #build()} was called a recorder takes no more
  * steps: each of the recording methods then throws {@link IllegalStateException} (a bad step is
  * otherwise never thrown, but fails the build).
  */
@@ -37,6 +57,20 @@ public interface PipelineRecorder {
 
   /** Records a device-to-device copy. */
   PipelineRecorder copy(BufferHandle source, BufferHandle target);
+
+  /**
+   * Records an upload from {@code transferBuffer}, a transfer buffer of this device, to
+   * {@code target}: each replay copies the buffer's bytes as they are then. Its length must be the
+   * target's byte length.
+   */
+  PipelineRecorder upload(Buffer transferBuffer, BufferHandle target);
+
+  /**
+   * Records a download of {@code source} into {@code transferBuffer}, a transfer buffer of this
+   * device: each replay overwrites the buffer's bytes with the source's. Its length must be the
+   * source's byte length (append that many bytes to a fresh transfer buffer first).
+   */
+  PipelineRecorder download(BufferHandle source, Buffer transferBuffer);
 
   /**
    * Records one library request: {@code request} is the message body the library's client sends

@@ -17,6 +17,7 @@ import com.vertxcuda.DeviceInfo;
 import com.vertxcuda.GpuReadings;
 import com.vertxcuda.DeviceState;
 import com.vertxcuda.DeviceStats;
+import com.vertxcuda.message.DownloadIntoRequest;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.FaultRequest;
@@ -71,6 +72,10 @@ public final class CoreWireTypes {
   public static final WireType<DownloadRequest> DOWNLOAD = WireType.of(DownloadRequest.class, 1,
     (r, out) -> out.writeHandle(r.getHandle()),
     in -> new DownloadRequest(in.readHandle()));
+
+  public static final WireType<DownloadIntoRequest> DOWNLOAD_INTO = WireType.of(DownloadIntoRequest.class, 1,
+    (r, out) -> out.writeHandle(r.getHandle()).writeBuffer(r.getData()),
+    in -> new DownloadIntoRequest(in.readHandle(), in.readBuffer()));
 
   public static final WireType<DownloadReply> DOWNLOAD_REPLY = WireType.of(DownloadReply.class, 1,
     (r, out) -> out.writeHandle(r.getHandle()).writeBuffer(r.getData()),
@@ -259,7 +264,7 @@ public final class CoreWireTypes {
       in.readLong(), in.readLong());
   }
 
-  public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD,
+  public static final List<WireType<?>> ALL = List.of(HANDLE, ALLOC, FREE, UPLOAD, DOWNLOAD, DOWNLOAD_INTO,
     DOWNLOAD_REPLY, COPY, FILL, STATS, DESCRIBE, DEVICE_STATS, DEVICE_INFO, DEVICE_EVENT, FAULT, KEEP,
     PIPELINE_HANDLE, RECORD, REPLAY, RELEASE_PIPELINE);
 }

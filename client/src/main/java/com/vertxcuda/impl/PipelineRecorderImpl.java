@@ -8,18 +8,22 @@ import com.vertxcuda.Library;
 import com.vertxcuda.PipelineHandle;
 import com.vertxcuda.PipelineRecorder;
 import com.vertxcuda.codec.CudaCodecs;
+import com.vertxcuda.internal.TransferMemory;
 import com.vertxcuda.message.CopyRequest;
+import com.vertxcuda.message.DownloadIntoRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.PipelineStep;
 import com.vertxcuda.message.RecordRequest;
+import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Collects steps on the caller's thread; the first step that cannot even be sent (a fill value out
- * of its dtype's range, a body with no wire form) is remembered and fails {@link #build()} with
+ * of its dtype's range, a body with no wire form, a transfer buffer the device does not lend) is remembered and fails {@link #build()} with
  * BAD_REQUEST naming it, and nothing is sent.
  */
 final class PipelineRecorderImpl implements PipelineRecorder {
@@ -60,6 +64,40 @@ final class PipelineRecorderImpl implements PipelineRecorder {
   @Override
   public PipelineRecorder copy(BufferHandle source, BufferHandle target) {
     return add(null, new CopyRequest(source, target));
+  }
+
+  @Override
+  public PipelineRecorder upload(Buffer transferBuffer, BufferHandle target) {
+    if (target == null) {
+      return refuse("target is missing");
+    }
+    String why = notLent(transferBuffer);
+    return why != null ? refuse("upload: " + why) : add(null, new UploadRequest(target, transferBuffer));
+  }
+
+  @Override
+  public PipelineRecorder download(BufferHandle source, Buffer transferBuffer) {
+    if (source == null) {
+      return refuse("source is missing");
+    }
+    String why = notLent(transferBuffer);
+    return why != null ? refuse("download: " + why) : add(null, new DownloadIntoRequest(source, transferBuffer));
+  }
+
+  // Why a step cannot name this memory, or null: only a device of this JVM lends memory that its
+  // steps may name; whether it is lent and live, and its length, the device checks at build.
+  private String notLent(Buffer transferBuffer) {
+    if (transferBuffer == null) {
+      return "the transfer buffer is missing";
+    }
+    TransferMemory lent = sender.lent();
+    if (lent == null) {
+      return "the device is not served in this JVM, so it cannot take a transfer buffer (its memory is not there)";
+    }
+    if (!lent.lends(transferBuffer)) {
+      return "the buffer is not a transfer buffer of this device (DeviceVerticle.allocateTransferBuffer)";
+    }
+    return null;
   }
 
   @Override

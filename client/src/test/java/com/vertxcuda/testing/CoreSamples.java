@@ -52,6 +52,7 @@ public final class CoreSamples {
       new FreeRequest(HANDLE),
       new UploadRequest(HANDLE.view(0, 2), Buffer.buffer().appendFloatLE(1.5f).appendFloatLE(-2f)),
       new DownloadRequest(HANDLE),
+      new com.vertxcuda.message.DownloadIntoRequest(HANDLE.view(0, 1), Buffer.buffer(new byte[] {1, 2, 3, 4})),
       new DownloadReply(HANDLE, Buffer.buffer(new byte[] {1, 2, 3, 4})),
       new CopyRequest(HANDLE, HANDLE.view(5, 5)),
       new CopyInRequest(HANDLE, HANDLE.view(5, 5), 78L),

@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * A recorded pipeline on a real GPU, in both isolation modes: fills, a copy, cuBLAS AXPY, SCAL and
  * GEMM, built-in kernels and a user kernel are captured as one CUDA graph, and every replay leaves
  * what the same requests sent one by one leave; so do cuRAND numbers, cuFFT R2C and C2R and a
- * complex product.
+ * complex product; and pipelines that upload from and download into transfer buffers, captured
+ * with a memcpy node at each end.
  */
 @Tag("gpu")
 class PipelineGpuTest {
@@ -188,6 +189,116 @@ class PipelineGpuTest {
     KernelGpuTest.await(device.free(replayed[1]));
     assertEquals(FailureCode.NOT_FOUND, KernelGpuTest.code(device.replay(p)));
     KernelGpuTest.await(device.release(p));
+  }
+
+  @Test
+  void transferBuffersCapturedInProcess() {
+    transferBuffersCaptured(Isolation.IN_PROCESS);
+  }
+
+  @Test
+  void transferBuffersCapturedInADeviceHost() {
+    transferBuffersCaptured(Isolation.PROCESS);
+  }
+
+  /**
+   * Upload → SCALE → fill → ADD → download through transfer buffers (pinned in-process, the device
+   * host's page-locked region in process isolation), captured as one graph with a memcpy node at
+   * each end: each replay reads the transfer buffer's bytes as they are then and lands the result in
+   * the other; then upload → R2C → complex product → C2R → download, against the same requests sent
+   * one by one. A heap buffer is refused at build; a transfer buffer released before its pipeline
+   * still serves its replays.
+   */
+  private void transferBuffersCaptured(Isolation isolation) {
+    DeviceVerticle verticle = new DeviceVerticle(new DeviceOptions().setBackend(BackendKind.CUDA)
+      .setIsolation(isolation).setRestartLimit(10));
+    KernelGpuTest.await(vertx.deployVerticle(verticle));
+    DeviceClient device = DeviceClient.create(vertx);
+    int n = 4096;
+    BufferHandle x = KernelGpuTest.await(device.alloc(DType.F32, n));
+    BufferHandle y = KernelGpuTest.await(device.alloc(DType.F32, n));
+    BufferHandle z = KernelGpuTest.await(device.alloc(DType.F32, n));
+    BufferHandle w = KernelGpuTest.await(device.alloc(DType.F32, n));
+    Buffer in = verticle.allocateTransferBuffer(n * 4);
+    Buffer out = verticle.allocateTransferBuffer(n * 4);
+    for (int i = 0; i < n; i++) {
+      in.appendFloatLE(0);
+      out.appendFloatLE(0);
+    }
+    PipelineHandle p = KernelGpuTest.await(device.record()
+      .upload(in, x)
+      .step(Library.KERNEL, new KernelRequest(KernelOp.SCALE).setX(x).setScalar(2.5).setOutput(y))
+      .fill(z, 1)
+      .step(Library.KERNEL, new KernelRequest(KernelOp.ADD).setX(y).setY(z).setOutput(w))
+      .download(w, out)
+      .build());
+    assertTrue(p.captured(), "captured as a CUDA graph: " + p);
+    assertEquals(5, p.steps());
+    float[] values = new float[n];
+    float[] expected = new float[n];
+    for (int round = 0; round < 10; round++) {
+      for (int i = 0; i < n; i++) {
+        values[i] = ((i * 7 + round * 13) % 33 - 16) / 2f; // halves: exact through * 2.5 + 1
+        expected[i] = values[i] * 2.5f + 1f;
+        in.setFloatLE(i * 4, values[i]);
+        out.setFloatLE(i * 4, Float.NaN);
+      }
+      KernelGpuTest.await(device.replay(p));
+      assertArrayEquals(expected, floats(out), "replay " + round + ": the transfer buffer downloaded into");
+      assertArrayEquals(values, floats(KernelGpuTest.await(device.download(x))), "replay " + round + ": x");
+    }
+    // Heap memory is no transfer buffer: refused at build.
+    assertEquals(FailureCode.BAD_REQUEST, KernelGpuTest.code(device.record().upload(Buffer.buffer(new byte[n * 4]), x).build()));
+    // Released before its pipeline: the memory stays the pipeline's until the pipeline goes.
+    assertTrue(verticle.releaseTransferBuffer(in));
+    KernelGpuTest.await(device.fill(x, -1));
+    KernelGpuTest.await(device.replay(p));
+    assertArrayEquals(values, floats(KernelGpuTest.await(device.download(x))), "after an early release: x");
+    assertArrayEquals(expected, floats(out), "after an early release: out");
+    KernelGpuTest.await(device.release(p));
+
+    // The pipeline: upload, R2C, the squared spectrum, C2R, download.
+    int bins = n / 2 + 1;
+    BufferHandle[] replayed = spectralBuffers(device, n, bins);
+    BufferHandle[] requested = spectralBuffers(device, n, bins);
+    List<Object> steps = spectralSteps(replayed, n);
+    Buffer signal = verticle.allocateTransferBuffer(n * 4);
+    Buffer convolved = verticle.allocateTransferBuffer(n * 4);
+    for (int i = 0; i < n; i++) {
+      signal.appendFloatLE(0);
+      convolved.appendFloatLE(0);
+    }
+    PipelineHandle spectral = KernelGpuTest.await(device.record()
+      .upload(signal, replayed[0])
+      .step(Library.FFT, steps.get(1))
+      .step(Library.KERNEL, steps.get(2))
+      .step(Library.FFT, steps.get(3))
+      .download(replayed[3], convolved)
+      .build());
+    assertTrue(spectral.captured(), "captured as a CUDA graph: " + spectral);
+    List<Object> alone = spectralSteps(requested, n);
+    for (int round = 0; round < 3; round++) {
+      Buffer samples = Buffer.buffer(n * 4);
+      for (int i = 0; i < n; i++) {
+        float v = (float) Math.sin(0.01 * i * (round + 1)) + (i % 5) * 0.1f;
+        samples.appendFloatLE(v);
+        signal.setFloatLE(i * 4, v);
+      }
+      KernelGpuTest.await(device.upload(requested[0], samples));
+      KernelGpuTest.await(FftClient.create(vertx).execute((FftRequest) alone.get(1)));
+      KernelGpuTest.await(KernelClient.create(vertx).execute((KernelRequest) alone.get(2)));
+      KernelGpuTest.await(FftClient.create(vertx).execute((FftRequest) alone.get(3)));
+      float[] reference = floats(KernelGpuTest.await(device.download(requested[3])));
+      KernelGpuTest.await(device.replay(spectral));
+      float[] got = floats(convolved);
+      for (int k = 0; k < n; k++) {
+        assertEquals(reference[k], got[k], 1e-3f * Math.max(1, Math.abs(reference[k])), "replay " + round + ": r ⊛ r at " + k);
+      }
+    }
+    KernelGpuTest.await(device.release(spectral));
+    assertTrue(verticle.releaseTransferBuffer(signal));
+    assertTrue(verticle.releaseTransferBuffer(convolved));
+    assertTrue(verticle.releaseTransferBuffer(out));
   }
 
   // r (uniforms), its spectrum, the squared spectrum, r ⊛ r, normals.

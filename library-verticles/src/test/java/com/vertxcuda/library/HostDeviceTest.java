@@ -46,6 +46,8 @@ public abstract class HostDeviceTest {
   protected RandClient rand;
   /** The device verticle's deployment. */
   protected String deployment;
+  /** The device verticle deployed (its transfer buffers). */
+  protected DeviceVerticle verticle;
 
   /** The device's options; tests override to set library options. */
   protected DeviceOptions options() {
@@ -72,7 +74,8 @@ public abstract class HostDeviceTest {
   @BeforeEach
   void deploy() {
     if (deployment == null) {
-      deployment = await(vertx.deployVerticle(new DeviceVerticle(options())));
+      verticle = new DeviceVerticle(options());
+      deployment = await(vertx.deployVerticle(verticle));
     }
   }
 

@@ -148,14 +148,23 @@ final class CopyOperations {
       s.byteOffset(), ends[1].memory(), t.byteOffset(), s.byteLength()));
   }
 
-  private RecordedStep step(List<Allocation> reads, List<Allocation> writes,
-                                                     LibraryContext.Work work) {
-    GpuStream on = stream;
+  private RecordedStep step(List<Allocation> reads, List<Allocation> writes, LibraryContext.Work work) {
+    return step(stream, reads, writes, work, () -> { });
+  }
+
+  /**
+   * A device operation as a recorded step on {@code on}: its buffers, its work, and what closing it
+   * lets go of ({@code held}: the transfer buffer a transfer step holds). The one form of the device's
+   * own steps (fills, copies, transfers).
+   */
+  static RecordedStep step(GpuStream on, List<Allocation> reads, List<Allocation> writes, LibraryContext.Work work,
+                           Runnable held) {
     return new RecordedStep() {
       @Override public GpuStream stream() { return on; }
       @Override public List<Allocation> reads() { return reads; }
       @Override public List<Allocation> writes() { return writes; }
       @Override public void issue() throws BackendException { work.enqueue(); }
+      @Override public void close() { held.run(); }
     };
   }
 

@@ -36,7 +36,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * touch. Elsewhere (the host backend, or a capture the backend refused) a replay issues the steps
  * one after another, each ordered like a request of its own. Either way a replay is answered once
  * all of its work is done, and it is checked first: a buffer freed since, or a module unloaded,
- * fails it with the code using them would get, and nothing runs.
+ * fails it with the code using them would get, and nothing runs. A release is answered once every
+ * use queued before it is done and what the steps held has gone (a transfer buffer a step copies
+ * from or into may then be lent again).
  *
  * <p>Each pipeline has an owner, the node that recorded it (as a buffer has): the device holds at
  * most {@code DeviceOptions.maxPipelines} of them and a node at most {@code maxPipelinesPerOwner}
@@ -406,10 +408,11 @@ final class Pipelines {
     }
   }
 
+  // Answered once what the pipeline held has gone (its uses done): the memory of a transfer buffer
+  // one of its steps copies from or into may then be lent again, by this JVM or the one that lent it.
   void release(Request r, ReleasePipelineRequest rr) throws BackendException {
     Pipeline p = resolve(rr.getPipeline());
-    remove(p);
-    r.reply(p.handle);
+    remove(p, () -> r.reply(p.handle));
   }
 
   // A node left: its pipelines go as a release would take them. On the submission thread.
@@ -421,7 +424,7 @@ final class Pipelines {
     for (Pipeline p : List.copyOf(pipelines.values())) {
       if (owner.equals(p.owner)) {
         try {
-          remove(p);
+          remove(p, () -> { });
           released++;
         } catch (BackendException e) {
           throw runtime.failure(e);
@@ -431,8 +434,8 @@ final class Pipelines {
     LOG.log(System.Logger.Level.INFO, "released " + released + " pipelines of departed node " + owner);
   }
 
-  // Forgets p now; its graph and steps are closed once every use queued so far is done.
-  private void remove(Pipeline p) throws BackendException {
+  // Forgets p now; its graph and steps are closed once every use queued so far is done, and {@code then} runs.
+  private void remove(Pipeline p, Runnable then) throws BackendException {
     pipelines.remove(p.handle.id());
     if (p.owner != null) {
       owned.computeIfPresent(p.owner, (o, n) -> n == 1 ? null : n - 1);
@@ -444,7 +447,10 @@ final class Pipelines {
     for (RecordedStep s : p.steps) {
       uses.add(runtime.device().record(s.stream()));
     }
-    runtime.afterUses(uses, () -> p.close(runtime.isPoisoned()));
+    runtime.afterUses(uses, () -> {
+      p.close(runtime.isPoisoned());
+      then.run();
+    });
   }
 
   private Pipeline resolve(PipelineHandle h) {

@@ -20,11 +20,13 @@ import com.vertxcuda.internal.ReclaimRequest;
 import com.vertxcuda.message.AllocRequest;
 import com.vertxcuda.message.CopyRequest;
 import com.vertxcuda.message.DescribeRequest;
+import com.vertxcuda.message.DownloadIntoRequest;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.message.FillRequest;
 import com.vertxcuda.message.FreeRequest;
 import com.vertxcuda.message.KeepRequest;
+import com.vertxcuda.message.PipelineStep;
 import com.vertxcuda.message.RecordRequest;
 import com.vertxcuda.message.ReleasePipelineRequest;
 import com.vertxcuda.message.ReplayRequest;
@@ -66,7 +68,8 @@ public final class RequestTable {
       .notRecordable("the request cannot be read")
       .build();
 
-  private static final String HOST_MEMORY = "uploads and downloads move host memory that a replay does not have";
+  private static final String HOST_MEMORY = "the host memory it moves lives only as long as the request (record "
+    + "uploads from and downloads into transfer buffers instead: PipelineRecorder.upload, PipelineRecorder.download)";
   private static final String CHANGES_USES = "allocations and frees change what the pipeline uses";
   private static final String DEVICE_RECORDS = "the device records fills and device-to-device copies";
 
@@ -83,12 +86,18 @@ public final class RequestTable {
       .handler(done((d, r, k) -> d.memory().reclaim(r, k))).notRecordable(CHANGES_USES).build(),
     device(UploadRequest.class).crossing(Crossing.REGION_TO_DEVICE)
       .footprint((d, u) -> Footprint.builder().write(u.getHandle()).build())
-      .handler((d, r, u, p) -> d.transfers().upload(r, u, p)).notRecordable(HOST_MEMORY).build(),
+      .handler((d, r, u, p) -> d.transfers().upload(r, u, p)).recorder((d, u) -> d.transfers().record(u)).build(),
     device(DownloadRequest.class).crossing(Crossing.REGION_TO_HOST)
       .footprint((d, dl) -> Footprint.builder().read(dl.getHandle()).build())
       .handler((d, r, dl, p) -> d.transfers().download(r, dl, p)).notRecordable(HOST_MEMORY).build(),
+    // Only a step of a recorded pipeline: sent alone, it is refused (a download answers its bytes).
+    device(DownloadIntoRequest.class).footprint((d, dl) -> Footprint.builder().read(dl.getHandle()).build())
+      .handler(done((d, r, dl) -> {
+        throw new CudaException(FailureCode.BAD_REQUEST, "a DownloadIntoRequest is a step of a recorded pipeline "
+          + "(PipelineRecorder.download), not a request of its own: send a DownloadRequest");
+      })).recorder((d, dl) -> d.transfers().record(dl)).build(),
     device(TransferRequest.class).footprint((d, t) -> t.footprint())
-      .handler(done((d, r, t) -> d.transfers().transfer(r, t))).notRecordable(HOST_MEMORY).build(),
+      .handler(done((d, r, t) -> d.transfers().transfer(r, t))).recorder((d, t) -> d.transfers().record(t)).build(),
     device(SharedTransfer.class).crossing(Crossing.REGION_SLICE).notRecordable(HOST_MEMORY).build(),
     device(CopyRequest.class).footprint((d, c) -> Footprint.builder().read(c.getSource()).write(c.getTarget()).build())
       .handler(done((d, r, c) -> d.copies().copy(r, c))).recorder((d, c) -> d.copies().record(c)).build(),
@@ -250,6 +259,23 @@ public final class RequestTable {
   public static RequestType<?, ?> admitted(Library library, Object body) {
     RequestType<?, ?> t = library == null || body instanceof DescribeRequest ? lookup(DEVICE_BY_BODY, body) : null;
     return t != null ? t : PLAIN;
+  }
+
+  /**
+   * Whether a recording has a step that names host memory of this JVM (an upload from or a download
+   * into a transfer buffer): such a step crosses to a device host as the slice of the shared region
+   * the buffer lies in, not as its bytes ({@code SharedTransfers.record}). Any thread.
+   */
+  public static boolean namesHostMemory(RecordRequest rr) {
+    if (rr.getSteps() == null) {
+      return false;
+    }
+    for (PipelineStep s : rr.getSteps()) {
+      if (s != null && s.library() == null && (s.body() instanceof UploadRequest || s.body() instanceof DownloadIntoRequest)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** {@link #admitted} for a request. */

@@ -10,6 +10,10 @@ public final class Transfers {
   /** The most bytes one download moves (a Vert.x Buffer holds at most 2 GiB). */
   public static final long MAX_DOWNLOAD = Integer.MAX_VALUE;
 
+  /** Why a recorded step cannot name a buffer: it is not lent memory the device may copy where it lies. */
+  public static final String NOT_A_TRANSFER_BUFFER = "the buffer is not a transfer buffer of this device as "
+    + "DeviceVerticle.allocateTransferBuffer lent it (not a slice, not released)";
+
   private Transfers() {
   }
 

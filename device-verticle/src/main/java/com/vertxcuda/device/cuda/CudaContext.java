@@ -9,6 +9,7 @@ import com.vertxcuda.device.spi.GpuEvent;
 import com.vertxcuda.device.spi.GpuStream;
 import com.vertxcuda.device.spi.GraphCapture;
 import com.vertxcuda.device.spi.HostMemoryRegistration;
+import com.vertxcuda.device.memory.LentBuffers;
 import io.vertx.core.buffer.Buffer;
 import java.util.concurrent.ConcurrentHashMap;
 import jcuda.Pointer;
@@ -330,6 +331,12 @@ public final class CudaContext implements DeviceContext, HostMemoryRegistration,
       return CompletableFuture.failedFuture(BackendException.sticky(poisoned));
     }
     return poller.whenComplete((CudaEvent) event);
+  }
+
+  /** Pinned memory only: a graph's copy may not stage pageable memory. */
+  @Override
+  public LentBuffers.Hold holdHostMemory(Buffer host) {
+    return PinnedMemory.isPinned(host) ? LentBuffers.hold(host) : null;
   }
 
   @Override

@@ -53,6 +53,17 @@ public final class PinnedMemory {
       public boolean whenReturned(Buffer buffer, Runnable action) {
         return PinnedMemory.whenReturned(buffer, action);
       }
+
+      @Override
+      public LentBuffers.Hold hold(Buffer buffer) {
+        PinnedByteBuf b = pinnedUnder(buffer);
+        // Only the buffer as it was lent: a slice's memory is the block's, but its bytes are not all of it.
+        if (b == null || VertxInternals.backing(buffer).unwrap() != b && VertxInternals.backing(buffer) != b
+          || b.lease.closed.get() || !b.lease.holds.open()) {
+          return null;
+        }
+        return b.lease.holds.hold(b, b.lease::giveBackOnce);
+      }
     });
   }
 
@@ -258,6 +269,8 @@ public final class PinnedMemory {
     final Pointer pointer;
     final long size;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Holds on a block lent as a buffer (a recorded pipeline's copies): closing it waits for the last. */
+    private final LentBuffers.Holds holds = new LentBuffers.Holds();
     /** What runs once the block is back; null when nothing waits for it. */
     private List<Runnable> onClose;
 
@@ -271,8 +284,15 @@ public final class PinnedMemory {
       return pointer.getByteBuffer(0, bytes);
     }
 
+    /** Returns the block now, or, while it is held, once the last hold closes. */
     @Override
     public void close() {
+      if (holds.release()) {
+        giveBackOnce();
+      }
+    }
+
+    private void giveBackOnce() {
       if (closed.compareAndSet(false, true)) {
         giveBack(pointer, size);
         List<Runnable> then;

@@ -15,6 +15,8 @@ import com.vertxcuda.device.context.InProcessContextTier;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.device.spi.RequestType;
 import com.vertxcuda.device.spi.UnreadableRequest;
+import com.vertxcuda.message.PipelineStep;
+import com.vertxcuda.message.RecordRequest;
 import com.vertxcuda.internal.CudaRuntime;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -33,6 +35,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -217,6 +221,19 @@ public final class DeviceHostMain {
     return last;
   }
 
+  /**
+   * The transfer a region slice names, over this process's mapping of the region; the segments it
+   * spans are page-locked first, in the context's order ahead of it. Throws for a slice outside the region.
+   */
+  private static TransferRequest overRegion(Future<ContextTier> tier, SharedRegion region, SharedTransfer t) {
+    TransferRequest request = new TransferRequest(t.handle(), region.slice(t.offset(), t.length()),
+      t.toDevice() ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST, t.offset(), PINNED_SEGMENT);
+    if (tier.succeeded()) {
+      pin(tier.result(), region, t.offset(), t.length());
+    }
+    return request;
+  }
+
   /** On the link's reader thread: a request goes straight into the context's queue. */
   private static void serve(Link link, Future<ContextTier> tier, SharedRegion region, LinkFrame frame) {
     if (frame.kind == LinkFrame.Kind.PING) {
@@ -232,17 +249,26 @@ public final class DeviceHostMain {
     // The request's type, looked up once here and carried in its entry from now on.
     RequestType<?, ?> type = RequestTable.admitted(frame.library, body);
     if (type.crossing() == RequestType.Crossing.REGION_SLICE) {
-      SharedTransfer t = (SharedTransfer) body;
       try {
-        body = new TransferRequest(t.handle(), region.slice(t.offset(), t.length()),
-          t.toDevice() ? TransferRequest.Direction.TO_DEVICE : TransferRequest.Direction.TO_HOST, t.offset(), PINNED_SEGMENT);
-        if (tier.succeeded()) {
-          pin(tier.result(), region, t.offset(), t.length());
-        }
+        body = overRegion(tier, region, (SharedTransfer) body);
       } catch (RuntimeException e) {
         body = new UnreadableRequest("the transfer does not fit the shared region: " + e.getMessage());
       }
       type = RequestTable.admitted(null, body); // what the slice became
+    } else if (frame.library == null && body instanceof RecordRequest) {
+      // Steps that name transfer buffers crossed as the slices of the region they lie in.
+      RecordRequest rr = (RecordRequest) body;
+      List<PipelineStep> steps = new ArrayList<>(rr.getSteps().size());
+      try {
+        for (PipelineStep s : rr.getSteps()) {
+          steps.add(s.library() == null && s.body() instanceof SharedTransfer
+            ? new PipelineStep(null, overRegion(tier, region, (SharedTransfer) s.body())) : s);
+        }
+        body = new RecordRequest(steps);
+      } catch (RuntimeException e) {
+        body = new UnreadableRequest("a step's transfer does not fit the shared region: " + e.getMessage());
+        type = RequestTable.admitted(null, body);
+      }
     }
     OWED.incrementAndGet();
     InFlight.Entry r = IN_FLIGHT.entry(body, type, answer(link, frame.id), frame.library, System.nanoTime() + frame.code,

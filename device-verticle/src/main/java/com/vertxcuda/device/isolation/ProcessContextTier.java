@@ -14,7 +14,11 @@ import com.vertxcuda.device.context.InFlight;
 import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DescribeRequest;
 import com.vertxcuda.DeviceInfo;
+import com.vertxcuda.device.context.RequestTable;
 import com.vertxcuda.message.DownloadRequest;
+import com.vertxcuda.message.RecordRequest;
+import com.vertxcuda.message.ReleasePipelineRequest;
+import com.vertxcuda.PipelineHandle;
 import com.vertxcuda.message.UploadRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -122,6 +126,9 @@ public final class ProcessContextTier implements ContextTier {
           p = DeviceHostProcess.start(options, node, generation, this::exited);
           process = p;
           transfers = new SharedTransfers(p.region(), this);
+          // Once the process is gone no pipeline of it uses the region: what they held goes back.
+          SharedTransfers ending = transfers;
+          p.onExit().thenRun(ending::releaseHeld);
         }
       } catch (IOException | RuntimeException | Error e) {
         // An Error too (no memory for the region's mapping, say): the start fails now, not at its deadline.
@@ -190,6 +197,29 @@ public final class ProcessContextTier implements ContextTier {
     }
     Object body = r.body();
     try {
+      if (r.library() == null && body instanceof RecordRequest && RequestTable.namesHostMemory((RecordRequest) body)) {
+        // Its transfer buffers cross as the slices of the region they lie in, held while the pipeline exists.
+        transfers.record(r, (RecordRequest) body);
+        return;
+      }
+      if (r.library() == null && body instanceof ReleasePipelineRequest) {
+        // Answered once the pipeline's uses are done: the transfer buffers it held go back then.
+        send(r, body, new Call() {
+          @Override
+          public void replied(Object reply) {
+            if (reply instanceof PipelineHandle) {
+              transfers.released(((PipelineHandle) reply).id());
+            }
+            r.reply(reply);
+          }
+
+          @Override
+          public void failed(CudaException failure) {
+            r.fail(failure);
+          }
+        });
+        return;
+      }
       boolean region = false;
       switch (r.type().crossing()) {
         case REGION_TO_DEVICE: {

@@ -17,9 +17,17 @@ import com.vertxcuda.device.spi.Request;
 import com.vertxcuda.message.DownloadReply;
 import com.vertxcuda.message.DownloadRequest;
 import com.vertxcuda.message.UploadRequest;
+import com.vertxcuda.PipelineHandle;
+import com.vertxcuda.message.DownloadIntoRequest;
+import com.vertxcuda.message.PipelineStep;
+import com.vertxcuda.message.RecordRequest;
 import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -41,6 +49,10 @@ final class SharedTransfers {
 
   private final SharedRegion region;
   private final ProcessContextTier tier;
+  /** The transfer buffers each recorded pipeline holds, by pipeline id, until it is released. */
+  private final Map<Long, List<LentBuffers.Hold>> pipelineHolds = new ConcurrentHashMap<>();
+  /** Whether the device host has ended: a recording answered after that holds nothing. */
+  private volatile boolean ended;
   /** Downloads up to this many bytes are copied out of the region on the link's reader, not lent over it. */
   static final int COPIED_OUT = 256 << 10;
   /**
@@ -179,6 +191,78 @@ final class SharedTransfers {
         r.fail(failure);
       }
     });
+  }
+
+  /**
+   * Records a pipeline whose steps name transfer buffers (memory of the region): each such step
+   * crosses as the slice it names ({@link SharedTransfer}), and its buffer stays held (its slot lent,
+   * a release of it deferred) until the pipeline's release is answered, which the device host does
+   * once the pipeline's last use is done, or until the device host ends. A buffer that is not a
+   * transfer buffer of this region as it was lent (not a slice), or that was released, fails the
+   * recording with BAD_REQUEST naming its step.
+   */
+  void record(Request r, RecordRequest rr) {
+    List<PipelineStep> steps = new ArrayList<>(rr.getSteps().size());
+    List<LentBuffers.Hold> holds = new ArrayList<>();
+    for (int i = 0; i < rr.getSteps().size(); i++) {
+      PipelineStep s = rr.getSteps().get(i);
+      Object body = s == null ? null : s.body();
+      BufferHandle h = body instanceof UploadRequest u ? u.getHandle()
+        : body instanceof DownloadIntoRequest d ? d.getHandle() : null;
+      Buffer data = body instanceof UploadRequest u ? u.getData()
+        : body instanceof DownloadIntoRequest d ? d.getData() : null;
+      if (s == null || s.library() != null || h == null || data == null) {
+        steps.add(s);
+        continue;
+      }
+      long offset = data.length() == 0 ? -1 : region.offsetOf(data);
+      LentBuffers.Hold hold = offset < 0 ? null : LentBuffers.hold(data);
+      if (hold == null) {
+        holds.forEach(LentBuffers.Hold::close);
+        r.fail(new CudaException(FailureCode.BAD_REQUEST, "steps[" + i + "] (" + body.getClass().getSimpleName()
+          + ") cannot be recorded: " + Transfers.NOT_A_TRANSFER_BUFFER));
+        return;
+      }
+      holds.add(hold);
+      steps.add(new PipelineStep(null, new SharedTransfer(h, offset, data.length(), body instanceof UploadRequest)));
+    }
+    tier.send(r, new RecordRequest(steps), new ProcessContextTier.Call() {
+      @Override
+      public void replied(Object body) {
+        // Recorded (whether or not its requester still waits): held until the pipeline goes.
+        if (body instanceof PipelineHandle p && !holds.isEmpty()) {
+          pipelineHolds.put(p.id(), holds);
+          if (ended) {
+            releaseHeld();
+          }
+        } else {
+          holds.forEach(LentBuffers.Hold::close);
+        }
+        r.reply(body);
+      }
+
+      @Override
+      public void failed(CudaException failure) {
+        holds.forEach(LentBuffers.Hold::close);
+        r.fail(failure);
+      }
+    });
+  }
+
+  /** The pipeline {@code id} was released in the device host, its uses done: what it held goes back. */
+  void released(long id) {
+    List<LentBuffers.Hold> holds = pipelineHolds.remove(id);
+    if (holds != null) {
+      holds.forEach(LentBuffers.Hold::close);
+    }
+  }
+
+  /** The device host ended: no pipeline of it uses the region any more, and what they held goes back. */
+  void releaseHeld() {
+    ended = true;
+    for (Long id : List.copyOf(pipelineHolds.keySet())) {
+      released(id);
+    }
   }
 
   /**

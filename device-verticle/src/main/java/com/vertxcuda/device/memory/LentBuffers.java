@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 
 import java.lang.ref.Cleaner;
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -43,6 +44,68 @@ public final class LentBuffers {
 
     /** Runs {@code action} once the memory under {@code buffer} has returned (now if it has); false, running nothing, if this lender did not lend it. */
     boolean whenReturned(Buffer buffer, Runnable action);
+
+    /** {@link LentBuffers#hold} for a buffer this lender lent; null if it did not lend it, or it was released. */
+    Hold hold(Buffer buffer);
+  }
+
+  /**
+   * A hold on lent memory ({@link #hold}): while one is open, releasing the buffer succeeds but its
+   * memory goes back only once the last hold closes. Closing twice closes once.
+   */
+  public interface Hold extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Counts the holds on one piece of lent memory and whether its user released it meanwhile: the
+   * one rule for deferring a return, for this class's leases and the pinned blocks alike.
+   */
+  public static final class Holds {
+    private int open;
+    private boolean releaseAsked;
+
+    /** Opens a hold; false (none opened) once a release was asked. */
+    public synchronized boolean open() {
+      if (releaseAsked) {
+        return false;
+      }
+      open++;
+      return true;
+    }
+
+    /** A release is asked: true if it may go now, false if it waits for the last hold ({@link #close}). */
+    public synchronized boolean release() {
+      releaseAsked = true;
+      return open == 0;
+    }
+
+    /** Closes a hold: true if it was the last one and a release waits, which goes now. */
+    private synchronized boolean close() {
+      open--;
+      return open == 0 && releaseAsked;
+    }
+
+    /**
+     * A {@link Hold} opened with {@link #open}, which keeps {@code memory} (the lent buffer) reachable,
+     * so the collector does not return the memory under it, and runs {@code release} when it is the
+     * last to close after a release was asked.
+     */
+    public Hold hold(Object memory, Runnable release) {
+      AtomicBoolean closed = new AtomicBoolean();
+      return new Hold() {
+        @SuppressWarnings("unused")
+        private final Object kept = memory;
+
+        @Override
+        public void close() {
+          if (closed.compareAndSet(false, true) && Holds.this.close()) {
+            release.run();
+          }
+        }
+      };
+    }
   }
 
   private static final List<Lender> OTHER_LENDERS = new CopyOnWriteArrayList<>();
@@ -52,8 +115,12 @@ public final class LentBuffers {
     OTHER_LENDERS.add(lender);
   }
 
-  /** One lent buffer's memory: how to return it now, and what else runs once it has returned. */
-  private record Lease(Cleaner.Cleanable cleanable, Returns returns) {
+  /**
+   * One lent buffer's memory: how to return it now, what else runs once it has returned, the holds
+   * on it, and the buffer it was lent as (weakly: a buffer returned and another lent over the same
+   * address is not the first one).
+   */
+  private record Lease(Cleaner.Cleanable cleanable, Returns returns, Holds holds, WeakReference<ByteBuf> lentAs) {
   }
 
   /**
@@ -118,7 +185,7 @@ public final class LentBuffers {
         counted.addAndGet(-capacity);
         returns.run();
       }
-    }), returns));
+    }), returns, new Holds(), new WeakReference<>(VertxInternals.backing(b))));
     return b;
   }
 
@@ -141,6 +208,30 @@ public final class LentBuffers {
       action.run();
     }
     return true;
+  }
+
+  /**
+   * Holds the memory under {@code buffer}, a buffer as a pool, region or pinned block of this JVM
+   * lent it (not a slice of one), so that it stays valid while something outside the buffer uses it
+   * (a recorded pipeline's copies): a release meanwhile is deferred until the hold closes. Null if
+   * none lent it, or it was released or returned already. Any thread.
+   */
+  public static Hold hold(Buffer buffer) {
+    Lease lease = leaseOf(buffer);
+    if (lease == null) {
+      for (Lender other : OTHER_LENDERS) {
+        Hold h = other.hold(buffer);
+        if (h != null) {
+          return h;
+        }
+      }
+      return null;
+    }
+    ByteBuf lentAs = lease.lentAs().get();
+    if (lentAs == null || lentAs != VertxInternals.backing(buffer) || !lease.holds().open()) {
+      return null;
+    }
+    return lease.holds().hold(lentAs, () -> lease.cleanable().clean());
   }
 
   /** Bytes of the buffers lent here and not yet returned. */
@@ -170,7 +261,10 @@ public final class LentBuffers {
     if (lease == null) {
       return false;
     }
-    lease.cleanable().clean();
+    // Held (by a pipeline): the memory goes back when the last hold closes.
+    if (lease.holds().release()) {
+      lease.cleanable().clean();
+    }
     return true;
   }
 

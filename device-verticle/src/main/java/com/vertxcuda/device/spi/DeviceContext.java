@@ -107,6 +107,16 @@ public interface DeviceContext {
     return LentBuffers.release(buffer);
   }
 
+  /**
+   * Holds {@code host}, a buffer lent in this JVM, for copies that outlive one request (a recorded
+   * pipeline's, {@link LentBuffers#hold}); null where this context does not copy it as it lies, or
+   * it is not lent, or it was released. Any lent memory on a backend that reads host memory where
+   * it lies; on cuda only page-locked memory, which a captured graph may copy from and into.
+   */
+  default LentBuffers.Hold holdHostMemory(Buffer host) {
+    return LentBuffers.hold(host);
+  }
+
   /** Queues a copy of {@code src}'s remaining bytes into {@code dst} at {@code dstOffset}. */
   void copyHostToDevice(GpuStream stream, ByteBuffer src, DeviceMemory dst, long dstOffset) throws BackendException;
 
