@@ -4,9 +4,8 @@ import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.internal.VertxInternals;
-import com.vertxcuda.testing.LoopGaps;
+import com.vertxcuda.internal.LoopGaps;
 import io.netty.buffer.ByteBuf;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -114,25 +113,11 @@ class ChunkedDownloadTest {
     // window's collections are few and short.
     get(c.download(h));
     System.gc();
-    Context loop = vertx.getOrCreateContext();
-    CompletableFuture<Buffer> done = new CompletableFuture<>();
-    long gcBefore = gcMillis();
+    long gcBefore = LoopGaps.collectorMillis();
     LoopGaps gaps = new LoopGaps(vertx);
-    loop.runOnContext(v -> {
-      gaps.tick();
-      Future<Buffer> f = c.download(h);
-      gaps.mark(); // the call's own time on the loop counts too
-      f.onComplete(ar -> {
-        gaps.stop();
-        if (ar.succeeded()) {
-          done.complete(ar.result());
-        } else {
-          done.completeExceptionally(ar.cause());
-        }
-      });
-    });
+    CompletableFuture<Buffer> done = gaps.during(vertx.getOrCreateContext(), () -> c.download(h));
     Buffer back = done.get(60, TimeUnit.SECONDS);
-    long gc = gcMillis() - gcBefore;
+    long gc = LoopGaps.collectorMillis() - gcBefore;
     System.out.printf("[figure] loop during a %d MiB download past the budget (%s, %s): widest timer gap %.1f ms "
       + "(a plain thread beside it: %.1f ms; the JVM's collectors: %d ms meanwhile)%n", BYTES >> 20,
       TestDevices.backend(), TestDevices.isolation(), gaps.widestMs(), gaps.controlMs(), gc);
@@ -140,12 +125,6 @@ class ChunkedDownloadTest {
     assertTrue(gaps.widestMs() <= 10 + gaps.controlMs(), "the caller's loop stopped for " + gaps.widestMs()
       + " ms, while a plain thread beside it stopped at most " + gaps.controlMs() + " ms");
     get(c.free(h));
-  }
-
-  // Time the JVM's collectors have spent so far (their pauses stop every thread, the loop's too).
-  private static long gcMillis() {
-    return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
-      .mapToLong(java.lang.management.GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
   }
 
   private static <T> T get(Future<T> f) throws Exception {
