@@ -89,8 +89,9 @@ public final class HostElements {
   /** Bytes that arrived from a stream (a bulk upload's pieces, possibly many): read through Netty, never merged. */
   private final ByteBuf received;
   /**
-   * A download's heap bytes in arrays of {@link #SEGMENT} bytes ({@link #segmented}), each made by the
-   * first copy thread that reads into it; null otherwise.
+   * A download's heap bytes in arrays of {@link #SEGMENT} bytes ({@link #segmented}, or a
+   * {@link #landing} that got no lent memory), each made by the first copy thread that reads into it;
+   * null otherwise.
    */
   private final AtomicReferenceArray<byte[]> segments;
   /** One lock per segment: the copies that touch a segment wait for the one making it, and only for it. */
