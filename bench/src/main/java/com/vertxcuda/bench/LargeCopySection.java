@@ -198,10 +198,10 @@ final class LargeCopySection implements Section {
     bench.bandwidth(s, bytes, 1, repeats);
     long runs = repeats.stream().mapToLong(Histogram::getTotalCount).sum();
     String variant = (s.sweep().equals(D2H) ? "download, " : "upload, ") + s.variant();
-    Series stall = bench.record.series(LOOP, d.path, variant, "loop stall", "ms", "copy size", "B");
+    Series stall = bench.record.series(LOOP, d.path, variant, "time", "ms", "copy size", "B");
     stall.add(bytes, runs, 1, loop.widestMs()).put("extra", new JsonObject().put("controlMs", Series.round(loop.controlMs())));
-    bench.progress("%-22s %-18s %-28s: caller's loop stopped %.1f ms at most (a plain thread beside it: %.1f ms; %d runs)",
-      LOOP, d.path, variant, loop.widestMs(), loop.controlMs(), runs);
+    bench.progress("%-22s %-18s %-28s %8s: caller's loop stopped %.1f ms at most (a plain thread beside it: %.1f ms; "
+      + "%d runs)", LOOP, d.path, variant, Bench.bytes(bytes), loop.widestMs(), loop.controlMs(), runs);
   }
 
   private static Series series(Bench bench, String sweep, String path, String variant) {
