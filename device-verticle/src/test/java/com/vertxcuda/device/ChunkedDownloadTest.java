@@ -3,8 +3,8 @@ package com.vertxcuda.device;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
-import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.internal.LoopGaps;
+import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -57,6 +57,11 @@ class ChunkedDownloadTest {
     return Buffer.buffer(b);
   }
 
+  /**
+   * The Buffer is one composite of arrays of at most 32 MiB (one array of it all: one piece), equal to
+   * what was uploaded, sliced across an array's edge and at its end; it uploads whole and as a slice
+   * into a view, and the bytes come back equal; nothing lent or charged is held after.
+   */
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void aDownloadPastTheBudgetIsOneCompositeOfBoundedArraysThatReadsSlicesAndUploads(Vertx vertx, VertxTestContext ctx) {
