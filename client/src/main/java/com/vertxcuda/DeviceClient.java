@@ -79,10 +79,14 @@ public interface DeviceClient {
   /**
    * Reads a buffer or view. From a device in this JVM the buffer is usually memory the device lends
    * (give it back early with {@code DeviceVerticle.releaseTransferBuffer}); a range larger than the
-   * device may lend at once (three quarters of its shared region in process isolation) comes back in pieces,
-   * through lent memory, into one heap buffer instead. From a device on another node, a range past
-   * 1 MiB comes over the node's side channel into heap arrays of about 32 MiB, and the Buffer is one
-   * composite over them (no single backing array; reads, slices and uploads of it work as for any Buffer).
+   * device may lend at once (its {@code transferBudget}, and three quarters of its shared region in process
+   * isolation) comes back in pieces, through lent memory, into host memory the device lends where its
+   * transfer budget has room for the whole, else into heap arrays of about 32 MiB, each made on a copy
+   * thread as the pieces land, and the Buffer is one composite over them. From a device on another node, a
+   * range past 1 MiB comes over the node's side channel into such arrays too. A composite has no single
+   * backing array; reads, slices and uploads of it work as for any Buffer. Never one new heap array of
+   * the whole range: the JVM zeroes a new array in one piece without reaching a safepoint, so every
+   * thread that reaches one meanwhile (the caller's loop too) would wait for it.
    */
   Future<Buffer> download(BufferHandle source);
 

@@ -5,16 +5,20 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.bench.result.Series;
 import com.vertxcuda.device.DeviceOptions;
+import com.vertxcuda.internal.LoopGaps;
 import com.vertxcuda.internal.VertxInternals;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
 import jcuda.driver.JCudaDriver;
+import org.HdrHistogram.Histogram;
 
 import java.nio.FloatBuffer;
+import java.util.List;
 import java.util.function.IntFunction;
 
 import static com.vertxcuda.bench.Await.await;
@@ -32,12 +36,16 @@ import static com.vertxcuda.bench.Await.await;
  * Buffer, {@code downloadFloats}, and {@code downloadInto} a {@code float[]} kept from run to run
  * (the same copies without a new array), beside the JVM's own {@code new float[]} of that size (path
  * {@code diagnostic}: what a new array costs before anything is copied into it). Each point but the
- * first use: one warm-up run, then {@link Bench#REPEATS} repeats of a few timed runs.
+ * first use: one warm-up run, then {@link Bench#REPEATS} repeats of a few timed runs. Each of the
+ * toolkit's points also says, in {@code copy.large.loop}, how long the event loop the copies are made
+ * from (the caller's) stopped during its timed runs, beside a plain thread ({@link LoopGaps}).
  */
 final class LargeCopySection implements Section {
 
   static final String H2D = "copy.large.h2d";
   static final String D2H = "copy.large.d2h";
+  /** The widest stop of the caller's event loop during each toolkit point of the two sweeps above. */
+  static final String LOOP = "copy.large.loop";
   /** Timed runs of one repeat; fewer where the warm-up run took past {@link #SLOW_RUN_NANOS}. */
   private static final int RUNS = 5;
   private static final int SLOW_RUNS = 3;
@@ -171,7 +179,29 @@ final class LargeCopySection implements Section {
     throws Exception {
     long warmUp = Histograms.sequential(d.vertx, new Plan(0, 1), copy).getMaxValue();
     Plan plan = new Plan(0, warmUp > SLOW_RUN_NANOS ? SLOW_RUNS : RUNS);
-    bench.bandwidth(s, bytes, 1, Bench.measure(true, () -> Histograms.sequential(d.vertx, plan, copy)));
+    // The caller's loop: each measurement makes its copies from a context of its own, which its first
+    // call moves the watch to; the call's own time on the loop counts too.
+    LoopGaps loop = new LoopGaps(d.vertx);
+    List<Histogram> repeats;
+    try {
+      repeats = Bench.measure(true, () -> Histograms.sequential(d.vertx, plan, i -> {
+        if (i == 0) {
+          loop.tick();
+        }
+        Future<?> f = copy.apply(i);
+        loop.mark();
+        return f;
+      }));
+    } finally {
+      loop.stop();
+    }
+    bench.bandwidth(s, bytes, 1, repeats);
+    long runs = repeats.stream().mapToLong(Histogram::getTotalCount).sum();
+    String variant = (s.sweep().equals(D2H) ? "download, " : "upload, ") + s.variant();
+    Series stall = bench.record.series(LOOP, d.path, variant, "time", "ms", "copy size", "B");
+    stall.add(bytes, runs, 1, loop.widestMs()).put("extra", new JsonObject().put("controlMs", Series.round(loop.controlMs())));
+    bench.progress("%-22s %-18s %-28s %8s: caller's loop stopped %.1f ms at most (a plain thread beside it: %.1f ms; "
+      + "%d runs)", LOOP, d.path, variant, Bench.bytes(bytes), loop.widestMs(), loop.controlMs(), runs);
   }
 
   private static Series series(Bench bench, String sweep, String path, String variant) {

@@ -122,8 +122,9 @@ public final class DeviceClientImpl implements DeviceClient {
    * {@link HostElements#SEGMENT} bytes, one Buffer over them all ({@link HostElements#segmented}: a
    * composite, with no one backing array);
    * from a device in this JVM, a range larger than the device may lend at once
-   * ({@link ChunkedTransfer#pumpedLocally}), through lent memory in bounded pieces, into pooled host memory or one
-   * heap buffer.
+   * ({@link ChunkedTransfer#pumpedLocally}), through lent memory in bounded pieces, into pooled host memory
+   * the device lends, else into heap arrays of {@link HostElements#SEGMENT} bytes as from another node
+   * ({@link ChunkedTransfer#downloadLanded}).
    */
   @Override
   public Future<Buffer> download(BufferHandle source) {
@@ -137,7 +138,7 @@ public final class DeviceClientImpl implements DeviceClient {
     }
     if (route != null) {
       // Into pooled host memory the device lends (reused from one large download to the next), else
-      // into an array, made on a copy thread (ChunkedTransfer.downloadLanded).
+      // into heap arrays of about 32 MiB, made on the copy threads (ChunkedTransfer.downloadLanded).
       try {
         return ChunkedTransfer.downloadLanded(sender, source, route.transferMemory()::landing);
       } catch (RuntimeException refused) {

@@ -205,27 +205,33 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
 
   /**
    * Reads {@code source} from a device in this JVM ({@code route}'s, which must lend memory) into host
-   * memory from {@code make} (null from it: a heap array), made on the first copy thread that reads
-   * into it (fresh memory is zeroed, which for a large download would stall the caller's loop) and
-   * handed over once all is in; on a failure what was made goes back to the device's memory.
+   * memory from {@code make}, asked on the first copy thread that reads into it (fresh memory is
+   * zeroed, which for a large download would stall the caller's loop), and handed over once all is
+   * in; on a failure what was made goes back to the device's memory. Where {@code make} gives none
+   * (null: no room in the device's transfer budget) the bytes land in heap arrays of about 32 MiB
+   * ({@link HostElements#landing}, as a remote download's do), each made on the copy thread that
+   * first reads into it, and the Buffer is one composite over them: never one new array of the whole
+   * range, which the JVM would zero in one piece without reaching a safepoint, stopping every thread
+   * that reaches one meanwhile (the caller's loop too) until it is done.
    */
   public static Future<Buffer> downloadLanded(TransferRoute route, BufferHandle source, IntFunction<Buffer> make) {
     TransferMemory lent = route.lent();
     int bytes = (int) source.byteLength();
     AtomicReference<Buffer> landing = new AtomicReference<>();
-    HostElements into = HostElements.bytesFrom(bytes, k -> {
+    HostElements into = HostElements.landing(bytes, k -> {
       Buffer memory = make.apply(k);
       if (memory == null) {
-        Buffer heap = VertxInternals.buffer(Unpooled.wrappedBuffer(new byte[k]));
-        landing.set(heap);
-        return ByteBuffer.wrap(VertxInternals.byteBuf(heap).array(), 0, k).slice();
+        return null;
       }
       landing.set(memory);
       return VertxInternals.byteBuf(memory).nioBuffer(0, k);
     });
     into.checkFits(source);
     return new ChunkedTransfer(route, source, into, false, Integer.MAX_VALUE).start()
-      .map(x -> landing.get())
+      .map(x -> {
+        Buffer memory = landing.get();
+        return memory != null ? memory : into.landed();
+      })
       .onFailure(t -> {
         Buffer landed = landing.get();
         if (landed != null) {

@@ -89,8 +89,9 @@ public final class HostElements {
   /** Bytes that arrived from a stream (a bulk upload's pieces, possibly many): read through Netty, never merged. */
   private final ByteBuf received;
   /**
-   * A download's heap bytes in arrays of {@link #SEGMENT} bytes ({@link #segmented}), each made by the
-   * first copy thread that reads into it; null otherwise.
+   * A download's heap bytes in arrays of {@link #SEGMENT} bytes ({@link #segmented}, or a
+   * {@link #landing} that got no lent memory), each made by the first copy thread that reads into it;
+   * null otherwise.
    */
   private final AtomicReferenceArray<byte[]> segments;
   /** One lock per segment: the copies that touch a segment wait for the one making it, and only for it. */
@@ -129,9 +130,13 @@ public final class HostElements {
     this.what = "stream of bytes";
   }
 
-  // The elements, made now if they are a download's new array.
+  /** Whether {@link #make} has run (a landing's may give nothing: its bytes then go to {@link #segments}). */
+  private boolean madeOnce;
+
+  // The elements, made now if they are a download's new array or a landing; null where a landing got none.
   private synchronized Buffer elements() {
-    if (elements == null) {
+    if (elements == null && !madeOnce) {
+      madeOnce = true;
       elements = make.apply(length);
     }
     return elements;
@@ -231,11 +236,13 @@ public final class HostElements {
   }
 
   /**
-   * {@code bytes} bytes made by {@code make} when the first chunk is read into them (on a copy
-   * thread: fresh memory is zeroed, which must not happen on the caller's thread or an event loop).
+   * {@code bytes} new host bytes for a download, in the memory {@code lent} gives when the first chunk
+   * is read into them (on a copy thread: fresh memory is zeroed, which must not happen on the caller's
+   * thread or an event loop); where it gives none (null), in heap arrays as {@link #segmented} makes
+   * them, which {@link #landed} then wraps. Whichever it is is decided once, by the first chunk.
    */
-  public static HostElements bytesFrom(int bytes, IntFunction<ByteBuffer> make) {
-    return new HostElements(Kind.BYTE, bytes, make::apply, "host buffer");
+  public static HostElements landing(int bytes, IntFunction<ByteBuffer> lent) {
+    return new HostElements(bytes, lent);
   }
 
   /**
@@ -253,12 +260,13 @@ public final class HostElements {
    * copy threads as the stream arrives, overlapping it.
    */
   public static HostElements segmented(int bytes) {
-    return new HostElements(bytes);
+    return new HostElements(bytes, null);
   }
 
-  private HostElements(int bytes) {
+  // Segments of bytes, made as they are read into; with lent, only where it gives no memory.
+  private HostElements(int bytes, IntFunction<ByteBuffer> lent) {
     this.kind = Kind.BYTE;
-    this.make = null;
+    this.make = lent == null ? null : lent::apply;
     this.received = null;
     this.length = bytes;
     this.what = "host buffer";
@@ -267,7 +275,10 @@ public final class HostElements {
     Arrays.setAll(made, i -> new Object());
   }
 
-  /** A {@link #segmented} download's bytes as one Buffer (a composite of its arrays, none copied). */
+  /**
+   * A {@link #segmented} download's bytes, or a {@link #landing}'s that got no lent memory, as one
+   * Buffer (a composite of its arrays, none copied; each array made on a copy thread as bytes landed).
+   */
   public io.vertx.core.buffer.Buffer landed() {
     int n = segments.length();
     if (n == 1) {
@@ -376,7 +387,7 @@ public final class HostElements {
   /** Takes host values [{@code from}, {@code from + n}) from {@code le} at its position, in bulk. */
   void read(ByteBuffer le, long from, int n) {
     checkRead(le, n);
-    if (segments != null) {
+    if (inSegments()) {
       readSegments(le, from, n);
       return;
     }
@@ -406,6 +417,11 @@ public final class HostElements {
     }
   }
 
+  // Whether bytes land in segments: a segmented download's, or a landing's that got no lent memory.
+  private boolean inSegments() {
+    return segments != null && (make == null || elements() == null);
+  }
+
   /** Bytes of one host value. */
   int valueBytes() {
     return kind.size;
@@ -415,7 +431,7 @@ public final class HostElements {
     if (received != null) {
       throw new IllegalStateException("bytes that arrived from a stream are read only through write");
     }
-    if (segments != null) {
+    if (inSegments()) {
       throw new IllegalStateException("a segmented download's bytes are written only through read");
     }
     Buffer e = elements();

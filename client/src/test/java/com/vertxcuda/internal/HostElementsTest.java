@@ -84,6 +84,41 @@ class HostElementsTest {
     assertEquals(3, VertxInternals.byteBuf(landed).nioBufferCount(), "one component per array, none merged");
   }
 
+  /**
+   * A landing asks for lent memory once, when the first piece lands: where it gets some, every piece
+   * lands there; where it gets none, the pieces land in arrays of SEGMENT bytes, as a segmented
+   * download's, and come back as one composite.
+   */
+  @Test
+  void aLandingTakesTheLentMemoryOnceOrElseSegments() {
+    int total = HostElements.SEGMENT + 4_104;
+    byte[] expected = new byte[total];
+    new java.util.Random(8).nextBytes(expected);
+    int[] asked = new int[2];
+    ByteBuffer lent = ByteBuffer.allocateDirect(total);
+    HostElements into = HostElements.landing(total, k -> {
+      asked[0]++;
+      return lent.duplicate();
+    });
+    HostElements none = HostElements.landing(total, k -> {
+      asked[1]++;
+      return null;
+    });
+    int half = total / 2;
+    for (HostElements h : new HostElements[] {into, none}) {
+      h.checkFits(handle(DType.U8, total));
+      h.read(ByteBuffer.wrap(expected, half, total - half).slice(), half, total - half);
+      h.read(ByteBuffer.wrap(expected, 0, half).slice(), 0, half);
+    }
+    assertArrayEquals(new int[] {1, 1}, asked, "each asked for memory once");
+    byte[] inLent = new byte[total];
+    lent.duplicate().get(inLent);
+    assertArrayEquals(expected, inLent, "every piece landed in the lent memory");
+    io.vertx.core.buffer.Buffer landed = none.landed();
+    assertArrayEquals(expected, landed.getBytes());
+    assertEquals(2, VertxInternals.byteBuf(landed).nioBufferCount(), "with none lent, arrays of SEGMENT bytes");
+  }
+
   private static void assertRefused(Runnable r, String named) {
     CudaException e = assertThrows(CudaException.class, r::run);
     assertEquals(FailureCode.BAD_REQUEST, e.code());

@@ -172,7 +172,8 @@ public class DeviceOptions {
    * lend at once, and transfer buffers, each counted from its request's admission until its memory
    * returns (released, or collected once unreachable). Past it a download is answered QUEUE_FULL at
    * once and {@code allocateTransferBuffer} throws QUEUE_FULL; a typed client in this JVM lands a
-   * download that finds no room in its own heap instead.
+   * download that finds no room in its own heap instead, in arrays of about 32 MiB made on its copy
+   * threads (one composite Buffer over them).
    */
   public long getTransferBudget() { return transferBudget; }
   public DeviceOptions setTransferBudget(long v) { this.transferBudget = v; return this; }

@@ -327,7 +327,7 @@ class IsolationTest {
     Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
     DeviceClient c = DeviceClient.create(own);
     // What stops every thread (a collector, a starved CPU) is not the toolkit's: LoopGaps' control says.
-    com.vertxcuda.testing.LoopGaps gaps = new com.vertxcuda.testing.LoopGaps(own);
+    com.vertxcuda.internal.LoopGaps gaps = new com.vertxcuda.internal.LoopGaps(own);
     own.runOnContext(v -> {
       gaps.tick();
       // Two rebuilds; the second is measured (the first loads the classes of the loss and the rebuild

@@ -3,9 +3,7 @@ package com.vertxcuda.device;
 import com.vertxcuda.BufferHandle;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.junit5.VertxExtension;
@@ -73,33 +71,20 @@ class LoopNeverStopsTest {
       case DOWNLOAD_ARRAY: transfer = d -> d.downloadFloats(h); break;
       default: transfer = d -> d.downloadInto(h, landing).map(x -> landing);
     }
-    Context loop = vertx.getOrCreateContext();
-    CompletableFuture<Object> done = new CompletableFuture<>();
     long[] startedAt = new long[1];
     // Read before the window: the first read starts the JVM's management beans, which held up a
     // safepoint for 130 ms on the H200 (the test's own thread, not the toolkit's).
-    long gcBefore = gcMillis();
+    long gcBefore = com.vertxcuda.internal.LoopGaps.collectorMillis();
     // What stops every thread of the JVM (a collector's pause, a safepoint that waits for a thread
     // zeroing or copying a large block, a starved CPU) stops LoopGaps' control too; what stops only
-    // the caller's loop is the toolkit's doing.
-    com.vertxcuda.testing.LoopGaps gaps = new com.vertxcuda.testing.LoopGaps(vertx);
-    loop.runOnContext(v -> {
-      gaps.tick();
+    // the caller's loop is the toolkit's doing. The gap the call itself took on the loop counts too.
+    com.vertxcuda.internal.LoopGaps gaps = new com.vertxcuda.internal.LoopGaps(vertx);
+    CompletableFuture<Object> done = gaps.during(vertx.getOrCreateContext(), () -> {
       startedAt[0] = System.nanoTime();
-      Future<?> f = transfer.apply(c);
-      // The gap the call itself took on the loop counts too.
-      gaps.mark();
-      f.onComplete(ar -> {
-        gaps.stop();
-        if (ar.succeeded()) {
-          done.complete(ar.result());
-        } else {
-          done.completeExceptionally(ar.cause());
-        }
-      });
+      return transfer.apply(c).map(r -> (Object) r);
     });
     Object result = done.get(120, TimeUnit.SECONDS);
-    long gc = gcMillis() - gcBefore;
+    long gc = com.vertxcuda.internal.LoopGaps.collectorMillis() - gcBefore;
     double seconds = (System.nanoTime() - startedAt[0]) / 1e9;
     double widestMs = gaps.widestMs();
     double controlMs = gaps.controlMs();
@@ -117,12 +102,6 @@ class LoopNeverStopsTest {
     assertTrue(widestMs <= ALLOWED_GAP_MS + controlMs, kind + ": the caller's loop stopped for " + widestMs
       + " ms, while a plain thread beside it stopped at most " + controlMs + " ms");
     get(c.free(h));
-  }
-
-  // Time the JVM's collectors have spent so far (pauses stop every thread, the loop's too).
-  private static long gcMillis() {
-    return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
-      .mapToLong(java.lang.management.GarbageCollectorMXBean::getCollectionTime).filter(t -> t > 0).sum();
   }
 
   private static <T> T get(Future<T> f) throws Exception {
