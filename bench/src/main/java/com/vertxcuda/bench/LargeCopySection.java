@@ -5,9 +5,6 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.bench.result.Series;
 import com.vertxcuda.device.DeviceOptions;
-import com.vertxcuda.internal.VertxInternals;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import jcuda.Pointer;
@@ -152,13 +149,8 @@ final class LargeCopySection implements Section {
       d.verticle.releaseTransferBuffer(data);
       return;
     }
-    ByteBuf direct = Unpooled.directBuffer(n, n).setZero(0, n).writerIndex(n);
-    try {
-      Buffer data = VertxInternals.buffer(direct);
-      point(bench, d, series(bench, H2D, d.path, "direct Buffer"), n, i -> d.device.upload(h, data));
-    } finally {
-      direct.release();
-    }
+    CopySection.withDirectBuffer(n, data -> point(bench, d, series(bench, H2D, d.path, "direct Buffer"), n,
+      i -> d.device.upload(h, data)));
   }
 
   private static void point(Bench bench, Series s, long bytes, Histograms.Op copy) throws Exception {
