@@ -31,7 +31,7 @@ SIZES = {
                  fill_runs=20_000, seconds_per_point=0.25, min_runs=10, max_runs=20_000, budget=90),
     "small": dict(payloads=[4, 64, KIB, 16 * KIB, 256 * KIB], gemm=[64, 128, 256], coalesce=[1, 16, 64],
                   small_gemms=200, batched_gemms=[(16, 256), (64, 16)], copies=[4 * KIB, 64 * KIB, MIB],
-                  host_copies=[64 * KIB, MIB], large_copy=64 * MIB, fft=[1 << 8, 1 << 10, 1 << 12],
+                  host_copies=[64 * KIB, MIB], large_copy=16 * MIB, fft=[1 << 8, 1 << 10, 1 << 12],
                   rng=[1 << 10, 1 << 14, 1 << 18], fill_runs=500, seconds_per_point=0.01, min_runs=5,
                   max_runs=300, budget=60),
 }

@@ -18,7 +18,7 @@ import static com.vertxcuda.bench.Await.await;
 
 /**
  * Sweeps {@code copy.large.h2d} and {@code copy.large.d2h}: the large copies the headline table
- * holds to their goals, at one size ({@link SweepSizes#largeCopy()}: 1 GiB, 64 MiB with
+ * holds to their goals, at one size ({@link SweepSizes#largeCopy()}: 1 GiB, 16 MiB with
  * {@code --size small}), always measured whatever the time budget left the {@code copy} sweep.
  * Raw JCuda, pinned and pageable (and D2H into pinned memory allocated for each copy: what fresh pinned
  * memory costs); the toolkit on a device of its own deployed with default

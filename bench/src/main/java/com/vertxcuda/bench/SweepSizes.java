@@ -54,7 +54,7 @@ record SweepSizes(String name, List<Integer> payloads, List<Integer> inFlight, L
     List.of(1, 4, 16, 64), List.of(1, 2), 8, 2_000,
     List.of(64, 128, 256),
     List.of(1, 16, 64), 200, List.of(new BatchedGemm(16, 256), new BatchedGemm(64, 16)),
-    List.of(4L * KIB, 64L * KIB, (long) MIB), List.of(64L * KIB, (long) MIB), 64L * MIB,
+    List.of(4L * KIB, 64L * KIB, (long) MIB), List.of(64L * KIB, (long) MIB), 16L * MIB,
     List.of(1 << 8, 1 << 10, 1 << 12),
     List.of(1L << 10, 1L << 14, 1L << 18),
     500, 1, 0.01, 5, 300, 20, 90);

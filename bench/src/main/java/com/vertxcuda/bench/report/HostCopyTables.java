@@ -93,6 +93,8 @@ final class HostCopyTables {
     for (String v : variants) {
       rows.add(row(r, dir.byHost, dir.sweep, v, paths, sizes));
     }
+    // A host type this run measured at none of the sizes (a transfer buffer it could not lend) has no row.
+    rows.removeIf(cells -> cells.stream().skip(2).allMatch(String::isEmpty));
     // The yardsticks themselves, and raw JCuda's pageable copy beside them: one figure per size.
     List<String[]> references = new ArrayList<>();
     references.add(new String[] {"pytorch", PAGEABLE, "PyTorch: pageable tensor, kept"});
