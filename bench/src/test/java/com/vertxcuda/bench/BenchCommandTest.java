@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The benchmark command as a user runs it without a GPU: {@code --backend host --mode in_process
  * --size small} finishes in seconds, writes JSON that passes the shipped JSON Schema and covers every
  * sweep it can measure here, and BenchReport turns it (with PyTorch's file) into HTML, Markdown and PNGs.
- * It runs beside the module's other test classes: its one bound (90 s for a run of about 40) leaves room
+ * It runs beside the module's other test classes: its one bound (90 s for a run of about 30) leaves room
  * for their load.
  */
 class BenchCommandTest {
