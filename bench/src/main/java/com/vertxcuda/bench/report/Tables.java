@@ -33,9 +33,12 @@ final class Tables {
   /** The paths a headline row gives a figure of, in its columns' order. */
   private static final String[] FIGURE_PATHS = {"raw-jcuda", "vertx.in_process", "vertx.process", "pytorch"};
 
-  /** A row's figures, each path's with its repeats' spread, then the toolkit's cost over each reference. */
+  /**
+   * A row's label and figures, each path's with its repeats' spread, then the toolkit's cost over each
+   * reference.
+   */
   private static List<String> figures(Figures.Row row) {
-    List<String> cells = new ArrayList<>();
+    List<String> cells = new ArrayList<>(List.of(row.label()));
     for (String p : FIGURE_PATHS) {
       Double v = row.values().get(p);
       double[] range = row.spreads().get(p);
@@ -60,9 +63,7 @@ final class Tables {
   static Table headlines(Results r) {
     List<List<String>> rows = new ArrayList<>();
     for (Figures.Row row : Figures.headlines(r)) {
-      List<String> cells = new ArrayList<>();
-      cells.add(row.label());
-      cells.addAll(figures(row));
+      List<String> cells = figures(row);
       Figures.Goal goal = row.goal();
       cells.add(goal == null ? "" : goal.text(row));
       for (String t : Figures.TOOLKIT) {
@@ -92,10 +93,7 @@ final class Tables {
   static Table batchedGemm(Results r) {
     List<List<String>> rows = new ArrayList<>();
     for (Figures.Row row : Figures.batchedGemms(r)) {
-      List<String> cells = new ArrayList<>();
-      cells.add(row.label());
-      cells.addAll(figures(row));
-      rows.add(cells);
+      rows.add(figures(row));
     }
     return new Table("Pointer-array batched GEMM", "F32, one batched call at a time, each answered before the next: "
       + "GEMMs per second (the toolkit: one GEMM_BATCHED_EX request over views of one buffer per operand; raw JCuda: "
