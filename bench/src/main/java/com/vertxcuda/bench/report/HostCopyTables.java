@@ -21,9 +21,9 @@ import static com.vertxcuda.bench.report.Tables.value;
 final class HostCopyTables {
 
   /** PyTorch's copy between a pageable CPU tensor and a GPU tensor, both kept from copy to copy. */
-  static final String PAGEABLE = "pageable";
+  private static final String PAGEABLE = "pageable";
   /** PyTorch's {@code .cpu()}: a new pageable tensor each copy. */
-  static final String NEW_TENSOR = "a new tensor each copy (.cpu())";
+  private static final String NEW_TENSOR = "a new tensor each copy (.cpu())";
 
   /** A direction: its sweep by host type, the sweep of its other points, and those points' variants. */
   private record Direction(String title, String byHost, String sweep, List<String> ownVariants) {
@@ -50,7 +50,7 @@ final class HostCopyTables {
    * array; {@code download}'s Buffer) against {@code .cpu()}, everything else (uploads, downloads into
    * memory kept from copy to copy) against the pageable copy into a kept tensor.
    */
-  static String yardstick(String sweep, String variant) {
+  private static String yardstick(String sweep, String variant) {
     boolean fresh = sweep.endsWith("d2h") && (variant.endsWith(" new") || variant.equals("lent buffer"));
     return fresh ? NEW_TENSOR : PAGEABLE;
   }
