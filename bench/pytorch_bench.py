@@ -8,7 +8,7 @@ usage: python3 pytorch_bench.py --out DIR [--size small|full] [--device cuda|cpu
 
 Without torch, or without a CUDA device when --device is cuda, it writes a file with no series
 and a note saying why. --device cpu runs the same code on the CPU (to try the script without a GPU).
-The sizes follow samples/.../bench/SweepSizes.java.
+The sizes follow bench/src/main/java/com/vertxcuda/bench/SweepSizes.java.
 """
 import argparse
 import datetime
@@ -24,13 +24,15 @@ MIB = 1 << 20
 SIZES = {
     "full": dict(payloads=[4, 64, KIB, 16 * KIB, 256 * KIB, 4 * MIB, 64 * MIB],
                  gemm=[64, 128, 256, 512, 1024, 2048, 4096, 8192], coalesce=[1, 4, 16, 64, 256, 1024],
-                 small_gemms=100_000, copies=[4 * KIB, 64 * KIB, MIB, 16 * MIB, 256 * MIB, 1024 * MIB],
-                 large_copy=1024 * MIB,
+                 small_gemms=100_000, batched_gemms=[(64, 1024), (256, 256)],
+                 copies=[4 * KIB, 64 * KIB, MIB, 4 * MIB, 16 * MIB, 256 * MIB, 1024 * MIB],
+                 host_copies=[64 * KIB, MIB, 4 * MIB, 16 * MIB, 256 * MIB], large_copy=1024 * MIB,
                  fft=[1 << k for k in range(8, 25, 2)], rng=[1 << 10, 1 << 14, 1 << 18, 1 << 22, 1 << 26, 1 << 28],
                  fill_runs=20_000, seconds_per_point=0.25, min_runs=10, max_runs=20_000, budget=90),
     "small": dict(payloads=[4, 64, KIB, 16 * KIB, 256 * KIB], gemm=[64, 128, 256], coalesce=[1, 16, 64],
-                  small_gemms=1_000, copies=[4 * KIB, 64 * KIB, MIB], large_copy=64 * MIB, fft=[1 << 8, 1 << 10, 1 << 12],
-                  rng=[1 << 10, 1 << 14, 1 << 18], fill_runs=2_000, seconds_per_point=0.01, min_runs=5,
+                  small_gemms=200, batched_gemms=[(16, 256), (64, 16)], copies=[4 * KIB, 64 * KIB, MIB],
+                  host_copies=[64 * KIB, MIB], large_copy=16 * MIB, fft=[1 << 8, 1 << 10, 1 << 12],
+                  rng=[1 << 10, 1 << 14, 1 << 18], fill_runs=500, seconds_per_point=0.01, min_runs=5,
                   max_runs=300, budget=60),
 }
 CDF_FRACTIONS = [0, .1, .25, .5, .75, .9, .95, .99, .995, .999, .9995, 1]
@@ -41,6 +43,8 @@ REPEATS = 3
 LARGE_RUNS = 5
 LARGE_SLOW_RUNS = 3
 LARGE_SLOW_RUN_NS = 200_000_000
+# The variant of a download into a new tensor each copy (copy.d2h, copy.large.d2h).
+NEW_TENSOR = "a new tensor each copy (.cpu())"
 
 
 def four(v):
@@ -319,6 +323,35 @@ def small_gemms(b):
         b.progress("%-20s %-24s %10d: %12.0f GEMMs/s" % (s["sweep"], s["variant"], batch, median(rates)))
 
 
+def batched_gemms(b):
+    """gemm.batched: torch.bmm over one batch of F32 n x n matrices, one call at a time (each synchronized),
+    GEMMs per second: the yardstick of the toolkit's pointer-array batched GEMM (PyTorch's batch is strided)."""
+    torch = b.torch
+    if b.dev.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+    for n, members in b.sizes["batched_gemms"]:
+        s = b.record.new_series("gemm.batched", "F32 %dx%d" % (n, n), "rate", "1/s", "GEMMs per call", "",
+                                "torch.bmm over one strided batch")
+        if not b.in_budget(s["sweep"], "%s x %d" % (s["variant"], members)):
+            return
+        a = torch.full((members, n, n), 1.0, dtype=torch.float32, device=b.dev)
+        bb = torch.full((members, n, n), 0.5, dtype=torch.float32, device=b.dev)
+        c = torch.empty((members, n, n), dtype=torch.float32, device=b.dev)
+
+        def once():
+            torch.bmm(a, bb, out=c)
+            b.sync()
+        warmup, runs = b.plan(once)
+        each = b.repeated(once, warmup, runs, REPEATS)
+        rates = [members * 1e9 / r[len(r) // 2] for r in each]
+        point = {"x": members, "runs": runs * REPEATS, "warmup": warmup * REPEATS, "value": four(median(rates)),
+                 "repeats": [four(v) for v in rates], "latency": latency(sorted(t for r in each for t in r), False)}
+        s["points"].append(point)
+        b.progress("%-20s %-24s %10d: %12.0f GEMMs/s median  (%d runs)" % (
+            s["sweep"], s["variant"], members, median(rates), runs * REPEATS))
+        del a, bb, c
+
+
 def copies(b):
     torch = b.torch
     largest = max(b.sizes["copies"])
@@ -340,6 +373,19 @@ def copies(b):
                         h[:n].copy_(d[:n], non_blocking=(kind == "pinned"))
                     b.sync()
                 b.bandwidth_point(s, n, copy, repeats=REPEATS if n == largest else 1)
+    if b.dev.type != "cuda":
+        return
+    # What users write to get a tensor back, at the sizes of the toolkit's sweep by host type: .cpu()
+    # makes a new pageable tensor each time, the yardstick for its downloads into new arrays.
+    s = b.record.new_series("copy.d2h", NEW_TENSOR, "bandwidth", "GB/s", "copy size", "B")
+    for n in b.sizes["host_copies"]:
+        if not b.in_budget(s["sweep"], "%s %d B" % (NEW_TENSOR, n)):
+            return
+
+        def to_cpu(n=n):
+            d[:n].cpu()
+            b.sync()
+        b.bandwidth_point(s, n, to_cpu)
 
 
 def large_copies(b):
@@ -364,8 +410,7 @@ def large_copies(b):
         return
     # What users write to get a tensor back: .cpu() makes a new pageable tensor each time (its pages
     # are faulted in by the copy), the yardstick for the toolkit's download(h) into new memory.
-    s = b.record.new_series("copy.large.d2h", "a new tensor each copy (.cpu())", "bandwidth", "GB/s",
-                            "copy size", "B")
+    s = b.record.new_series("copy.large.d2h", NEW_TENSOR, "bandwidth", "GB/s", "copy size", "B")
 
     def to_cpu():
         d.cpu()
@@ -436,7 +481,7 @@ def main():
     record.run["host"]["torch"] = torch.__version__
     b = Bench(torch, dev, sizes, a.budget or sizes["budget"], record)
     b.progress("torch %s on %s, sizes %s" % (torch.__version__, name, size))
-    for section in (hops, payload, gemm, small_gemms, copies, large_copies, fft_rng):
+    for section in (hops, payload, gemm, small_gemms, batched_gemms, copies, large_copies, fft_rng):
         try:
             section(b)
         except Exception as e:  # noqa: BLE001 - one section's failure is noted and the run goes on

@@ -73,6 +73,21 @@ final class Bench {
     return new Plan(Math.max(3, runs / 10), runs);
   }
 
+  /**
+   * The plan for a point of a sweep with many variants ({@code copy.h2d} / {@code copy.d2h} by host
+   * type), whose one run takes about {@code nanosPerRun}: {@link #SHORT_POINT_SECONDS} at most (the
+   * size's own share where that is less), no fewer than 3 timed runs (a few at the largest sizes,
+   * hundreds at the smallest), one untimed run in ten.
+   */
+  Plan shortPlan(double nanosPerRun) {
+    double seconds = Math.min(SHORT_POINT_SECONDS, sizes.secondsPerPoint());
+    int runs = (int) Math.max(3, Math.min(sizes.maxRuns(), seconds * 1e9 / Math.max(1, nanosPerRun)));
+    return new Plan(Math.max(1, runs / 10), runs);
+  }
+
+  /** The time a {@link #shortPlan} point aims at. */
+  static final double SHORT_POINT_SECONDS = 0.05;
+
   /** One measurement of a point: its timed runs. */
   interface Measurement {
     Histogram run() throws Exception;
@@ -122,6 +137,22 @@ final class Bench {
       .put("extra", new JsonObject().put("bestGBps", Series.round(bytes / (double) all.getMinValue())));
     progress("%-22s %-18s %-10s %12s: %8.2f GB/s median (repeats %s)  (%d runs)", series.sweep(), series.path(),
       series.variant(), bytes(bytes), Series.median(rates), spread(rates, "%.2f"), all.getTotalCount());
+    return p;
+  }
+
+  /**
+   * A rate point from one-at-a-time runs that each do {@code perRun} things: per second over each
+   * repeat's median run, the median of the repeats as its value, the runs' distribution beside it.
+   */
+  JsonObject perRun(Series series, double x, String what, long perRun, Plan plan, List<Histogram> repeats) {
+    Histogram all = merged(repeats);
+    double[] rates = repeats.stream().mapToDouble(h -> perRun * 1e9 / Histograms.p50(h)).toArray();
+    JsonObject p = repeats.size() == 1 ? series.add(x, all.getTotalCount(), plan.warmup(), rates[0])
+      : series.add(x, all.getTotalCount(), (long) plan.warmup() * repeats.size(), rates);
+    p.put("latency", Histograms.latency(all, "us", false));
+    progress("%-22s %-18s %-10s %12s: %,12.0f /s median (repeats %s), p50 %9.1f us a run  (%d runs)", series.sweep(),
+      series.path(), series.variant(), what, Series.median(rates), spread(rates, "%.0f"),
+      all.getValueAtPercentile(50) / 1e3, all.getTotalCount());
     return p;
   }
 

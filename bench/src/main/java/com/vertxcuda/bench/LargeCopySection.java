@@ -6,9 +6,6 @@ import com.vertxcuda.DType;
 import com.vertxcuda.bench.result.Series;
 import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.internal.LoopGaps;
-import com.vertxcuda.internal.VertxInternals;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -25,7 +22,7 @@ import static com.vertxcuda.bench.Await.await;
 
 /**
  * Sweeps {@code copy.large.h2d} and {@code copy.large.d2h}: the large copies the headline table
- * holds to their goals, at one size ({@link SweepSizes#largeCopy()}: 1 GiB, 64 MiB with
+ * holds to their goals, at one size ({@link SweepSizes#largeCopy()}: 1 GiB, 16 MiB with
  * {@code --size small}), always measured whatever the time budget left the {@code copy} sweep.
  * Raw JCuda, pinned and pageable (and D2H into pinned memory allocated for each copy: what fresh pinned
  * memory costs); the toolkit on a device of its own deployed with default
@@ -160,13 +157,8 @@ final class LargeCopySection implements Section {
       d.verticle.releaseTransferBuffer(data);
       return;
     }
-    ByteBuf direct = Unpooled.directBuffer(n, n).setZero(0, n).writerIndex(n);
-    try {
-      Buffer data = VertxInternals.buffer(direct);
-      point(bench, d, series(bench, H2D, d.path, "direct Buffer"), n, i -> d.device.upload(h, data));
-    } finally {
-      direct.release();
-    }
+    CopySection.withDirectBuffer(n, data -> point(bench, d, series(bench, H2D, d.path, "direct Buffer"), n,
+      i -> d.device.upload(h, data)));
   }
 
   private static void point(Bench bench, Series s, long bytes, Histograms.Op copy) throws Exception {

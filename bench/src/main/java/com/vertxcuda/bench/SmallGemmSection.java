@@ -6,6 +6,7 @@ import com.vertxcuda.DeviceClientOptions;
 import com.vertxcuda.bench.result.Series;
 import com.vertxcuda.blas.BlasClient;
 import com.vertxcuda.blas.BlasClientOptions;
+import com.vertxcuda.blas.BlasComputeType;
 import com.vertxcuda.blas.BlasOp;
 import com.vertxcuda.blas.BlasRequest;
 import com.vertxcuda.blas.Transpose;
@@ -16,15 +17,21 @@ import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.Arrays;
 import jcuda.Pointer;
+import jcuda.Sizeof;
+import jcuda.cudaDataType;
 import jcuda.driver.CUdeviceptr;
+import jcuda.driver.JCudaDriver;
 import jcuda.jcublas.JCublas2;
+import jcuda.jcublas.cublasGemmAlgo;
 import jcuda.jcublas.cublasHandle;
+import jcuda.jcublas.cublasMath;
 import jcuda.jcublas.cublasOperation;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
+import java.util.function.IntFunction;
 
 import static com.vertxcuda.bench.Await.await;
 
@@ -35,7 +42,9 @@ import static com.vertxcuda.bench.Await.await;
  * and from four; and the like-for-like call of a batch, one {@code GEMM_STRIDED_BATCHED} request of
  * that many ("strided batched", eight requests in flight from one event loop). Raw JCuda: one
  * {@code cublasSgemm} per GEMM at 1, {@code cublasSgemmStridedBatched} of that many otherwise, back
- * to back with one synchronize.
+ * to back with one synchronize. And sweep {@code gemm.batched}: the pointer-array batched GEMM
+ * ({@link SweepSizes#batchedGemms()}: F32, members anywhere), one call at a time, GEMMs per second: the
+ * toolkit's GEMM_BATCHED_EX request over views against raw {@code cublasGemmBatchedEx}.
  */
 final class SmallGemmSection implements Section {
 
@@ -70,7 +79,7 @@ final class SmallGemmSection implements Section {
   }
 
   @Override
-  public void raw(Bench bench, RawJCuda raw) {
+  public void raw(Bench bench, RawJCuda raw) throws Exception {
     int most = coalesce(bench).stream().mapToInt(Integer::intValue).max().orElse(1);
     long stride = (long) N * N;
     CUdeviceptr a = raw.alloc(most * stride * 4);
@@ -109,6 +118,7 @@ final class SmallGemmSection implements Section {
     raw.free(a);
     raw.free(b);
     raw.free(c);
+    pointerBatched(bench, raw);
   }
 
   @Override
@@ -168,6 +178,94 @@ final class SmallGemmSection implements Section {
     await(d.device.free(a));
     await(d.device.free(b));
     stridedBatched(bench, d);
+    pointerBatched(bench, d);
+  }
+
+  /**
+   * {@code gemm.batched} through raw JCuda: one {@code cublasGemmBatchedEx} (F32 data and compute,
+   * as the engine calls it) over device arrays of the members' pointers, each member a matrix of its
+   * own, a synchronize after each call.
+   */
+  private static void pointerBatched(Bench bench, RawJCuda raw) throws Exception {
+    cublasHandle blas = raw.blas();
+    // F32 compute in default math: under TF32 math cuBLAS would run CUDA_R_32F on tensor cores.
+    JCublas2.cublasSetMathMode(blas, cublasMath.CUBLAS_DEFAULT_MATH);
+    Pointer one = Pointer.to(new float[] {1f});
+    Pointer zero = Pointer.to(new float[] {0f});
+    int op = cublasOperation.CUBLAS_OP_N;
+    int f32 = cudaDataType.CUDA_R_32F;
+    for (SweepSizes.BatchedGemm g : bench.sizes.batchedGemms()) {
+      Series s = batchedSeries(bench, "raw-jcuda", g);
+      if (!bench.inBudget(BATCHED, s.path(), g.variant() + " x " + g.members())) {
+        break;
+      }
+      int n = g.n();
+      List<CUdeviceptr> all = new ArrayList<>();
+      CUdeviceptr[] arrays = new CUdeviceptr[3];
+      for (int operand = 0; operand < 3; operand++) {
+        CUdeviceptr[] members = new CUdeviceptr[g.members()];
+        for (int i = 0; i < members.length; i++) {
+          members[i] = raw.alloc((long) n * n * Sizeof.FLOAT);
+          JCudaDriver.cuMemsetD32(members[i], Float.floatToIntBits(operand == 1 ? 0.5f : 1f), (long) n * n);
+          all.add(members[i]);
+        }
+        arrays[operand] = raw.alloc((long) members.length * Sizeof.POINTER);
+        JCudaDriver.cuMemcpyHtoD(arrays[operand], Pointer.to(members), (long) members.length * Sizeof.POINTER);
+        all.add(arrays[operand]);
+      }
+      Histograms.Op once = i -> {
+        JCublas2.cublasGemmBatchedEx(blas, op, op, n, n, n, one, arrays[0], f32, n, arrays[1], f32, n, zero, arrays[2],
+          f32, n, g.members(), f32, cublasGemmAlgo.CUBLAS_GEMM_DEFAULT);
+        raw.sync();
+      };
+      Plan plan = bench.plan(Histograms.loop(new Plan(0, 3), once).getMinValue());
+      bench.perRun(s, g.members(), g.variant() + " x " + g.members(), g.members(), plan,
+        Bench.measure(true, () -> Histograms.loop(plan, once)));
+      all.forEach(raw::free);
+    }
+  }
+
+  /**
+   * {@code gemm.batched} through the toolkit: one GEMM_BATCHED_EX request (F32 data and compute) at a
+   * time, its members views of one buffer per operand, each answered before the next.
+   */
+  private static void pointerBatched(Bench bench, DeployedDevice d) throws Exception {
+    for (SweepSizes.BatchedGemm g : bench.sizes.batchedGemms()) {
+      Series s = batchedSeries(bench, d.path, g);
+      if (!bench.inBudget(BATCHED, s.path(), g.variant() + " x " + g.members())) {
+        break;
+      }
+      int n = g.n();
+      long elements = (long) n * n;
+      BufferHandle a = await(d.device.alloc(DType.F32, elements * g.members()));
+      BufferHandle b = await(d.device.alloc(DType.F32, elements * g.members()));
+      BufferHandle c = await(d.device.allocUninitialized(DType.F32, elements * g.members()));
+      await(d.device.fill(a, 1.0));
+      await(d.device.fill(b, 0.5));
+      List<BufferHandle> as = new ArrayList<>();
+      List<BufferHandle> bs = new ArrayList<>();
+      List<BufferHandle> cs = new ArrayList<>();
+      for (int i = 0; i < g.members(); i++) {
+        as.add(a.view(i * elements, elements));
+        bs.add(b.view(i * elements, elements));
+        cs.add(c.view(i * elements, elements));
+      }
+      IntFunction<Future<?>> call = i -> d.blas.gemmBatchedEx(Transpose.N, Transpose.N, n, n, n, 1.0, as, n, bs, n, 0.0,
+        cs, n, BlasComputeType.F32);
+      Plan plan = bench.plan(Histograms.sequential(d.vertx, new Plan(0, 3), call).getMinValue());
+      bench.perRun(s, g.members(), g.variant() + " x " + g.members(), g.members(), plan,
+        Bench.measure(true, () -> Histograms.sequential(d.vertx, plan, call)));
+      for (BufferHandle h : List.of(a, b, c)) {
+        await(d.device.free(h));
+      }
+    }
+  }
+
+  /** The sweep of pointer-array batched GEMMs: GEMMs per second, one batched call at a time. */
+  static final String BATCHED = "gemm.batched";
+
+  private static Series batchedSeries(Bench bench, String path, SweepSizes.BatchedGemm g) {
+    return bench.record.series(BATCHED, path, g.variant(), "rate", "1/s", "GEMMs per call", "");
   }
 
   /** One GEMM_STRIDED_BATCHED request per batch, {@link #STRIDED_IN_FLIGHT} in flight from one event loop. */

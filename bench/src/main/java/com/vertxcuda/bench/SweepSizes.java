@@ -13,7 +13,10 @@ import java.util.List;
  * @param gemmSizes m = n = k of the GEMM sweep
  * @param coalesce GEMMs per message of the small-GEMM sweep (1: no coalescing)
  * @param smallGemms timed 64x64 GEMMs per coalescing point
+ * @param batchedGemms the pointer-array batched GEMMs ({@code gemm.batched}): F32, each n x n x n over its members
  * @param copySizes copy sizes, bytes
+ * @param hostCopySizes copy sizes of the sweep by host type (every Java array, Buffer and NIO buffer
+ *        the client takes), bytes: a few runs each, the large points short
  * @param largeCopy the one size of the {@code copy.large} sweeps, bytes (measured whatever the budget)
  * @param fftLengths complex elements of one C2C transform
  * @param rngCounts uniform floats per request
@@ -27,7 +30,8 @@ import java.util.List;
  */
 record SweepSizes(String name, List<Integer> payloads, List<Integer> inFlight, List<Integer> eventLoops,
                   int inFlightPerLoop, int concurrencyRequests, List<Integer> gemmSizes, List<Integer> coalesce,
-                  int smallGemms, List<Long> copySizes, long largeCopy, List<Integer> fftLengths, List<Long> rngCounts,
+                  int smallGemms, List<BatchedGemm> batchedGemms, List<Long> copySizes, List<Long> hostCopySizes,
+                  long largeCopy, List<Integer> fftLengths, List<Long> rngCounts,
                   int fillRuns, int recoveries, double secondsPerPoint, int minRuns, int maxRuns, int warmUpRounds,
                   double budgetSeconds) {
 
@@ -38,8 +42,9 @@ record SweepSizes(String name, List<Integer> payloads, List<Integer> inFlight, L
     List.of(4, 64, KIB, 16 * KIB, 256 * KIB, 4 * MIB, 64 * MIB),
     List.of(1, 2, 4, 8, 16, 32, 64, 128, 256), List.of(1, 2, 4, 8), 16, 20_000,
     List.of(64, 128, 256, 512, 1024, 2048, 4096, 8192),
-    List.of(1, 4, 16, 64, 256, 1024), 100_000,
-    List.of(4L * KIB, 64L * KIB, (long) MIB, 16L * MIB, 256L * MIB, 1024L * MIB), 1024L * MIB,
+    List.of(1, 4, 16, 64, 256, 1024), 100_000, List.of(new BatchedGemm(64, 1024), new BatchedGemm(256, 256)),
+    List.of(4L * KIB, 64L * KIB, (long) MIB, 4L * MIB, 16L * MIB, 256L * MIB, 1024L * MIB),
+    List.of(64L * KIB, (long) MIB, 4L * MIB, 16L * MIB, 256L * MIB), 1024L * MIB,
     List.of(1 << 8, 1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24),
     List.of(1L << 10, 1L << 14, 1L << 18, 1L << 22, 1L << 26, 1L << 28),
     20_000, 5, 0.25, 10, 20_000, 300, 200);
@@ -48,11 +53,20 @@ record SweepSizes(String name, List<Integer> payloads, List<Integer> inFlight, L
     List.of(4, 64, KIB, 16 * KIB, 256 * KIB),
     List.of(1, 4, 16, 64), List.of(1, 2), 8, 2_000,
     List.of(64, 128, 256),
-    List.of(1, 16, 64), 1_000,
-    List.of(4L * KIB, 64L * KIB, (long) MIB), 64L * MIB,
+    List.of(1, 16, 64), 200, List.of(new BatchedGemm(16, 256), new BatchedGemm(64, 16)),
+    List.of(4L * KIB, 64L * KIB, (long) MIB), List.of(64L * KIB, (long) MIB), 16L * MIB,
     List.of(1 << 8, 1 << 10, 1 << 12),
     List.of(1L << 10, 1L << 14, 1L << 18),
-    2_000, 1, 0.01, 5, 300, 20, 90);
+    500, 1, 0.01, 5, 300, 20, 90);
+
+  /** One point of {@code gemm.batched}: {@code members} F32 GEMMs of n x n x n in one call. */
+  record BatchedGemm(int n, int members) {
+
+    /** The series' variant: the precision and the shape. */
+    String variant() {
+      return "F32 " + n + "x" + n;
+    }
+  }
 
   static SweepSizes named(String name) {
     switch (name) {

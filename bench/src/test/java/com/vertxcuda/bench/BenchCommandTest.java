@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The benchmark command as a user runs it without a GPU: {@code --backend host --mode in_process
  * --size small} finishes in seconds, writes JSON that passes the shipped JSON Schema and covers every
  * sweep it can measure here, and BenchReport turns it (with PyTorch's file) into HTML, Markdown and PNGs.
- * It runs beside the module's other test classes: its one bound (90 s for a run of about 40) leaves room
+ * It runs beside the module's other test classes: its one bound (90 s for a run of about 30) leaves room
  * for their load.
  */
 class BenchCommandTest {
@@ -75,18 +75,60 @@ class BenchCommandTest {
     assertEquals(List.of(1024.0, 16384.0), xs("graph.pipeline", "replay"));
     assertEquals(List.of(1024.0, 16384.0), xs("graph.spectral", "replay"));
     // The large copies at their one size, whatever the budget.
-    assertEquals(List.of(64.0 * (1 << 20)), xs("copy.large.h2d", "heap"));
-    assertEquals(List.of(64.0 * (1 << 20)), xs("copy.large.d2h", "float[]"));
+    assertEquals(List.of(16.0 * (1 << 20)), xs("copy.large.h2d", "heap"));
+    assertEquals(List.of(16.0 * (1 << 20)), xs("copy.large.d2h", "float[]"));
     // Raw JCuda needs cuda: noted, not measured.
     assertTrue(result.getJsonArray("skipped").stream().map(JsonObject.class::cast)
       .anyMatch(s -> s.getString("path").equals("raw-jcuda")));
   }
 
   @Test
+  void everyHostTypeIsMeasuredBothWaysAtTheSweepsSizes() {
+    List<Double> sizes = List.of(65536.0, 1048576.0);
+    for (String variant : List.of("direct Buffer", "float[]", "double[]", "int[]", "long[]", "short[]", "ByteBuffer heap",
+      "ByteBuffer direct", "FloatBuffer heap", "FloatBuffer direct")) {
+      assertPositiveAt("copy.host.h2d", variant, sizes);
+    }
+    for (String array : List.of("float[]", "double[]", "int[]", "long[]", "short[]")) {
+      assertPositiveAt("copy.host.d2h", array + " kept", sizes);
+      assertPositiveAt("copy.host.d2h", array + " new", sizes);
+    }
+    for (String variant : List.of("ByteBuffer direct", "FloatBuffer direct")) {
+      assertPositiveAt("copy.host.d2h", variant, sizes);
+    }
+    // The heap Buffer, the transfer buffer and the lent buffer are copy.h2d's and copy.d2h's, at those sizes too.
+    assertPositiveAt("copy.h2d", "heap", sizes);
+    assertPositiveAt("copy.h2d", "transfer buffer", sizes);
+    assertPositiveAt("copy.d2h", "lent buffer", sizes);
+  }
+
+  @Test
+  void pointerArrayBatchedGemmsAreRepeatedRatesOfEachShape() {
+    for (String[] shape : List.of(new String[] {"F32 16x16", "256"}, new String[] {"F32 64x64", "16"})) {
+      JsonObject p = point("gemm.batched", "vertx.in_process", shape[0], Double.parseDouble(shape[1]));
+      assertTrue(p.getDouble("value") > 0, p.encode());
+      assertEquals(3, p.getJsonArray("repeats").size(), p.encode());
+      // GEMMs per second: the members over a call's median time.
+      double callMicros = p.getJsonObject("latency").getDouble("p50");
+      double members = Double.parseDouble(shape[1]);
+      assertTrue(p.getDouble("value") <= members / (p.getJsonObject("latency").getDouble("min") / 1e6) * 1.01
+        && p.getDouble("value") >= members / (p.getJsonObject("latency").getDouble("max") / 1e6) * 0.99,
+        p.encode() + ": " + members + " per call of p50 " + callMicros + " us");
+    }
+  }
+
+  private static void assertPositiveAt(String sweep, String variant, List<Double> sizes) {
+    for (double x : sizes) {
+      JsonObject p = point(sweep, "vertx.in_process", variant, x);
+      assertTrue(p.getDouble("value") > 0 && p.getLong("runs") >= 3, sweep + " " + variant + ": " + p.encode());
+    }
+  }
+
+  @Test
   void latenciesComeWithTheirRunCountsAndOrderedPercentiles() {
     JsonObject fill = point("roundtrip.fill", "vertx.in_process", 1024);
-    assertEquals(3 * 2000, fill.getInteger("runs"), "the timed round trips of the three repeats, warm-up excluded");
-    assertEquals(3 * 200, fill.getInteger("warmup"));
+    assertEquals(3 * 500, fill.getInteger("runs"), "the timed round trips of the three repeats, warm-up excluded");
+    assertEquals(3 * 50, fill.getInteger("warmup"));
     for (JsonObject s : series()) {
       for (Object o : s.getJsonArray("points")) {
         JsonObject p = (JsonObject) o;
@@ -140,8 +182,8 @@ class BenchCommandTest {
       new String[] {"gemm.latency", t, "F16", "256"}, new String[] {"copy.h2d", t, "transfer buffer", "1048576"},
       new String[] {"copy.h2d", t, "heap", "1048576"}, new String[] {"copy.d2h", t, "lent buffer", "1048576"},
       new String[] {"smallgemm.batch", t, "1 event loop", "1"}, new String[] {"smallgemm.batch", t, "strided batched", "64"},
-      new String[] {"copy.large.d2h", t, "lent buffer", "67108864"}, new String[] {"copy.large.h2d", t, "heap", "67108864"},
-      new String[] {"copy.large.d2h", t, "float[]", "67108864"});
+      new String[] {"copy.large.d2h", t, "lent buffer", "16777216"}, new String[] {"copy.large.h2d", t, "heap", "16777216"},
+      new String[] {"copy.large.d2h", t, "float[]", "16777216"});
     for (String[] h : headlines) {
       JsonObject p = point(h[0], h[1], h[2], Double.parseDouble(h[3]));
       List<Double> repeats = p.getJsonArray("repeats").stream().map(v -> ((Number) v).doubleValue()).sorted().toList();
@@ -176,6 +218,18 @@ class BenchCommandTest {
     for (String op : List.of("| 1 KiB fill |", "| FFT C2C 4096 |", "| uniform RNG 2^18 |", "| GEMM TF32 256 |")) {
       assertTrue(md.lines().filter(l -> l.startsWith(op)).count() >= 2, op + " hop by hop in\n" + md);
     }
+    // The copies by host type, a table per direction with a row per host type, a column per size.
+    assertTrue(md.contains("## Uploads (host to device) by host type") && md.contains("## Downloads (device to host) by "
+      + "host type"), md);
+    assertTrue(md.contains("| host type | judged by | 64 KiB in-process | 1 MiB in-process |"), md);
+    for (String row : List.of("| heap Buffer | PyTorch pageable | ", "| direct Buffer | PyTorch pageable | ",
+      "| short[] | PyTorch pageable | ", "| FloatBuffer direct | PyTorch pageable | ", "| float[] kept | PyTorch pageable | ",
+      "| long[] new | PyTorch .cpu() | ", "| Buffer (download, lent buffer handed back) | PyTorch .cpu() | ")) {
+      assertTrue(md.lines().anyMatch(l -> l.startsWith(row) && l.contains(" GB/s |")), row + " in\n" + md);
+    }
+    // The batched GEMMs, each shape with the toolkit's rate and its spread.
+    assertTrue(md.contains("## Pointer-array batched GEMM"), md);
+    assertTrue(md.lines().anyMatch(l -> l.startsWith("| F32 64x64, 16 per call |  | ") && l.contains("/s (")), md);
     for (String chart : List.of("latency-cdf", "payload-latency", "concurrency-latency", "gemm-fp32", "smallgemm",
       "copy-h2d", "fft", "rng", "recovery", "hops", "graph")) {
       BufferedImage png = ImageIO.read(out.resolve(chart + ".png").toFile());

@@ -247,6 +247,32 @@ final class Figures {
     return rows;
   }
 
+  /**
+   * The rows of {@code gemm.batched}: per variant (precision and shape) and GEMMs per call, each
+   * path's rate with its repeats' spread.
+   */
+  static List<Row> batchedGemms(Results r) {
+    String sweep = "gemm.batched";
+    List<Row> rows = new ArrayList<>();
+    for (String variant : r.sweep(sweep).stream().map(Results.Entry::variant).distinct().toList()) {
+      TreeSet<Double> xs = new TreeSet<>();
+      r.sweep(sweep).stream().filter(e -> e.variant().equals(variant)).forEach(e -> e.points()
+        .forEach(p -> xs.add(p.getDouble("x"))));
+      for (double x : xs) {
+        Map<String, Double> values = new LinkedHashMap<>();
+        Map<String, double[]> spreads = new LinkedHashMap<>();
+        for (String path : List.of("raw-jcuda", TOOLKIT[0], TOOLKIT[1], "pytorch")) {
+          r.find(sweep, path, variant).flatMap(e -> e.at(x)).ifPresent(p -> {
+            values.put(path, p.getDouble("value"));
+            spread(p).ifPresent(range -> spreads.put(path, range));
+          });
+        }
+        rows.add(new Row(variant + ", " + Math.round(x) + " per call", "1/s", true, values, spreads, Map.of(), null));
+      }
+    }
+    return rows;
+  }
+
   private static boolean better(Headline h, double value, double than) {
     return h.higherIsBetter() ? value > than : value < than;
   }

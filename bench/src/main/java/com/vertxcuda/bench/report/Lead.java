@@ -9,9 +9,11 @@ record Lead(Tables.Table table, String chart) {
   static List<Lead> of(Results r) {
     return List.of(new Lead(Tables.runs(r), null), new Lead(Tables.headlines(r), "ratios"),
       new Lead(TimeTables.ratios(r), null), new Lead(Tables.crossovers(r), "gemm-overhead"),
+      new Lead(Tables.batchedGemm(r), null),
       new Lead(Tables.hops(r), "latency-cdf"), new Lead(TimeTables.hopCosts(r), null),
       new Lead(TimeTables.whereTheTimeGoes(r), null),
-      new Lead(Tables.recovery(r), "recovery"), new Lead(Tables.graph(r), "graph"));
+      new Lead(Tables.recovery(r), "recovery"), new Lead(Tables.graph(r), "graph"),
+      new Lead(HostCopyTables.uploads(r), "copy-h2d"), new Lead(HostCopyTables.downloads(r), "copy-d2h"));
   }
 
   /** Whether a lead shows {@code chart} already. */

@@ -30,26 +30,40 @@ final class Tables {
       "backend", "isolation", "device", "callers' transport", "sizes", "wall s"), rows);
   }
 
+  /** The paths a headline row gives a figure of, in its columns' order. */
+  private static final String[] FIGURE_PATHS = {"raw-jcuda", "vertx.in_process", "vertx.process", "pytorch"};
+
+  /**
+   * A row's label and figures, each path's with its repeats' spread, then the toolkit's cost over each
+   * reference.
+   */
+  private static List<String> figures(Figures.Row row) {
+    List<String> cells = new ArrayList<>(List.of(row.label()));
+    for (String p : FIGURE_PATHS) {
+      Double v = row.values().get(p);
+      double[] range = row.spreads().get(p);
+      String via = row.via().get(p);
+      cells.add((v == null ? "" : range == null ? value(v, row.unit())
+        : value(v, row.unit()) + " (" + value(range[0], row.unit()) + " \u2013 " + value(range[1], row.unit()) + ")")
+        + (via == null ? "" : ", from " + via));
+    }
+    for (String reference : Figures.REFERENCES) {
+      for (String t : Figures.TOOLKIT) {
+        Double ratio = row.ratio(t, reference);
+        cells.add(ratio == null ? "" : String.format(Locale.ROOT, "%.3f", ratio));
+      }
+    }
+    return cells;
+  }
+
+  /** The header of {@link #figures}' cells. */
+  private static final List<String> FIGURE_HEADER = List.of("raw JCuda", "in-process", "process", "PyTorch",
+    "in-process / raw", "process / raw", "in-process / PyTorch", "process / PyTorch");
+
   static Table headlines(Results r) {
     List<List<String>> rows = new ArrayList<>();
-    String[] paths = {"raw-jcuda", "vertx.in_process", "vertx.process", "pytorch"};
     for (Figures.Row row : Figures.headlines(r)) {
-      List<String> cells = new ArrayList<>();
-      cells.add(row.label());
-      for (String p : paths) {
-        Double v = row.values().get(p);
-        double[] range = row.spreads().get(p);
-        String via = row.via().get(p);
-        cells.add((v == null ? "" : range == null ? value(v, row.unit())
-          : value(v, row.unit()) + " (" + value(range[0], row.unit()) + " \u2013 " + value(range[1], row.unit()) + ")")
-          + (via == null ? "" : ", from " + via));
-      }
-      for (String reference : Figures.REFERENCES) {
-        for (String t : Figures.TOOLKIT) {
-          Double ratio = row.ratio(t, reference);
-          cells.add(ratio == null ? "" : String.format(Locale.ROOT, "%.3f", ratio));
-        }
-      }
+      List<String> cells = figures(row);
       Figures.Goal goal = row.goal();
       cells.add(goal == null ? "" : goal.text(row));
       for (String t : Figures.TOOLKIT) {
@@ -62,8 +76,29 @@ final class Tables {
       + "best of several); the ratios are the toolkit's cost over "
       + "the other's (time over time; for rates and bandwidth, theirs over the toolkit's): 1 = the same, above 1 = "
       + "slower; where a row has a goal, met: yes when the whole spread of the repeats meets it, no when none of it "
-      + "does", List.of("figure", "raw JCuda", "in-process", "process", "PyTorch", "in-process / raw",
-      "process / raw", "in-process / PyTorch", "process / PyTorch", "goal", "in-process met", "process met"), rows);
+      + "does", header("figure", FIGURE_HEADER, "goal", "in-process met", "process met"), rows);
+  }
+
+  private static List<String> header(String first, List<String> middle, String... last) {
+    List<String> h = new ArrayList<>(List.of(first));
+    h.addAll(middle);
+    h.addAll(List.of(last));
+    return h;
+  }
+
+  /**
+   * The pointer-array batched GEMMs ({@code gemm.batched}): per shape, GEMMs per second one call at
+   * a time through every path, with the toolkit's cost over raw JCuda and PyTorch.
+   */
+  static Table batchedGemm(Results r) {
+    List<List<String>> rows = new ArrayList<>();
+    for (Figures.Row row : Figures.batchedGemms(r)) {
+      rows.add(figures(row));
+    }
+    return new Table("Pointer-array batched GEMM", "F32, one batched call at a time, each answered before the next: "
+      + "GEMMs per second (the toolkit: one GEMM_BATCHED_EX request over views of one buffer per operand; raw JCuda: "
+      + "cublasGemmBatchedEx over device arrays of pointers; PyTorch: torch.bmm over a strided batch); the ratios are "
+      + "the toolkit's cost, theirs over the toolkit's rate: above 1 = slower", header("GEMMs", FIGURE_HEADER), rows);
   }
 
   static Table crossovers(Results r) {

@@ -143,6 +143,58 @@ class FiguresTest {
     assertEquals(List.of("\u2265 20.00 GB/s", "yes", "no"), goal.subList(goal.size() - 3, goal.size()));
   }
 
+  @Test
+  void hostTypesAreJudgedByTheirYardstickPerSizeAndMode(@TempDir Path dir) throws Exception {
+    long mib = 1 << 20;
+    BenchRecord torch = new BenchRecord("pytorch_bench.py", "a", "cuda", "full");
+    torch.series("copy.h2d", "pytorch", "pageable", "bandwidth", "GB/s", "copy size", "B").add(mib, 10, 1, 20);
+    torch.series("copy.d2h", "pytorch", "pageable", "bandwidth", "GB/s", "copy size", "B").add(mib, 10, 1, 16);
+    torch.series("copy.d2h", "pytorch", "a new tensor each copy (.cpu())", "bandwidth", "GB/s", "copy size", "B")
+      .add(mib, 10, 1, 4);
+    BenchRecord inProcess = new BenchRecord("BenchMain", "a", "cuda", "full");
+    bandwidth(inProcess, "copy.h2d", "vertx.in_process", "heap", mib, 10, 10, 10);
+    bandwidth(inProcess, "copy.host.h2d", "vertx.in_process", "int[]", mib, 25);
+    bandwidth(inProcess, "copy.d2h", "vertx.in_process", "lent buffer", mib, 8, 8, 8);
+    bandwidth(inProcess, "copy.host.d2h", "vertx.in_process", "int[] kept", mib, 8);
+    bandwidth(inProcess, "copy.host.d2h", "vertx.in_process", "int[] new", mib, 2);
+    BenchRecord process = new BenchRecord("BenchMain", "a", "cuda", "full");
+    bandwidth(process, "copy.host.h2d", "vertx.process", "int[]", mib, 5);
+    torch.write(dir.resolve("pytorch.json"));
+    inProcess.write(dir.resolve("in.json"));
+    process.write(dir.resolve("process.json"));
+    Results results = Results.load(List.of(dir));
+
+    Tables.Table up = HostCopyTables.uploads(results);
+    assertEquals(List.of("host type", "judged by", "1 MiB in-process", "1 MiB process"), up.header());
+    // The toolkit's cost over PyTorch's pageable copy: 20 / 10, 20 / 25, 20 / 5; no process heap point.
+    assertEquals(List.of("heap Buffer", "PyTorch pageable", "10.00 GB/s (2.00)", ""), up.rows().get(0));
+    assertEquals(List.of("int[]", "PyTorch pageable", "25.00 GB/s (0.80)", "5.00 GB/s (4.00)"), up.rows().get(1));
+    assertEquals(List.of("PyTorch: pageable tensor, kept", "", "20.00 GB/s", "20.00 GB/s"), up.rows().get(2));
+    assertEquals(3, up.rows().size(), "no row for the transfer buffer, measured at no size");
+    Tables.Table down = HostCopyTables.downloads(results);
+    // A new array and download's Buffer against .cpu() (4 GB/s), an array kept against the pageable copy (16).
+    assertEquals(List.of("Buffer (download, lent buffer handed back)", "PyTorch .cpu()", "8.00 GB/s (0.50)", ""),
+      down.rows().get(0));
+    assertEquals(List.of("int[] kept", "PyTorch pageable", "8.00 GB/s (2.00)", ""), down.rows().get(1));
+    assertEquals(List.of("int[] new", "PyTorch .cpu()", "2.00 GB/s (2.00)", ""), down.rows().get(2));
+    assertEquals(List.of("PyTorch: .cpu(), a new tensor", "", "4.00 GB/s", "4.00 GB/s"), down.rows().get(4));
+  }
+
+  @Test
+  void batchedGemmsAreComparedWithRawAndPytorchPerShape(@TempDir Path dir) throws Exception {
+    BenchRecord r = new BenchRecord("BenchMain", "a", "cuda", "full");
+    r.series("gemm.batched", "raw-jcuda", "F32 64x64", "rate", "1/s", "GEMMs per call", "")
+      .add(1024, 30, 3, new double[] {4e6, 4e6, 4e6});
+    r.series("gemm.batched", "vertx.in_process", "F32 64x64", "rate", "1/s", "GEMMs per call", "")
+      .add(1024, 30, 3, new double[] {1e6, 2e6, 3e6});
+    r.series("gemm.batched", "pytorch", "F32 64x64", "rate", "1/s", "GEMMs per call", "")
+      .add(1024, 30, 3, new double[] {3e6, 3e6, 3e6});
+    r.write(dir.resolve("r.json"));
+    List<List<String>> rows = Tables.batchedGemm(Results.load(List.of(dir))).rows();
+    assertEquals(List.of(List.of("F32 64x64, 1024 per call", "4.00M/s (4.00M/s – 4.00M/s)",
+      "2.00M/s (1.00M/s – 3.00M/s)", "", "3.00M/s (3.00M/s – 3.00M/s)", "2.000", "", "1.500", "")), rows);
+  }
+
   private static void bandwidth(BenchRecord r, String sweep, String path, String variant, long bytes,
                                 double... repeats) {
     r.series(sweep, path, variant, "bandwidth", "GB/s", "copy size", "B").add(bytes, 15, 1, repeats);
