@@ -14,6 +14,7 @@ import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
 
+import static com.vertxcuda.library.impl.RequestChecks.bad;
 import static com.vertxcuda.library.impl.RequestChecks.noOverlap;
 import static com.vertxcuda.library.impl.RequestChecks.nonNegative;
 import static com.vertxcuda.library.impl.RequestChecks.require;
@@ -118,6 +119,11 @@ final class Operands {
   /** A routine declares each slot at most once. */
   private static final int SLOTS = Slot.values().length;
   private static final Runnable NO_CHECKS = () -> { };
+  /** Entry e is declaration e, each the first of its own (no listed slot); read only. */
+  private static final int[] IDENTITY = java.util.stream.IntStream.range(0, SLOTS).toArray();
+  private static final int[] NO_MEMBER = new int[SLOTS];
+  /** A call's members by slot where no slot is listed (all null); read only. */
+  private static final Operand[][] UNLISTED = new Operand[SLOTS][];
 
   private final BlasRequest request;
   private final LibraryContext table;
@@ -207,22 +213,28 @@ final class Operands {
       lists[i] = l;
       total += batch;
     }
-    int[] decl = new int[total];
-    int[] member = new int[total];
+    // Without a listed slot every declaration is one entry (the common case, checked per request):
+    // the shared identity tables stand in for the entry arrays.
+    int[] decl = lists == null ? IDENTITY : new int[total];
+    int[] member = lists == null ? NO_MEMBER : new int[total];
+    int[] first = lists == null ? IDENTITY : new int[count];
+    String[] fields = lists == null ? null : new String[total];
     BufferHandle[] handles = new BufferHandle[total];
-    String[] fields = new String[total];
     DeviceBuffer[] buffers = new DeviceBuffer[total];
-    int[] first = new int[count];
     for (int i = 0, e = 0; i < count; i++) {
-      first[i] = e;
-      int members = lists == null || lists[i] == null ? 1 : lists[i].size();
+      boolean listed = lists != null && lists[i] != null;
+      if (lists != null) {
+        first[i] = e;
+      }
+      int members = listed ? lists[i].size() : 1;
       for (int j = 0; j < members; j++, e++) {
-        decl[e] = i;
-        member[e] = j;
-        boolean listed = lists != null && lists[i] != null;
+        if (lists != null) {
+          decl[e] = i;
+          member[e] = j;
+          fields[e] = listed ? slots[i].field + "[" + j + "]" : slots[i].field;
+        }
         handles[e] = listed ? lists[i].get(j) : slots[i].handle.apply(request);
-        fields[e] = listed ? slots[i].field + "[" + j + "]" : slots[i].field;
-        buffers[e] = table.resolve(handles[e], fields[e], own[i] == null ? dtypes : own[i]);
+        buffers[e] = table.resolve(handles[e], field(fields, decl, e), own[i] == null ? dtypes : own[i]);
       }
     }
     // The reference's dtype binds every operand without dtypes of its own; an own-dtype list's
@@ -234,16 +246,17 @@ final class Operands {
       if (e != bound && bound < total && (own[decl[e]] == null || member[e] > 0)) {
         DType found = handles[e].dtype();
         DType want = handles[bound].dtype();
-        String field = fields[e];
-        String other = fields[bound];
-        require(found == want, () -> field + " has dtype " + found + " but " + other + " is " + want);
+        if (found != want) {
+          throw bad(field(fields, decl, e) + " has dtype " + found + " but " + field(fields, decl, bound) + " is " + want);
+        }
       }
     }
     checks.run();
     Operand[] operands = new Operand[total];
     for (int e = 0; e < total; e++) {
       int i = decl[e];
-      operands[e] = new Operand(buffers[e], handles[e], shapes[i].extent(request, slots[i], fields[e], handles[e], written[i]));
+      long extent = shapes[i].extent(request, slots[i], field(fields, decl, e), handles[e], written[i]);
+      operands[e] = new Operand(buffers[e], handles[e], extent);
     }
     // Each pair once, the written one named first (the later one where both are written).
     for (int j = 1; j < total; j++) {
@@ -252,11 +265,16 @@ final class Operands {
         int w = wj ? j : i;
         int o = w == j ? i : j;
         if (written[decl[w]] && !sameView(operands[w], operands[o], inPlace[decl[w]] || inPlace[decl[o]])) {
-          noOverlap(operands[w], fields[w], operands[o], fields[o]);
+          noOverlap(operands[w], field(fields, decl, w), operands[o], field(fields, decl, o));
         }
       }
     }
     return build(operands, decl, first, t);
+  }
+
+  /** The field entry {@code e} names: its slot's, or a listed member's ("batchA[2]"). */
+  private String field(String[] fields, int[] decl, int e) {
+    return fields == null ? slots[decl[e]].field : fields[e];
   }
 
   private static boolean sameView(Operand w, Operand o, boolean allowed) {
@@ -265,7 +283,7 @@ final class Operands {
 
   private BlasCall build(Operand[] operands, int[] decl, int[] first, DType referenceDtype) {
     Operand[] bySlot = new Operand[SLOTS];
-    Operand[][] members = new Operand[SLOTS][];
+    Operand[][] members = decl == IDENTITY ? UNLISTED : new Operand[SLOTS][];
     int writes = 0;
     for (int i = 0; i < count; i++) {
       int end = i + 1 < count ? first[i + 1] : operands.length;
