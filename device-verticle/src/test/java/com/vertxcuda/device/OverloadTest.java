@@ -36,6 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(VertxExtension.class)
 @Tag("alone")
+@Tag("runs-once") // every test names its isolation mode: both run in each pass
 class OverloadTest {
 
   static final int BURST = 100_000;

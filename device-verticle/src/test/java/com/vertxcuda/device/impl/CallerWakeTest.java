@@ -38,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(VertxExtension.class)
 @Tag("alone")
+@Tag("runs-once") // the wakes are the caller's loop's, before and after the device: the same in both isolation modes
 class CallerWakeTest {
 
   private static final long INTERVAL = 50_000;
