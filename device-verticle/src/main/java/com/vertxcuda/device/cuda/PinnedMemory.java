@@ -57,8 +57,10 @@ public final class PinnedMemory {
       @Override
       public LentBuffers.Hold hold(Buffer buffer) {
         PinnedByteBuf b = pinnedUnder(buffer);
-        // Only the buffer as it was lent: a slice's memory is the block's, but its bytes are not all of it.
-        if (b == null || VertxInternals.backing(buffer).unwrap() != b && VertxInternals.backing(buffer) != b
+        // Only the buffer as it was lent (its block, or a view of all of it): a slice's memory is the
+        // block's, but its bytes are not all of it, and a slice's capacity is its own length.
+        ByteBuf backing = VertxInternals.backing(buffer);
+        if (b == null || backing != b && (backing.unwrap() != b || backing.capacity() != b.capacity())
           || b.lease.closed.get() || !b.lease.holds.open()) {
           return null;
         }
