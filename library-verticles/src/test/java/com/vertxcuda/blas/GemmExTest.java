@@ -217,6 +217,17 @@ class GemmExTest extends BlasTypesFixture {
     assertBadRequest(blas.execute(batched.setBatchB(List.of(s.view(8, 4), d.view(0, 4)))),
       "batchB[1] has dtype F64 but batchA[0] is F32");
     assertBadRequest(blas.execute(batched.setBatchB(List.of(s.view(8, 4), s.view(8, 3)))), "batchB[1] holds 3");
+    // Past a few operands the check sweeps each buffer once instead of comparing every pair: a
+    // batch of four names the same pairs.
+    BlasRequest four = new BlasRequest(BlasOp.GEMM_BATCHED_EX).setM(2).setN(2).setK(2).setLda(2).setLdb(2)
+      .setLdc(2).setBatchCount(4).setBatchA(List.of(s.view(0, 4), s.view(4, 4), s.view(0, 4), s.view(4, 4)))
+      .setBatchB(List.of(s.view(8, 4), s.view(8, 4), s.view(12, 4), s.view(12, 4)));
+    assertBadRequest(blas.execute(four.setBatchC(List.of(s.view(16, 4), s.view(20, 4), s.view(22, 4), s.view(28, 4)))),
+      "batchC[2] overlaps batchC[1]");
+    assertBadRequest(blas.execute(four.setBatchC(List.of(s.view(16, 4), s.view(20, 4), s.view(28, 4), s.view(10, 4)))),
+      "batchC[3] overlaps batchB[0]");
+    assertBadRequest(blas.execute(four.setBatchC(List.of(s.view(24, 4), s.view(20, 4), s.view(28, 4), s.view(2, 12)))),
+      "batchC[3] overlaps batchA[0]");
     assertBadRequest(blas.execute(batched.setBatchCount(0)), "batchCount must be >= 1");
     assertBadRequest(blas.gemmBatchedEx(Transpose.N, Transpose.N, 2, 2, 2, 1, null, 2, List.of(s), 2, 0,
       List.of(s.view(16, 4)), 2, BlasComputeType.DEFAULT), "batchA is missing");

@@ -258,18 +258,70 @@ final class Operands {
       long extent = shapes[i].extent(request, slots[i], field(fields, decl, e), handles[e], written[i]);
       operands[e] = new Operand(buffers[e], handles[e], extent);
     }
-    // Each pair once, the written one named first (the later one where both are written).
-    for (int j = 1; j < total; j++) {
-      for (int i = 0; i < j; i++) {
-        boolean wj = written[decl[j]];
-        int w = wj ? j : i;
-        int o = w == j ? i : j;
-        if (written[decl[w]] && !sameView(operands[w], operands[o], inPlace[decl[w]] || inPlace[decl[o]])) {
-          noOverlap(operands[w], field(fields, decl, w), operands[o], field(fields, decl, o));
+    checkOverlaps(operands, fields, decl);
+    return build(operands, decl, first, t);
+  }
+
+  /** Operands up to which every pair is compared; past it (a pointer-array batch) one sweep per buffer. */
+  private static final int PAIRWISE = 8;
+
+  /**
+   * No written operand overlaps another: BAD_REQUEST names the written one first (the later one
+   * where both are written). A few operands are compared pair by pair; a batch's thousands are
+   * sorted by buffer and first element, where an operand overlaps an earlier one exactly when it
+   * starts before the furthest end so far (of a written one, or of any one if it is written itself).
+   */
+  private void checkOverlaps(Operand[] operands, String[] fields, int[] decl) {
+    int total = operands.length;
+    if (total <= PAIRWISE) {
+      for (int j = 1; j < total; j++) {
+        for (int i = 0; i < j; i++) {
+          int w = written[decl[j]] ? j : i;
+          int o = w == j ? i : j;
+          if (written[decl[w]] && !sameView(operands[w], operands[o], inPlace[decl[w]] || inPlace[decl[o]])) {
+            noOverlap(operands[w], field(fields, decl, w), operands[o], field(fields, decl, o));
+          }
         }
       }
+      return;
     }
-    return build(operands, decl, first, t);
+    java.util.IdentityHashMap<DeviceBuffer, Integer> group = new java.util.IdentityHashMap<>();
+    Integer[] order = new Integer[total];
+    for (int e = 0; e < total; e++) {
+      order[e] = e;
+      group.putIfAbsent(operands[e].buffer(), group.size());
+    }
+    Arrays.sort(order, java.util.Comparator.<Integer>comparingInt(e -> group.get(operands[e].buffer()))
+      .thenComparingLong(e -> operands[e].handle().offset()).thenComparingInt(e -> e));
+    int furthest = -1;
+    int furthestWritten = -1;
+    for (int k = 0; k < total; k++) {
+      int e = order[k];
+      Operand op = operands[e];
+      if (op.extent() <= 0) {
+        continue;
+      }
+      if (furthest >= 0 && operands[furthest].buffer() != op.buffer()) {
+        furthest = -1;
+        furthestWritten = -1;
+      }
+      if (written[decl[e]] && furthest >= 0) {
+        noOverlap(op, field(fields, decl, e), operands[furthest], field(fields, decl, furthest));
+      }
+      if (furthestWritten >= 0) {
+        noOverlap(operands[furthestWritten], field(fields, decl, furthestWritten), op, field(fields, decl, e));
+      }
+      if (furthest < 0 || end(op) > end(operands[furthest])) {
+        furthest = e;
+      }
+      if (written[decl[e]] && (furthestWritten < 0 || end(op) > end(operands[furthestWritten]))) {
+        furthestWritten = e;
+      }
+    }
+  }
+
+  private static long end(Operand o) {
+    return o.handle().offset() + o.extent();
   }
 
   /** The field entry {@code e} names: its slot's, or a listed member's ("batchA[2]"). */
