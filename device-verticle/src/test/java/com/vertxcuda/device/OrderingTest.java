@@ -175,7 +175,7 @@ class OrderingTest {
   void aBusyContextIsNotReplaced(Isolation isolation, Vertx vertx, VertxTestContext ctx) {
     DeviceClient c = DeviceClient.create(vertx);
     AtomicInteger changes = new AtomicInteger();
-    DeviceOptions o = options(isolation).setHeartbeatInterval(100).setHeartbeatTimeout(1_500)
+    DeviceOptions o = options(isolation).setHeartbeatInterval(100).setHeartbeatTimeout(750)
       .setHostMemory(1L << 30);
     long started = System.nanoTime();
     TestDevices.deploy(vertx, o).compose(id -> {
@@ -191,7 +191,7 @@ class OrderingTest {
         return b;
       }))).onComplete(ctx.succeeding(b -> ctx.verify(() -> {
       assertEquals(0, changes.get(), "the context was replaced while busy");
-      assertTrue(System.nanoTime() - started > TimeUnit.MILLISECONDS.toNanos(3_000),
+      assertTrue(System.nanoTime() - started > TimeUnit.MILLISECONDS.toNanos(1_500),
         "the work took too little time to test the heartbeat");
       ctx.completeNow();
     })));
@@ -203,7 +203,7 @@ class OrderingTest {
     for (int i = 0; i < 20; i++) {
       all.add(c.fill(x, round * 20 + i));
     }
-    return Future.all(all).compose(v -> System.nanoTime() - started > TimeUnit.MILLISECONDS.toNanos(3_500)
+    return Future.all(all).compose(v -> System.nanoTime() - started > TimeUnit.MILLISECONDS.toNanos(1_750)
       ? Future.succeededFuture((float) (round * 20 + 19)) : busy(c, x, round + 1, started));
   }
 }

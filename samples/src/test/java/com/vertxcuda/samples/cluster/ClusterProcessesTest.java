@@ -476,7 +476,7 @@ class ClusterProcessesTest {
   void withTlsTheCodecsWorkAndAPlainNodeIsRefusedLoudly(@TempDir Path dir) throws Exception {
     Path store = dir.resolve("node.p12");
     Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-      "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+      "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
       "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12",
       "-keystore", store.toString(), "-storepass", "test-secret", "-keypass", "test-secret")
       .redirectErrorStream(true).start();
