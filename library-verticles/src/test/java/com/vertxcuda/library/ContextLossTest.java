@@ -8,8 +8,6 @@ import com.vertxcuda.device.DeviceOptions;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftType;
 import com.vertxcuda.DeviceEvent;
-import com.vertxcuda.message.FaultRequest;
-import io.vertx.core.Promise;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -36,14 +34,7 @@ class ContextLossTest extends HostDeviceTest {
     Assumptions.assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
     BufferHandle before = f32(1, 2, 3, 4);
     await(fft.transform(FftType.C2C, FftDirection.FORWARD, List.of(2), 1, before, f32(0, 0, 0, 0)));
-    Promise<DeviceEvent> changed = Promise.promise();
-    device.events(e -> {
-      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
-        changed.tryComplete(e);
-      }
-    });
-    TestDevices.fault(vertx, device.address(), FaultRequest.Kind.POISON);
-    DeviceEvent event = await(changed.future());
+    DeviceEvent event = poisonAndAwaitTheNextGeneration();
     assertEquals(event.getOldGeneration() + 1, event.getNewGeneration());
 
     assertEquals(FailureCode.STALE_HANDLE, failure(blas.asum(4, before, 1)).code(), "old handles are stale");

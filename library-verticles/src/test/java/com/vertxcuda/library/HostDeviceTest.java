@@ -99,6 +99,18 @@ public abstract class HostDeviceTest {
     }
   }
 
+  /** Poisons the device's context and waits for the generation change of its rebuild. */
+  protected com.vertxcuda.DeviceEvent poisonAndAwaitTheNextGeneration() {
+    io.vertx.core.Promise<com.vertxcuda.DeviceEvent> changed = io.vertx.core.Promise.promise();
+    device.events(e -> {
+      if (e.getType() == com.vertxcuda.DeviceEvent.Type.GENERATION_CHANGED) {
+        changed.tryComplete(e);
+      }
+    });
+    TestDevices.fault(vertx, device.address(), com.vertxcuda.message.FaultRequest.Kind.POISON);
+    return await(changed.future());
+  }
+
   /** Waits for {@code f} to fail with BAD_REQUEST whose message names {@code field}. */
   protected static void assertBadRequest(Future<?> f, String field) {
     CudaException e = failure(f);

@@ -13,17 +13,14 @@ import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.kernel.KernelClient;
 import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelRequest;
-import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.DeviceStats;
 import com.vertxcuda.fft.FftDirection;
 import com.vertxcuda.fft.FftRequest;
 import com.vertxcuda.fft.FftType;
 import com.vertxcuda.rand.RngType;
-import com.vertxcuda.message.FaultRequest;
 import com.vertxcuda.rand.Distribution;
 import com.vertxcuda.rand.RandRequest;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -458,14 +455,7 @@ class PipelineTest extends HostDeviceTest {
     Assumptions.assumeTrue(TestDevices.poisonRebuilds(), TestDevices.POISON_ENDS_CUDA);
     Buffers b = new Buffers();
     PipelineHandle p = await(recorder(tenSteps(b)).build());
-    Promise<DeviceEvent> changed = Promise.promise();
-    device.events(e -> {
-      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
-        changed.tryComplete(e);
-      }
-    });
-    TestDevices.fault(vertx, device.address(), FaultRequest.Kind.POISON);
-    await(changed.future());
+    poisonAndAwaitTheNextGeneration();
     CudaException e = failure(device.replay(p));
     assertEquals(FailureCode.STALE_HANDLE, e.code(), e.getMessage());
     assertEquals(FailureCode.STALE_HANDLE, failure(device.release(p)).code());

@@ -5,7 +5,6 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.DeviceClientOptions;
-import com.vertxcuda.DeviceEvent;
 import com.vertxcuda.FailureCode;
 import com.vertxcuda.Library;
 import com.vertxcuda.PipelineHandle;
@@ -15,10 +14,8 @@ import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.internal.VertxInternals;
 import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelRequest;
-import com.vertxcuda.message.FaultRequest;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -187,14 +184,7 @@ class TransferPipelineTest extends HostDeviceTest {
     PipelineHandle p = await(device.record().upload(in, x).build());
     assertTrue(verticle.releaseTransferBuffer(in));
     long before = verticle.heldTransferBytes();
-    Promise<DeviceEvent> changed = Promise.promise();
-    device.events(e -> {
-      if (e.getType() == DeviceEvent.Type.GENERATION_CHANGED) {
-        changed.tryComplete(e);
-      }
-    });
-    TestDevices.fault(vertx, device.address(), FaultRequest.Kind.POISON);
-    await(changed.future());
+    poisonAndAwaitTheNextGeneration();
     assertEquals(FailureCode.STALE_HANDLE, failure(device.replay(p)).code());
     awaitHeldBelow(before);
   }
