@@ -285,14 +285,18 @@ final class Operands {
       }
       return;
     }
-    java.util.IdentityHashMap<DeviceBuffer, Integer> group = new java.util.IdentityHashMap<>();
+    java.util.IdentityHashMap<DeviceBuffer, Integer> groups = new java.util.IdentityHashMap<>();
+    int[] group = new int[total];
+    long[] start = new long[total];
     Integer[] order = new Integer[total];
     for (int e = 0; e < total; e++) {
       order[e] = e;
-      group.putIfAbsent(operands[e].buffer(), group.size());
+      Integer g = groups.putIfAbsent(operands[e].buffer(), groups.size());
+      group[e] = g == null ? groups.size() - 1 : g;
+      start[e] = operands[e].handle().offset();
     }
-    Arrays.sort(order, java.util.Comparator.<Integer>comparingInt(e -> group.get(operands[e].buffer()))
-      .thenComparingLong(e -> operands[e].handle().offset()).thenComparingInt(e -> e));
+    Arrays.sort(order, (x, y) -> group[x] != group[y] ? Integer.compare(group[x], group[y])
+      : start[x] != start[y] ? Long.compare(start[x], start[y]) : Integer.compare(x, y));
     int furthest = -1;
     int furthestWritten = -1;
     for (int k = 0; k < total; k++) {
