@@ -12,6 +12,11 @@ import com.vertxcuda.PipelineRecorder;
 import com.vertxcuda.device.BackendKind;
 import com.vertxcuda.device.TestDevices;
 import com.vertxcuda.internal.VertxInternals;
+import com.vertxcuda.message.DownloadIntoRequest;
+import com.vertxcuda.message.UploadRequest;
+import com.vertxcuda.message.PipelineStep;
+import com.vertxcuda.message.RecordRequest;
+import com.vertxcuda.internal.RequestSender;
 import com.vertxcuda.kernel.KernelOp;
 import com.vertxcuda.kernel.KernelRequest;
 import io.netty.buffer.Unpooled;
@@ -19,6 +24,8 @@ import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -138,6 +145,27 @@ class TransferPipelineTest extends HostDeviceTest {
     await(device.replay(p));
     assertArrayEquals(filled(4), floatsOf(lent));
     await(device.release(p));
+  }
+
+  /**
+   * What a raw sender (another node, or a hand-written message) cannot get past the device: a
+   * recording whose upload or download step carries memory no pool lent (the typed recorder refuses it
+   * before sending), and a download into a buffer sent as a request of its own (a step only). Each is
+   * answered once, BAD_REQUEST, and the device serves on.
+   */
+  @Test
+  void rawStepsOfMemoryNoPoolLentAreRefusedByTheDevice() {
+    BufferHandle x = await(device.alloc(DType.F32, N));
+    await(device.fill(x, 2));
+    RequestSender raw = new RequestSender(vertx, device.address(), 20_000);
+    Buffer heap = Buffer.buffer(new byte[N * 4]);
+    assertBadStep(raw.request(new RecordRequest(List.of(
+      new PipelineStep(null, new UploadRequest(x, heap))))), "steps[0]");
+    assertBadStep(raw.request(new RecordRequest(List.of(
+      new PipelineStep(null, new DownloadIntoRequest(x, heap))))), "steps[0]");
+    CudaException alone = failure(raw.request(new DownloadIntoRequest(x, transferBuffer(new float[N]))));
+    assertEquals(FailureCode.BAD_REQUEST, alone.code(), alone.getMessage());
+    assertArrayEquals(filled(2), readF32(x), "nothing ran");
   }
 
   @Test
