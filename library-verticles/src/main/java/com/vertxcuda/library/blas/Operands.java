@@ -9,10 +9,12 @@ import com.vertxcuda.library.impl.Operand;
 import com.vertxcuda.library.impl.RequestChecks;
 
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
+import java.util.stream.IntStream;
 
 import static com.vertxcuda.library.impl.RequestChecks.bad;
 import static com.vertxcuda.library.impl.RequestChecks.noOverlap;
@@ -120,8 +122,10 @@ final class Operands {
   private static final int SLOTS = Slot.values().length;
   private static final Runnable NO_CHECKS = () -> { };
   /** Entry e is declaration e, each the first of its own (no listed slot); read only. */
-  private static final int[] IDENTITY = java.util.stream.IntStream.range(0, SLOTS).toArray();
+  private static final int[] IDENTITY = IntStream.range(0, SLOTS).toArray();
   private static final int[] NO_MEMBER = new int[SLOTS];
+  /** Operands up to which every pair is compared; past it (a pointer-array batch) one sweep per buffer. */
+  private static final int PAIRWISE = 8;
   /** A call's members by slot where no slot is listed (all null); read only. */
   private static final Operand[][] UNLISTED = new Operand[SLOTS][];
 
@@ -262,9 +266,6 @@ final class Operands {
     return build(operands, decl, first, t);
   }
 
-  /** Operands up to which every pair is compared; past it (a pointer-array batch) one sweep per buffer. */
-  private static final int PAIRWISE = 8;
-
   /**
    * No written operand overlaps another: BAD_REQUEST names the written one first (the later one
    * where both are written). A few operands are compared pair by pair; a batch's thousands are
@@ -285,7 +286,7 @@ final class Operands {
       }
       return;
     }
-    java.util.IdentityHashMap<DeviceBuffer, Integer> groups = new java.util.IdentityHashMap<>();
+    IdentityHashMap<DeviceBuffer, Integer> groups = new IdentityHashMap<>();
     int[] group = new int[total];
     long[] start = new long[total];
     Integer[] order = new Integer[total];
@@ -346,7 +347,7 @@ final class Operands {
       Slot s = slots[i];
       bySlot[s.ordinal()] = first[i] < end ? operands[first[i]] : null;
       if (s.list != null) {
-        members[s.ordinal()] = java.util.Arrays.copyOfRange(operands, first[i], end);
+        members[s.ordinal()] = Arrays.copyOfRange(operands, first[i], end);
       }
     }
     for (int e = 0; e < operands.length; e++) {
