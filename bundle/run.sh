@@ -42,6 +42,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/out}"
 what="${2:-all}"
 jfrtail=no
+# GROUPS (environment): which of phase 1's groups run (A, B, C above; all three unless said).
+groups="${GROUPS:-ABC}"
 case "$what" in *+tail) jfrtail=yes; what="${what%+tail}" ;; esac
 mkdir -p "$out"
 work="$(mktemp -d)"
@@ -448,17 +450,17 @@ if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$
   echo "== phase 1: tests"
   # gpucheck: the GPU-only tests alone, for when device time is short (the suites are left out).
   if [ "$what" != gpucheck ]; then
-  (
+  [[ $groups == *A* ]] && (
     suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
     # final: the device tier's process-isolation suite is left out (its 3 minutes are the budget's).
     [ "$what" = final ] || suite device-process 300 "$devcp" process --select-package com.vertxcuda.device
   ) &
-  (
+  [[ $groups == *B* ]] && (
     suite libraries-in-process 130 "$cp" in_process "${libs[@]}"
     suite libraries-process 240 "$cp" process "${libs[@]}"
   ) &
   fi
-  (
+  [[ $groups == *C* ]] && (
     stage gpu-device 60 "$devcp" -Xmx8g "${launcher[@]}" --select-package com.vertxcuda.device --include-tag gpu \
       --reports-dir "$work/reports-gpu-device"
     stage gpu-kernels 70 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.KernelGpuTest \
@@ -473,6 +475,7 @@ if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$
     stage sticky-error 30 "$cp" -Xmx1g com.vertxcuda.bench.StickyErrorCheck "$work/checks"
   ) &
   wait
+  [[ $groups == *C* ]] &&
   # Alone on the GPU: it compares the toolkit's GPU time of a GEMM with raw JCuda's, timed in the same
   # JVM, which the suites' work on the GPU would slow.
   stage gpu-phases 60 "$cp" -Xmx4g "${launcher[@]}" --select-class com.vertxcuda.kernel.PhasesGpuTest \
