@@ -450,14 +450,19 @@ if [ "$what" = tests ] || [ "$what" = tests+trust ] || [ "$what" = all ] || [ "$
   echo "== phase 1: tests"
   # gpucheck: the GPU-only tests alone, for when device time is short (the suites are left out).
   if [ "$what" != gpucheck ]; then
+  # SPLIT=yes (environment): each group's two suites at once rather than one after the other.
   [[ $groups == *A* ]] && (
-    suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device
+    suite device-in-process 240 "$devcp" in_process --select-package com.vertxcuda.device &
+    [ "${SPLIT:-no}" = yes ] || wait
     # final: the device tier's process-isolation suite is left out (its 3 minutes are the budget's).
     [ "$what" = final ] || suite device-process 300 "$devcp" process --select-package com.vertxcuda.device
+    wait
   ) &
   [[ $groups == *B* ]] && (
-    suite libraries-in-process 130 "$cp" in_process "${libs[@]}"
+    suite libraries-in-process 130 "$cp" in_process "${libs[@]}" &
+    [ "${SPLIT:-no}" = yes ] || wait
     suite libraries-process 240 "$cp" process "${libs[@]}"
+    wait
   ) &
   fi
   [[ $groups == *C* ]] && (
