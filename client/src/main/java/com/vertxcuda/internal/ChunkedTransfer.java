@@ -64,6 +64,12 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   static final int LOCAL_CHUNK = 8 << 20;
   /** Bytes of a chunk to a device in this JVM, at least (however little it may lend). */
   static final int MIN_LOCAL_CHUNK = 64 << 10;
+  /**
+   * Bytes of a chunk, at least, when a transfer to a device in this JVM is cut in {@link #RING}
+   * chunks to pipeline it ({@link #localChunk(long, long)}): each chunk is a request of its own, which
+   * costs the device a few microseconds; below this the request would cost more than its overlap saves.
+   */
+  public static final int SPLIT_CHUNK = 256 << 10;
   /** Bytes below which a transfer to a device in this JVM is copied on the thread that sends it. */
   public static final int INLINE_BYTES = 256 << 10;
 
@@ -97,7 +103,7 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     this.upload = upload;
     this.per = host.perDeviceElement(handle.dtype());
     // To another node only what fits one message comes here (larger goes through BulkTransfer).
-    int chunkBytes = lent == null ? maxMessageSize : localChunk(lent.limit());
+    int chunkBytes = lent == null ? maxMessageSize : localChunk(lent.limit(), handle.byteLength());
     this.perChunk = Math.max(1, chunkBytes / handle.dtype().size());
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
     this.parallel = lent != null && handle.byteLength() > INLINE_BYTES;
@@ -167,6 +173,18 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   static int localChunk(long limit) {
     long fit = limit / (4L * RING) / 4096 * 4096;
     return (int) Math.max(MIN_LOCAL_CHUNK, Math.min(LOCAL_CHUNK, fit));
+  }
+
+  /**
+   * A chunk's bytes for a transfer of {@code bytes} to a device that may lend {@code limit}: the
+   * transfer cut in {@link #RING} chunks (whole pages), each at least {@link #SPLIT_CHUNK} and at
+   * most {@link #localChunk(long)}. So a transfer of a few MiB is pipelined like a large one: its
+   * chunks are filled (or read) on several copy threads at once, and chunk k+1 is staged while chunk
+   * k moves, where one chunk of the whole range would be copied on one thread first and moved after.
+   */
+  static int localChunk(long limit, long bytes) {
+    long split = ((bytes + RING - 1) / RING + 4095) / 4096 * 4096;
+    return (int) Math.min(localChunk(limit), Math.max(SPLIT_CHUNK, split));
   }
 
   /** Chunks at once for a device that may lend {@code limit} bytes: at most a quarter of it, at least one. */
@@ -267,6 +285,10 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     boolean probe = upload && chunks > 1;
     if (probe) {
       pump.block();
+    }
+    if (!upload && parallel && host != null && host.unmade()) {
+      // A new array (or landing) is zeroed while the device copies the first chunks into its memory.
+      CopyThreads.execute(host::prepare);
     }
     pump.start();
     if (probe) {
