@@ -65,11 +65,18 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   /** Bytes of a chunk to a device in this JVM, at least (however little it may lend). */
   static final int MIN_LOCAL_CHUNK = 64 << 10;
   /**
-   * Bytes of a chunk, at least, when a transfer to a device in this JVM is cut in {@link #RING}
+   * Bytes of a chunk, at least, when a transfer to a device in this JVM is cut in {@link #SPLIT}
    * chunks to pipeline it ({@link #localChunk(long, long)}): each chunk is a request of its own, which
    * costs the device a few microseconds; below this the request would cost more than its overlap saves.
    */
   public static final int SPLIT_CHUNK = 256 << 10;
+  /**
+   * Chunks a transfer of up to {@code SPLIT} × {@link #LOCAL_CHUNK} bytes is cut in: one per copy
+   * thread (at most {@link #RING}), so that they are all filled or read at once. With one copy thread
+   * (a machine of few cores) nothing is cut: its chunks would be copied one after another anyway,
+   * and each would cost a request.
+   */
+  public static final int SPLIT = Math.min(RING, CopyThreads.COUNT);
   /** Bytes below which a transfer to a device in this JVM is copied on the thread that sends it. */
   public static final int INLINE_BYTES = 256 << 10;
 
@@ -177,13 +184,18 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
 
   /**
    * A chunk's bytes for a transfer of {@code bytes} to a device that may lend {@code limit}: the
-   * transfer cut in {@link #RING} chunks (whole pages), each at least {@link #SPLIT_CHUNK} and at
+   * transfer cut in {@link #SPLIT} chunks (whole pages), each at least {@link #SPLIT_CHUNK} and at
    * most {@link #localChunk(long)}. So a transfer of a few MiB is pipelined like a large one: its
    * chunks are filled (or read) on several copy threads at once, and chunk k+1 is staged while chunk
    * k moves, where one chunk of the whole range would be copied on one thread first and moved after.
    */
   static int localChunk(long limit, long bytes) {
-    long split = ((bytes + RING - 1) / RING + 4095) / 4096 * 4096;
+    return localChunk(limit, bytes, SPLIT);
+  }
+
+  /** {@link #localChunk(long, long)} cut in {@code pieces} chunks. */
+  static int localChunk(long limit, long bytes, int pieces) {
+    long split = ((bytes + pieces - 1) / pieces + 4095) / 4096 * 4096;
     return (int) Math.min(localChunk(limit), Math.max(SPLIT_CHUNK, split));
   }
 

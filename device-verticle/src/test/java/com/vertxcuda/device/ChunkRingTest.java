@@ -5,6 +5,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.internal.ChunkedTransfer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -47,13 +48,13 @@ class ChunkRingTest {
 
   /**
    * Bytes of a chunk with the default region ({@code ChunkedTransfer.LOCAL_CHUNK}), for transfers of
-   * more than {@code RING} such chunks; smaller ones are cut in {@code RING} chunks.
+   * more than {@link #SPLIT} such chunks; smaller ones are cut in {@code SPLIT} chunks.
    */
   private static final int CHUNK = 8 << 20;
-  /** Chunks a transfer is cut in up to {@code RING * LOCAL_CHUNK} bytes ({@code ChunkedTransfer.RING}). */
-  private static final int RING = 8;
-  /** Bytes of a chunk at least, when a transfer is cut in {@code RING} ({@code ChunkedTransfer.SPLIT_CHUNK}). */
-  private static final int SPLIT = 256 << 10;
+  /** Chunks a smaller transfer is cut in: one per copy thread, at most eight (one on a machine of few cores). */
+  private static final int SPLIT = ChunkedTransfer.SPLIT;
+  /** Bytes of a chunk at least, when a transfer is cut in {@code SPLIT}. */
+  private static final int SPLIT_CHUNK = ChunkedTransfer.SPLIT_CHUNK;
 
   private DeviceVerticle device;
 
@@ -64,21 +65,22 @@ class ChunkRingTest {
 
   /**
    * The element counts that straddle chunk boundaries for elements of {@code size} bytes: around one
-   * chunk (cut in {@code RING}), and past {@code RING} whole chunks (a last chunk of one element).
+   * chunk, and past {@code SPLIT} whole chunks (a last chunk of one element).
    */
   private static int[] boundaries(int size) {
     int c = CHUNK / size;
-    return new int[] {1, c - 1, c, c + 1, 2 * c + 3, RING * c + 1};
+    return new int[] {1, c - 1, c, c + 1, 2 * c + 3, SPLIT * c + 1};
   }
 
   /**
    * Byte sizes around where the pump's cut changes: the largest copied inline and the smallest
-   * pumped (one {@code SPLIT} chunk and a few bytes more), chunks of {@code SPLIT} with a short last
-   * one, the largest cut in {@code RING} chunks of {@code SPLIT} and the smallest cut in larger ones,
-   * and a cut that is no multiple of a page of the size. Each a multiple of 16 bytes: whole elements of every type.
+   * pumped (one {@code SPLIT_CHUNK} and a few bytes more), chunks of {@code SPLIT_CHUNK} with a short
+   * last one, the largest cut in {@code SPLIT} chunks of {@code SPLIT_CHUNK} and the smallest cut in
+   * larger ones, and a cut that is no multiple of a page of the size. Each a multiple of 16 bytes:
+   * whole elements of every type.
    */
-  private static final int[] SPLIT_SIZES = {SPLIT - 16, SPLIT + 16, (1 << 20) + 16, RING * SPLIT - 16, RING * SPLIT + 16,
-    (5 << 20) + 48};
+  private static final int[] SPLIT_SIZES = {SPLIT_CHUNK - 16, SPLIT_CHUNK + 16, (1 << 20) + 16, SPLIT * SPLIT_CHUNK - 16,
+    SPLIT * SPLIT_CHUNK + 16, (5 << 20) + 48};
 
   /**
    * Every host type, both ways, at the sizes around the pump's cuts ({@link #SPLIT_SIZES}), checked
