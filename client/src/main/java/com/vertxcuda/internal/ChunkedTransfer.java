@@ -298,10 +298,6 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     if (probe) {
       pump.block();
     }
-    if (!upload && parallel && host != null && host.unmade()) {
-      // A new array (or landing) is zeroed while the device copies the first chunks into its memory.
-      CopyThreads.execute(host::prepare);
-    }
     pump.start();
     if (probe) {
       probeRange();

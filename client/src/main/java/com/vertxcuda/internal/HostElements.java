@@ -136,32 +136,10 @@ public final class HostElements {
   // The elements, made now if they are a download's new array or a landing; null where a landing got none.
   private synchronized Buffer elements() {
     if (elements == null && !madeOnce) {
-      elements = make.apply(length);
       madeOnce = true;
+      elements = make.apply(length);
     }
     return elements;
-  }
-
-  /**
-   * Makes a download's new array (or a landing's memory) now, if it is made on first use and not
-   * yet made: called on a copy thread as a download starts, so that the JVM zeroes the new memory
-   * while the device copies the first chunks, not after the first of them has come back (the
-   * copies into it wait for it meanwhile).
-   */
-  void prepare() {
-    if (make == null) {
-      return;
-    }
-    try {
-      elements();
-    } catch (RuntimeException | Error notNow) {
-      // No memory for it now: the first copy into it tries again, and fails the transfer if it must.
-    }
-  }
-
-  /** Whether these elements are made on first use ({@link #prepare}) and not made yet. */
-  synchronized boolean unmade() {
-    return make != null && !madeOnce;
   }
 
   public static HostElements of(float[] a) {
