@@ -23,7 +23,8 @@ import java.util.function.IntFunction;
  * a transfer buffer the device lends ({@link TransferMemory#allocate}: pinned
  * memory on cuda, a slot of the shared region in process isolation), so a value is copied once on
  * the host, in bulk, and the device copies it by DMA with no staging of its own. An upload keeps a
- * ring of at most {@link #RING} chunks of {@link #LOCAL_CHUNK} bytes: chunk k+1 is filled, on
+ * ring of at most {@link #RING} chunks of at most {@link #LOCAL_CHUNK} bytes (a transfer of a few
+ * MiB cut in one chunk per copy thread, {@link #SPLIT}): chunk k+1 is filled, on
  * the {@link CopyThreads}, while chunk k is on its way to the GPU, and a chunk's buffer
  * is filled again once the device has read it. A download asks for {@link #RING} views at a time
  * and reads each lent reply with bulk gets on the copy threads, then gives the reply's memory
@@ -67,7 +68,7 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   /**
    * Bytes of a chunk, at least, when a transfer to a device in this JVM is cut in {@link #SPLIT}
    * chunks to pipeline it ({@link #localChunk(long, long)}): each chunk is a request of its own, which
-   * costs the device a few microseconds; below this the request would cost more than its overlap saves.
+   * costs the device a few microseconds whatever its size, so smaller chunks would spend more on requests.
    */
   public static final int SPLIT_CHUNK = 256 << 10;
   /**
