@@ -23,7 +23,8 @@ import java.util.function.IntFunction;
  * a transfer buffer the device lends ({@link TransferMemory#allocate}: pinned
  * memory on cuda, a slot of the shared region in process isolation), so a value is copied once on
  * the host, in bulk, and the device copies it by DMA with no staging of its own. An upload keeps a
- * ring of at most {@link #RING} chunks of {@link #LOCAL_CHUNK} bytes: chunk k+1 is filled, on
+ * ring of at most {@link #RING} chunks of at most {@link #LOCAL_CHUNK} bytes (a transfer of a few
+ * MiB cut in one chunk per copy thread, {@link #SPLIT}): chunk k+1 is filled, on
  * the {@link CopyThreads}, while chunk k is on its way to the GPU, and a chunk's buffer
  * is filled again once the device has read it. A download asks for {@link #RING} views at a time
  * and reads each lent reply with bulk gets on the copy threads, then gives the reply's memory
@@ -64,6 +65,19 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   static final int LOCAL_CHUNK = 8 << 20;
   /** Bytes of a chunk to a device in this JVM, at least (however little it may lend). */
   static final int MIN_LOCAL_CHUNK = 64 << 10;
+  /**
+   * Bytes of a chunk, at least, when a transfer to a device in this JVM is cut in {@link #SPLIT}
+   * chunks to pipeline it ({@link #localChunk(long, long)}): each chunk is a request of its own, which
+   * costs the device a few microseconds whatever its size, so smaller chunks would spend more on requests.
+   */
+  public static final int SPLIT_CHUNK = 256 << 10;
+  /**
+   * Chunks a transfer of up to {@code SPLIT} × {@link #LOCAL_CHUNK} bytes is cut in: one per copy
+   * thread (at most {@link #RING}), so that they are all filled or read at once. With one copy thread
+   * (a machine of few cores) nothing is cut: its chunks would be copied one after another anyway,
+   * and each would cost a request.
+   */
+  public static final int SPLIT = Math.min(RING, CopyThreads.COUNT);
   /** Bytes below which a transfer to a device in this JVM is copied on the thread that sends it. */
   public static final int INLINE_BYTES = 256 << 10;
 
@@ -97,7 +111,7 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
     this.upload = upload;
     this.per = host.perDeviceElement(handle.dtype());
     // To another node only what fits one message comes here (larger goes through BulkTransfer).
-    int chunkBytes = lent == null ? maxMessageSize : localChunk(lent.limit());
+    int chunkBytes = lent == null ? maxMessageSize : localChunk(lent.limit(), handle.byteLength());
     this.perChunk = Math.max(1, chunkBytes / handle.dtype().size());
     this.chunks = Math.max(1, (handle.length() + perChunk - 1) / perChunk);
     this.parallel = lent != null && handle.byteLength() > INLINE_BYTES;
@@ -167,6 +181,23 @@ public final class ChunkedTransfer implements CallerOrder.Hold {
   static int localChunk(long limit) {
     long fit = limit / (4L * RING) / 4096 * 4096;
     return (int) Math.max(MIN_LOCAL_CHUNK, Math.min(LOCAL_CHUNK, fit));
+  }
+
+  /**
+   * A chunk's bytes for a transfer of {@code bytes} to a device that may lend {@code limit}: the
+   * transfer cut in {@link #SPLIT} chunks (whole pages), each at least {@link #SPLIT_CHUNK} and at
+   * most {@link #localChunk(long)}. So a transfer of a few MiB is pipelined like a large one: its
+   * chunks are filled (or read) on several copy threads at once, and chunk k+1 is staged while chunk
+   * k moves, where one chunk of the whole range would be copied on one thread first and moved after.
+   */
+  static int localChunk(long limit, long bytes) {
+    return localChunk(limit, bytes, SPLIT);
+  }
+
+  /** {@link #localChunk(long, long)} cut in {@code pieces} chunks. */
+  static int localChunk(long limit, long bytes, int pieces) {
+    long split = ((bytes + pieces - 1) / pieces + 4095) / 4096 * 4096;
+    return (int) Math.min(localChunk(limit), Math.max(SPLIT_CHUNK, split));
   }
 
   /** Chunks at once for a device that may lend {@code limit} bytes: at most a quarter of it, at least one. */

@@ -5,6 +5,7 @@ import com.vertxcuda.CudaException;
 import com.vertxcuda.DType;
 import com.vertxcuda.DeviceClient;
 import com.vertxcuda.FailureCode;
+import com.vertxcuda.internal.ChunkedTransfer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -20,6 +21,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.DoubleBuffer;
 import java.nio.FloatBuffer;
+import java.nio.IntBuffer;
+import java.nio.LongBuffer;
+import java.nio.ShortBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -42,8 +46,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(VertxExtension.class)
 class ChunkRingTest {
 
-  /** Bytes of a chunk with the default region ({@code ChunkedTransfer.LOCAL_CHUNK}). */
+  /**
+   * Bytes of a chunk with the default region ({@code ChunkedTransfer.LOCAL_CHUNK}), for transfers of
+   * more than {@link #SPLIT} such chunks; smaller ones are cut in {@code SPLIT} chunks.
+   */
   private static final int CHUNK = 8 << 20;
+  /** Chunks a smaller transfer is cut in: one per copy thread, at most eight (one on a machine of few cores). */
+  private static final int SPLIT = ChunkedTransfer.SPLIT;
+  /** Bytes of a chunk at least, when a transfer is cut in {@code SPLIT}. */
+  private static final int SPLIT_CHUNK = ChunkedTransfer.SPLIT_CHUNK;
 
   private DeviceVerticle device;
 
@@ -52,10 +63,128 @@ class ChunkRingTest {
     return vertx.deployVerticle(device).map(id -> DeviceClient.create(vertx));
   }
 
-  /** The element counts that straddle chunk boundaries for elements of {@code size} bytes. */
+  /**
+   * The element counts that straddle chunk boundaries for elements of {@code size} bytes: around one
+   * chunk, and past {@code SPLIT} whole chunks (a last chunk of one element).
+   */
   private static int[] boundaries(int size) {
     int c = CHUNK / size;
-    return new int[] {1, c - 1, c, c + 1, 2 * c + 3};
+    return new int[] {1, c - 1, c, c + 1, 2 * c + 3, SPLIT * c + 1};
+  }
+
+  /**
+   * Byte sizes around where the pump's cut changes: the largest copied inline and the smallest
+   * pumped (one {@code SPLIT_CHUNK} and a few bytes more), chunks of {@code SPLIT_CHUNK} with a short
+   * last one, the largest cut in {@code SPLIT} chunks of {@code SPLIT_CHUNK} and the smallest cut in
+   * larger ones, and a cut that is no multiple of a page of the size. Each a multiple of 16 bytes:
+   * whole elements of every type.
+   */
+  private static final int[] SPLIT_SIZES = {SPLIT_CHUNK - 16, SPLIT_CHUNK + 16, (1 << 20) + 16, SPLIT * SPLIT_CHUNK - 16,
+    SPLIT * SPLIT_CHUNK + 16, (5 << 20) + 48};
+
+  /**
+   * Every host type, both ways, at the sizes around the pump's cuts ({@link #SPLIT_SIZES}), checked
+   * element by element against its source: each Java array uploaded, then read back into an array kept
+   * (downloadInto) and into a new one; heap and direct Buffers uploaded and downloaded as a Buffer; heap
+   * and direct NIO buffers (bytes and floats) uploaded and read back into the other kind.
+   */
+  @Test
+  @Timeout(value = 180, timeUnit = TimeUnit.SECONDS)
+  void everyHostTypeRoundTripsAroundThePumpsCuts(Vertx vertx, VertxTestContext ctx) {
+    Random r = new Random(50);
+    deploy(vertx, TestDevices.options()).compose(client -> {
+      Future<Void> all = Future.succeededFuture();
+      for (int bytes : SPLIT_SIZES) {
+        float[] f = new float[bytes / 4];
+        for (int k = 0; k < f.length; k++) {
+          f[k] = Float.intBitsToFloat(r.nextInt());
+        }
+        double[] d = r.doubles(bytes / 8).toArray();
+        int[] i = r.ints(bytes / 4).toArray();
+        long[] l = r.longs(bytes / 8).toArray();
+        short[] s = new short[bytes / 2];
+        for (int k = 0; k < s.length; k++) {
+          s[k] = (short) r.nextInt();
+        }
+        byte[] raw = new byte[bytes];
+        r.nextBytes(raw);
+        String at = " of " + bytes + " bytes";
+        all = all
+          .compose(x -> bothWays(ctx, client, DType.F32, f.length, h -> client.upload(h, f), client::downloadFloats,
+            h -> { float[] kept = new float[f.length]; return client.downloadInto(h, FloatBuffer.wrap(kept)).map(kept); },
+            back -> assertArrayEquals(bits(f), bits((float[]) back), "float[]" + at)))
+          .compose(x -> bothWays(ctx, client, DType.F64, d.length, h -> client.upload(h, d), client::downloadDoubles,
+            h -> { double[] kept = new double[d.length]; return client.downloadInto(h, DoubleBuffer.wrap(kept)).map(kept); },
+            back -> assertArrayEquals(d, (double[]) back, "double[]" + at)))
+          .compose(x -> bothWays(ctx, client, DType.I32, i.length, h -> client.upload(h, i), client::downloadInts,
+            h -> { int[] kept = new int[i.length]; return client.downloadInto(h, IntBuffer.wrap(kept)).map(kept); },
+            back -> assertArrayEquals(i, (int[]) back, "int[]" + at)))
+          .compose(x -> bothWays(ctx, client, DType.I64, l.length, h -> client.upload(h, l), client::downloadLongs,
+            h -> { long[] kept = new long[l.length]; return client.downloadInto(h, LongBuffer.wrap(kept)).map(kept); },
+            back -> assertArrayEquals(l, (long[]) back, "long[]" + at)))
+          .compose(x -> bothWays(ctx, client, DType.F16, s.length, h -> client.upload(h, s), client::downloadShorts,
+            h -> { short[] kept = new short[s.length]; return client.downloadInto(h, ShortBuffer.wrap(kept)).map(kept); },
+            back -> assertArrayEquals(s, (short[]) back, "short[]" + at)))
+          .compose(x -> buffersBothWays(ctx, client, raw, at));
+      }
+      return all;
+    }).onComplete(ctx.succeedingThenComplete());
+  }
+
+  // Uploads with up, then reads back into a new array (down) and into a kept one (into), checking each.
+  private Future<Void> bothWays(VertxTestContext ctx, DeviceClient client, DType dtype, int n,
+                                Function<BufferHandle, Future<BufferHandle>> up, Function<BufferHandle, Future<?>> down,
+                                Function<BufferHandle, Future<?>> into, java.util.function.Consumer<Object> check) {
+    return client.alloc(dtype, n).compose(h -> up.apply(h)
+      .compose(x -> down.apply(h)).map(back -> check(ctx, () -> check.accept(back)))
+      .compose(x -> into.apply(h)).map(back -> check(ctx, () -> check.accept(back)))
+      .compose(x -> client.free(h))).mapEmpty();
+  }
+
+  // raw from a heap Buffer, a direct Buffer, a heap and a direct ByteBuffer and FloatBuffer, each read
+  // back (as a Buffer, into a direct or heap NIO buffer) and checked byte by byte.
+  private Future<Void> buffersBothWays(VertxTestContext ctx, DeviceClient client, byte[] raw, String at) {
+    int bytes = raw.length;
+    Buffer heap = Buffer.buffer(raw.clone());
+    ByteBuffer directBytes = ByteBuffer.allocateDirect(bytes).put(raw).flip();
+    Buffer direct = com.vertxcuda.internal.VertxInternals.buffer(io.netty.buffer.Unpooled.wrappedBuffer(directBytes.duplicate()));
+    ByteBuffer heapBytes = ByteBuffer.wrap(raw.clone());
+    FloatBuffer heapFloats = ByteBuffer.wrap(raw.clone()).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+    FloatBuffer directFloats = ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN).put(raw).flip().asFloatBuffer();
+    Buffer expected = Buffer.buffer(raw);
+    return client.alloc(DType.U8, bytes).compose(h -> client.upload(h, heap).compose(x -> client.download(h))
+      .map(back -> check(ctx, () -> assertEquals(expected, back, "heap Buffer" + at)))
+      .compose(x -> client.fill(h, 0)).compose(x -> client.upload(h, direct)).compose(x -> client.download(h))
+      .map(back -> check(ctx, () -> assertEquals(expected, back, "direct Buffer" + at)))
+      .compose(x -> client.fill(h, 0)).compose(x -> client.upload(h, heapBytes)).compose(x -> {
+        ByteBuffer into = ByteBuffer.allocateDirect(bytes);
+        return client.downloadInto(h, into).map(into);
+      }).map(back -> check(ctx, () -> assertEquals(ByteBuffer.wrap(raw), back, "heap ByteBuffer into a direct one" + at)))
+      .compose(x -> client.fill(h, 0)).compose(x -> client.upload(h, directBytes)).compose(x -> {
+        ByteBuffer into = ByteBuffer.allocate(bytes);
+        return client.downloadInto(h, into).map(into);
+      }).map(back -> check(ctx, () -> assertEquals(ByteBuffer.wrap(raw), back, "direct ByteBuffer into a heap one" + at)))
+      .compose(x -> client.free(h))).compose(x -> client.alloc(DType.F32, bytes / 4))
+      .compose(f -> client.upload(f, heapFloats).compose(x -> {
+        FloatBuffer into = ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        return client.downloadInto(f, into).map(into);
+      }).map(back -> check(ctx, () -> assertFloatsEqual(heapFloats, back, "heap FloatBuffer into a direct one" + at)))
+      .compose(x -> client.fill(f, 0)).compose(x -> client.upload(f, directFloats)).compose(x -> {
+        FloatBuffer into = FloatBuffer.allocate(bytes / 4);
+        return client.downloadInto(f, into).map(into);
+      }).map(back -> check(ctx, () -> assertFloatsEqual(directFloats, back, "direct FloatBuffer into a heap one" + at)))
+      .compose(x -> client.free(f))).mapEmpty();
+  }
+
+  // Element by element, by their bits (NaN payloads included); the buffers' positions untouched.
+  private static void assertFloatsEqual(FloatBuffer expected, FloatBuffer actual, String what) {
+    assertEquals(0, actual.position(), what + ": position");
+    assertEquals(expected.remaining(), actual.remaining(), what + ": length");
+    for (int k = 0; k < expected.remaining(); k++) {
+      if (Float.floatToRawIntBits(expected.get(k)) != Float.floatToRawIntBits(actual.get(k))) {
+        throw new AssertionError(what + ": element " + k);
+      }
+    }
   }
 
   /**

@@ -53,8 +53,13 @@ final class SharedTransfers {
   private final Map<Long, List<LentBuffers.Hold>> pipelineHolds = new ConcurrentHashMap<>();
   /** Whether the device host has ended: a recording answered after that holds nothing. */
   private volatile boolean ended;
-  /** Downloads up to this many bytes are copied out of the region on the link's reader, not lent over it. */
-  static final int COPIED_OUT = 256 << 10;
+  /**
+   * Downloads up to this many bytes are copied out of the region on the link's reader, not lent over
+   * it: below the pump's chunks ({@code ChunkedTransfer.SPLIT_CHUNK}), which are lent, read once on
+   * the copy threads and given back at once, so a pipelined download's chunks are not copied twice,
+   * one after another on the reader.
+   */
+  static final int COPIED_OUT = 128 << 10;
   /**
    * Bytes of an upload from outside the region copied into a slot on the thread that submits it, at
    * most: a chunk of the pump ({@code ChunkedTransfer.LOCAL_CHUNK}, on a copy thread) or a small
