@@ -93,8 +93,8 @@ abstract class ProcessCluster {
 
   /**
    * Bytes that differ from one position to the next (xorshift, each long big-endian), so a misplaced
-   * piece shows; {@code size} a multiple of 8. Made a mebibyte at a time in an array (a gibibyte in
-   * about two seconds on a C1-only JVM, where appending each long took twice that).
+   * piece shows; {@code size} a multiple of 8. Made a mebibyte at a time in an array, then appended:
+   * quicker on the suite's C1-only JVMs than appending each long to the buffer.
    */
   static Buffer pattern(int size, long seed) {
     if (size % 8 != 0) {
