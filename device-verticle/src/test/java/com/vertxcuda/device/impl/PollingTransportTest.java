@@ -38,7 +38,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * bases the transport is made on (the native one, epoll, is on the test classpath).
  */
 @ExtendWith(VertxExtension.class)
-@Tag("alone")
 class PollingTransportTest {
 
   private Vertx vertx;
@@ -59,6 +58,7 @@ class PollingTransportTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"nio", "epoll"})
+  @Tag("alone") // polls and sleeps judged within milliseconds
   void theLoopPollsForADueAnswerAndStopsOnceItRan(String base, VertxTestContext test) {
     polling(base, 500_000);
     Context caller = vertx.getOrCreateContext();
@@ -92,6 +92,7 @@ class PollingTransportTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"nio", "epoll"})
+  @Tag("alone") // polls and sleeps judged within milliseconds
   void anAnswerThatDoesNotComePollsOnlyForThePollTime(String base, VertxTestContext test) {
     // Poll times here are long against a loaded host's scheduling: on the 2-core VM with another build
     // running, a loop's thread was once kept off a core for over 20 ms right after the request.

@@ -40,7 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @Tag("runs-once")
-@Tag("alone")
 class DeviceHostLinkTest {
 
   static DeviceOptions options() {
@@ -101,6 +100,7 @@ class DeviceHostLinkTest {
    */
   @ParameterizedTest
   @ValueSource(booleans = {true, false})
+  @Tag("alone") // bounds the start's delay in wall-clock time
   void connectionsThatNeverProveTheSecretDoNotStallTheStart(boolean unixSocket) throws Exception {
     DeviceHostProcess host = DeviceHostProcess.start(options(), "local", 1, why -> { }, unixSocket);
     List<SocketChannel> silent = new java.util.ArrayList<>();

@@ -17,16 +17,12 @@ import com.vertxcuda.message.FaultRequest;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.spi.cluster.ClusterManager;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.DisabledIf;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,30 +34,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A GPU node and client nodes as separate JVMs on 127.0.0.1 (host backend): what happens when nodes
- * die, how placement spreads, and the event bus over TLS. Here on Hazelcast (TCP/IP join on
- * loopback); {@link InfinispanClusterProcessesTest} runs those that depend on the cluster manager on
- * encrypted Infinispan. Only the cluster manager SPI is used.
+ * die and how placement spreads. Here on Hazelcast (TCP/IP join on loopback);
+ * {@link InfinispanClusterProcessesTest} runs them on encrypted Infinispan (all but one direction of a
+ * cut transfer). What runs the same on every cluster manager (the side channel's bytes, the client
+ * artifact, the bus over TLS) is {@link SideChannelProcessesTest}'s. Only the cluster manager SPI is used.
  */
-class ClusterProcessesTest {
-
-  private static final AtomicLong CLUSTERS = new AtomicLong();
-  private final List<AutoCloseable> closing = new ArrayList<>();
-  private final List<Vertx> nodes = new ArrayList<>();
-  private final String clusterName = "vertx-cuda-it-" + ProcessHandle.current().pid() + "-" + CLUSTERS.incrementAndGet();
-  final ClusterSettings settings = settings();
-
-  /**
-   * Why a scenario runs on Hazelcast only: what it checks (the side channel's bytes and connections,
-   * the client artifact, the bus's TLS and codecs) runs the same whichever cluster manager holds the
-   * membership. The Infinispan classes run the scenarios that depend on it: joins, leaves, the
-   * subscriptions a first request waits for, registry events.
-   */
-  static final String SAME_ON_EVERY_CLUSTER_MANAGER =
-    "the same on every cluster manager: the Hazelcast class runs it";
+class ClusterProcessesTest extends ProcessCluster {
 
   /**
    * Why the Infinispan class cuts a download only: what depends on the cluster manager (the leave
@@ -74,57 +55,6 @@ class ClusterProcessesTest {
   /** Whether this class runs on a cluster manager other than Hazelcast (its subclass on Infinispan). */
   boolean onAnotherClusterManager() {
     return false;
-  }
-
-  /** Settings of a member of this test's cluster (a new object each time). */
-  ClusterSettings settings() {
-    ClusterSettings s = new ClusterSettings();
-    s.name = clusterName;
-    return s;
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    for (Vertx v : nodes) {
-      await(v.close());
-    }
-    for (AutoCloseable c : closing) {
-      c.close();
-    }
-  }
-
-  private NodeProcess gpuNode(String... extra) throws Exception {
-    List<String> args = new ArrayList<>(settings.arguments());
-    args.addAll(List.of("--backend", "host"));
-    args.addAll(List.of(extra));
-    NodeProcess p = NodeProcess.start(GpuNode.class, args, "READY ");
-    closing.add(p);
-    return p;
-  }
-
-  Vertx join(ClusterSettings s) throws Exception {
-    Vertx v = await(s.start());
-    nodes.add(v);
-    return v;
-  }
-
-  private static List<DeviceInfo> devicesOf(Vertx v, String node, int count) throws Exception {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (true) {
-      List<DeviceInfo> ready = new ArrayList<>();
-      for (DeviceInfo d : await(DeviceRegistry.list(v))) {
-        if (d.getNode().equals(node)) {
-          ready.add(d);
-        }
-      }
-      if (ready.size() >= count) {
-        return ready;
-      }
-      if (System.currentTimeMillis() > deadline) {
-        fail("node " + node + " registered " + ready.size() + " of " + count + " devices");
-      }
-      Thread.sleep(100);
-    }
   }
 
   @Test
@@ -233,27 +163,6 @@ class ClusterProcessesTest {
     await(c.free(mine));
   }
 
-  @DisabledIf(value = "onAnotherClusterManager", disabledReason = SAME_ON_EVERY_CLUSTER_MANAGER)
-  @Test
-  @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void aSendingNodeWithOnlyTheClientArtifactMultipliesOnARemoteDevice() throws Exception {
-    NodeProcess gpu = gpuNode();
-    gpu.ready(90);
-    String classPath = NodeProcess.senderClassPath();
-    assertTrue(classPath.matches("(?s).*(client/target/classes|vertx-cuda-client-[0-9][^/]*\\.jar).*"), classPath);
-    for (String entry : classPath.split(java.io.File.pathSeparator)) {
-      assertFalse(entry.matches(".*(device-verticle|library-verticles)/target/.*|.*/(vertx-cuda-device|vertx-cuda-libraries"
-        + "|jcuda|jcublas|jcufft|jcurand|JTransforms)-[0-9][^/]*\\.jar"), "the sender's class path holds " + entry);
-    }
-    List<String> args = new ArrayList<>(settings.arguments());
-    args.addAll(List.of("--n", "64"));
-    NodeProcess client = NodeProcess.startSender(ClusterClient.class, args, "using ");
-    closing.add(client);
-    client.ready(90);
-    assertEquals(0, client.exitValue(120), client.output());
-    assertTrue(client.output().contains("SGEMM on ") && client.output().contains(": OK"), client.output());
-  }
-
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void aBurstOfChoosersSpreadsOverTwoDevices() throws Exception {
@@ -289,127 +198,6 @@ class ClusterProcessesTest {
     }
   }
 
-  @DisabledIf(value = "onAnotherClusterManager", disabledReason = SAME_ON_EVERY_CLUSTER_MANAGER)
-  @Test
-  @Timeout(value = 240, unit = TimeUnit.SECONDS)
-  void aGibibyteFromARemoteNodeArrivesByteEqualOverTheSideChannel() throws Exception {
-    NodeProcess gpu = gpuNode("--device-option", "hostMemory=" + (3L << 30));
-    Vertx client = join(settings);
-    String gpuId = gpu.ready(90);
-    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
-    int size = 1 << 30;
-    Buffer data = Buffer.buffer(size);
-    long seed = 0x9E3779B97F4A7C15L;
-    for (int i = 0; i < size; i += 8) {
-      seed ^= seed << 13;
-      seed ^= seed >>> 7;
-      seed ^= seed << 17;
-      data.appendLong(seed);
-    }
-    BufferHandle h = await(c.alloc(DType.U8, size), 120);
-    long t0 = System.nanoTime();
-    // Sent one after the other without waiting (the caller's order): the upload's stream, then a
-    // fill of the last 8 bytes, then the download, which reads both.
-    Future<BufferHandle> up = c.upload(h, data);
-    Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
-    Future<Buffer> down = c.download(h);
-    await(up, 120);
-    await(fill, 120);
-    Buffer back = await(down, 120);
-    double seconds = (System.nanoTime() - t0) / 1e9;
-    assertEquals(size, back.length());
-    for (int i = size - 8; i < size; i++) {
-      data.setByte(i, (byte) 7);
-    }
-    assertTrue(data.equals(back), "1 GiB came back byte-equal");
-    System.out.printf("[figure] cluster: 1 GiB up and down through a remote node on loopback in %.1f s%n", seconds);
-    await(c.free(h));
-  }
-
-  /** Bytes that differ from one position to the next (xorshift), so a misplaced piece shows. */
-  static Buffer pattern(int size, long seed) {
-    Buffer data = Buffer.buffer(size);
-    for (int i = 0; i < size; i += 8) {
-      seed ^= seed << 13;
-      seed ^= seed >>> 7;
-      seed ^= seed << 17;
-      data.appendLong(seed);
-    }
-    return data;
-  }
-
-  /**
-   * 64 MiB go up and come back byte-equal over the node's bulk side channel (advertised in the
-   * device's description), and an upload, a fill and a download made without waiting land in that
-   * order; a float array whose values straddle the stream's pieces comes back equal too.
-   */
-  @DisabledIf(value = "onAnotherClusterManager", disabledReason = SAME_ON_EVERY_CLUSTER_MANAGER)
-  @Test
-  @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void sixtyFourMebibytesRoundTripOverTheSideChannelInOrder() throws Exception {
-    NodeProcess gpu = gpuNode();
-    Vertx client = join(settings);
-    String gpuId = gpu.ready(90);
-    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
-    DeviceInfo described = await(c.describe());
-    assertTrue(described.getBulkAddress() != null && described.getBulkAddress().startsWith("127.0.0.1:"),
-      "the side channel is advertised: " + described.getBulkAddress());
-    int size = 64 << 20;
-    Buffer data = pattern(size, 0x9E3779B97F4A7C15L);
-    BufferHandle h = await(c.alloc(DType.U8, size));
-    Future<BufferHandle> up = c.upload(h, data);
-    Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
-    Future<Buffer> down = c.download(h);
-    await(up);
-    await(fill);
-    Buffer back = await(down);
-    for (int i = size - 8; i < size; i++) {
-      data.setByte(i, (byte) 7);
-    }
-    assertEquals(size, back.length());
-    assertTrue(data.equals(back), "64 MiB came back byte-equal, the fill after the upload");
-    // An array, read back through the side channel into a new float[].
-    float[] values = new float[(3 << 20) + 5];
-    for (int i = 0; i < values.length; i++) {
-      values[i] = i * 0.5f - 7;
-    }
-    BufferHandle f = await(c.alloc(DType.F32, values.length));
-    await(c.upload(f, values));
-    float[] read = await(c.downloadFloats(f));
-    assertTrue(java.util.Arrays.equals(values, read), "the float[] came back equal");
-    await(c.free(f));
-    await(c.free(h));
-  }
-
-  /**
-   * A transfer naming a buffer with a forged token is refused FORBIDDEN, once, both ways; the device
-   * goes on serving the real handle.
-   */
-  @DisabledIf(value = "onAnotherClusterManager", disabledReason = SAME_ON_EVERY_CLUSTER_MANAGER)
-  @Test
-  @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void aForgedTokenOnTheSideChannelIsForbiddenAndTheDeviceServesOn() throws Exception {
-    NodeProcess gpu = gpuNode();
-    Vertx client = join(settings);
-    String gpuId = gpu.ready(90);
-    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
-    int size = 24 << 20;
-    BufferHandle h = await(c.alloc(DType.U8, size));
-    BufferHandle forged = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
-      h.tokenHigh() ^ 1, h.tokenLow(), h.offset(), h.length());
-    Buffer data = pattern(size, 42);
-    java.util.concurrent.atomic.AtomicInteger answers = new java.util.concurrent.atomic.AtomicInteger();
-    Future<BufferHandle> up = c.upload(forged, data).onComplete(ar -> answers.incrementAndGet());
-    CudaException refused = awaitFailure(up);
-    assertEquals(FailureCode.FORBIDDEN, refused.code(), refused.getMessage());
-    CudaException refusedDown = awaitFailure(c.download(forged));
-    assertEquals(FailureCode.FORBIDDEN, refusedDown.code(), refusedDown.getMessage());
-    await(c.upload(h, data));
-    assertTrue(data.equals(await(c.download(h))), "the device serves the real handle");
-    assertEquals(1, answers.get(), "the forged upload was answered once");
-    await(c.free(h));
-  }
-
   /**
    * A remote upload cut by its node's death (kill -9 while its bytes stream over the side channel, on
    * a connection the client kept from an earlier transfer) fails once, CONTEXT_LOST, within a second of
@@ -442,7 +230,7 @@ class ClusterProcessesTest {
     Buffer small = pattern(4 << 20, 5);
     BufferHandle w = await(c.alloc(DType.U8, small.length()));
     await(c.upload(w, small));
-    assertTrue(small.equals(await(c.download(w))));
+    assertTrue(sameBytes(small, await(c.download(w))));
     AtomicLong leftAt = new AtomicLong();
     AtomicLong failedAt = new AtomicLong();
     java.util.concurrent.atomic.AtomicInteger answers = new java.util.concurrent.atomic.AtomicInteger();
@@ -470,62 +258,6 @@ class ClusterProcessesTest {
     assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(1), "a transfer after the leave fails at once");
   }
 
-  @DisabledIf(value = "onAnotherClusterManager", disabledReason = SAME_ON_EVERY_CLUSTER_MANAGER)
-  @Test
-  @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void withTlsTheCodecsWorkAndAPlainNodeIsRefusedLoudly(@TempDir Path dir) throws Exception {
-    Path store = dir.resolve("node.p12");
-    Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-      "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC", "-genkeypair", "-alias", "node", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-      "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12",
-      "-keystore", store.toString(), "-storepass", "test-secret", "-keypass", "test-secret")
-      .redirectErrorStream(true).start();
-    assertEquals(0, keytool.waitFor(), new String(keytool.getInputStream().readAllBytes()));
-    settings.keyStore = store.toString();
-    settings.password = "test-secret";
-    NodeProcess gpu = gpuNode();
-    Vertx tlsClient = join(settings);
-    // The samples' settings put the bus on OpenSSL where netty-tcnative loads, as on this class path.
-    assertTrue(VertxInternals.eventBusOptions(tlsClient).getSslEngineOptions() instanceof OpenSSLEngineOptions);
-    String gpuId = gpu.ready(90);
-    DeviceClient c = DeviceClient.create(tlsClient, devicesOf(tlsClient, gpuId, 1).get(0));
-    BufferHandle h = await(c.alloc(DType.F32, 3));
-    Buffer values = Buffer.buffer().appendFloatLE(1).appendFloatLE(-2).appendFloatLE(3.5f);
-    await(c.upload(h, values));
-    assertEquals(values, await(c.download(h)));
-    // Past 1 MiB, over the side channel, which takes the bus's TLS settings.
-    Buffer big = pattern(16 << 20, 7);
-    BufferHandle b = await(c.alloc(DType.U8, big.length()));
-    await(c.upload(b, big));
-    assertTrue(big.equals(await(c.download(b))), "16 MiB came back byte-equal over TLS");
-    // A plain connection to the side channel gets no bytes of the buffer: the channel speaks only TLS.
-    String bulk = await(c.describe()).getBulkAddress();
-    int colon = bulk.lastIndexOf(':');
-    io.vertx.core.net.NetSocket plainSocket = await(tlsClient.createNetClient()
-      .connect(Integer.parseInt(bulk.substring(colon + 1)), bulk.substring(0, colon)));
-    Buffer heard = Buffer.buffer();
-    io.vertx.core.Promise<Void> cut = io.vertx.core.Promise.promise();
-    plainSocket.handler(heard::appendBuffer);
-    plainSocket.closeHandler(v -> cut.tryComplete());
-    plainSocket.write(Buffer.buffer().appendInt(0x56434232).appendByte((byte) 'D').appendLong(30_000).appendInt(64)
-      .appendBuffer(Buffer.buffer(new byte[64])));
-    await(cut.future(), 20);
-    assertTrue(heard.length() < 64, "a plain peer heard " + heard.length() + " bytes");
-    await(c.free(b));
-
-    ClusterSettings plain = settings();
-    Vertx plainNode = join(plain);
-    CudaException listed = awaitFailure(DeviceRegistry.list(plainNode));
-    assertEquals(FailureCode.FORBIDDEN, listed.code());
-    assertTrue(listed.getMessage().contains("TLS"), listed.getMessage());
-    long t0 = System.nanoTime();
-    CudaException refused = awaitFailure(DeviceClient.create(plainNode,
-      new com.vertxcuda.DeviceClientOptions().setNode(gpuId)).stats());
-    assertEquals(FailureCode.FORBIDDEN, refused.code(), refused.getMessage());
-    assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5), "refused at once, not after a timeout");
-    await(c.free(h));
-  }
-
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
   void aNodeStoppedWithSigtermLeavesAndExits() throws Exception {
@@ -540,26 +272,5 @@ class ClusterProcessesTest {
     }
     assertFalse(VertxInternals.clusterManager(client).getNodes().contains(gpuId), "it left the cluster");
     assertTrue(await(DeviceRegistry.list(client)).stream().noneMatch(d -> d.getNode().equals(gpuId)));
-  }
-
-  static <T> T await(Future<T> f) throws Exception {
-    return await(f, 60);
-  }
-
-  static <T> T await(Future<T> f, long seconds) throws Exception {
-    try {
-      return f.toCompletionStage().toCompletableFuture().get(seconds, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
-    }
-  }
-
-  static CudaException awaitFailure(Future<?> f) throws Exception {
-    try {
-      f.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      return (CudaException) e.getCause();
-    }
-    throw new AssertionError("expected a failure");
   }
 }

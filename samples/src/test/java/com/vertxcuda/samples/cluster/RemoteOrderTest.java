@@ -98,7 +98,7 @@ class RemoteOrderTest {
           BufferHandle b = all.resultAt(1);
           BufferHandle c = all.resultAt(2);
           BufferHandle big = all.resultAt(3);
-          Buffer data = ClusterProcessesTest.pattern(4 << 20, 3);
+          Buffer data = ProcessCluster.pattern(4 << 20, 3);
           // A 512^3 GEMM on the host backend outlasts its 30 ms: the caller stops waiting for it.
           return impatient.gemm(Transpose.N, Transpose.N, n, n, n, 1, a, n, b, n, 0, c, n)
             .transform(ar -> dev.fill(c, 0))

@@ -100,7 +100,7 @@ class SideChannelAdmissionTest {
   void aForgedTokenIsAnsweredFailAndClosedWithinASecond() throws Exception {
     int size = (int) (8 * MIB);
     BufferHandle real = await(local.alloc(DType.U8, size));
-    Buffer pattern = ClusterProcessesTest.pattern(size, 48);
+    Buffer pattern = ProcessCluster.pattern(size, 48);
     await(local.upload(real, pattern));
     BufferHandle forged = new BufferHandle(real.node(), real.device(), real.generation(), real.id(), real.dtype(),
       real.count(), real.tokenHigh() ^ 1, real.tokenLow(), 0, real.count());
@@ -171,7 +171,7 @@ class SideChannelAdmissionTest {
       assertTrue(heap() - heapBefore <= 64 * MIB, "heap up " + (heap() - heapBefore) / MIB + " MiB");
       assertTrue(direct() - directBefore <= 64 * MIB, "direct memory up " + (direct() - directBefore) / MIB + " MiB");
 
-      Buffer data = ClusterProcessesTest.pattern((int) (3 * MIB), 1000);
+      Buffer data = ProcessCluster.pattern((int) (3 * MIB), 1000);
       BufferHandle h = await(remote.alloc(DType.U8, data.length()));
       await(remote.upload(h, data));
       assertTrue(data.equals(await(remote.download(h))), "3 MiB came back equal beside a thousand idle connections");

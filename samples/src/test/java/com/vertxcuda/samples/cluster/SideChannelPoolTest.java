@@ -127,7 +127,7 @@ class SideChannelPoolTest {
       Future<Void> chain = Future.succeededFuture();
       for (int i = 0; i < 8; i++) {
         int size = sizes[i % sizes.length];
-        Buffer data = ClusterProcessesTest.pattern(size, 1000 + i);
+        Buffer data = ProcessCluster.pattern(size, 1000 + i);
         BufferHandle part = h.view(0, size);
         chain = chain.compose(x -> device.upload(part, data)).compose(x -> device.download(part)).map(back -> {
           assertTrue(data.equals(back), size + " bytes came back equal");
@@ -151,7 +151,7 @@ class SideChannelPoolTest {
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void aDownloadAcrossSeveralLandingArraysComesBackWhole(VertxTestContext ctx) {
     int size = (70 << 20) + 12_296; // a multiple of 8, as the pattern is
-    Buffer data = ClusterProcessesTest.pattern(size, 31);
+    Buffer data = ProcessCluster.pattern(size, 31);
     device.alloc(DType.U8, size).compose(h -> device.upload(h, data).compose(x -> device.download(h))
         .compose(back -> {
           assertEquals(size, back.length());
@@ -173,7 +173,7 @@ class SideChannelPoolTest {
   @Test
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void anIdleConnectionIsClosedAndTheNextTransferOpensAnother(VertxTestContext ctx) {
-    Buffer data = ClusterProcessesTest.pattern(SIZE, 7);
+    Buffer data = ProcessCluster.pattern(SIZE, 7);
     device.alloc(DType.U8, SIZE)
       .compose(h -> device.upload(h, data).map(h))
       .compose(h -> {
@@ -200,7 +200,7 @@ class SideChannelPoolTest {
   @Timeout(value = 120, timeUnit = TimeUnit.SECONDS)
   void aFailMidStreamDoesNotPoisonTheNextTransfer(VertxTestContext ctx) {
     int size = 24 << 20;
-    Buffer data = ClusterProcessesTest.pattern(size, 42);
+    Buffer data = ProcessCluster.pattern(size, 42);
     device.alloc(DType.U8, size).compose(h -> {
       BufferHandle forged = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
         h.tokenHigh() ^ 1, h.tokenLow(), h.offset(), h.length());

@@ -191,7 +191,7 @@ class SideChannelTlsTest {
   private static void roundTrip(Vertx client, Vertx target, int size, long seed) throws Exception {
     long accepted = CudaRuntime.of(target).bulkConnectionsAccepted();
     DeviceClient remote = DeviceClient.create(client, new DeviceClientOptions().setNode(Nodes.self(target)).setDevice(0));
-    Buffer data = ClusterProcessesTest.pattern(size, seed);
+    Buffer data = ProcessCluster.pattern(size, seed);
     BufferHandle h = await(remote.alloc(DType.U8, data.length()));
     try {
       await(remote.upload(h, data));
