@@ -55,11 +55,10 @@ final class SharedTransfers {
   private volatile boolean ended;
   /**
    * Downloads up to this many bytes are copied out of the region on the link's reader, not lent over
-   * it: below the pump's chunks ({@code ChunkedTransfer.SPLIT_CHUNK}), which are lent, read once on
-   * the copy threads and given back at once, so a pipelined download's chunks are not copied twice,
-   * one after another on the reader.
+   * it: a small download's Buffer holds no region memory however long the user keeps it. The pump's
+   * chunks of exactly this size ({@code ChunkedTransfer.SPLIT_CHUNK}) are copied out too.
    */
-  static final int COPIED_OUT = 128 << 10;
+  static final int COPIED_OUT = 256 << 10;
   /**
    * Bytes of an upload from outside the region copied into a slot on the thread that submits it, at
    * most: a chunk of the pump ({@code ChunkedTransfer.LOCAL_CHUNK}, on a copy thread) or a small
