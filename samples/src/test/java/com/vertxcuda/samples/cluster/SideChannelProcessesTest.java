@@ -92,20 +92,8 @@ class SideChannelProcessesTest extends ProcessCluster {
     Buffer data = pattern(size, 0x9E3779B97F4A7C15L);
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
     long t0 = System.nanoTime();
-    // Sent one after the other without waiting (the caller's order): the upload's stream, then a
-    // fill of the last 8 bytes, then the download, which reads both.
-    Future<BufferHandle> up = c.upload(h, data);
-    Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
-    Future<Buffer> down = c.download(h);
-    await(up, 120);
-    await(fill, 120);
-    Buffer back = await(down, 120);
+    upFillDownInOrder(c, h, data, "1 GiB");
     double seconds = (System.nanoTime() - t0) / 1e9;
-    assertEquals(size, back.length());
-    for (int i = size - 8; i < size; i++) {
-      data.setByte(i, (byte) 7);
-    }
-    assertTrue(sameBytes(data, back), "1 GiB came back byte-equal");
     System.out.printf("[figure] cluster: 1 GiB up and down through a remote node on loopback in %.1f s%n", seconds);
     await(c.free(h));
   }
@@ -127,17 +115,7 @@ class SideChannelProcessesTest extends ProcessCluster {
     int size = 64 << 20;
     Buffer data = pattern(size, 0x9E3779B97F4A7C15L);
     BufferHandle h = await(c.alloc(DType.U8, size));
-    Future<BufferHandle> up = c.upload(h, data);
-    Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
-    Future<Buffer> down = c.download(h);
-    await(up);
-    await(fill);
-    Buffer back = await(down);
-    for (int i = size - 8; i < size; i++) {
-      data.setByte(i, (byte) 7);
-    }
-    assertEquals(size, back.length());
-    assertTrue(sameBytes(data, back), "64 MiB came back byte-equal, the fill after the upload");
+    upFillDownInOrder(c, h, data, "64 MiB");
     // An array, read back through the side channel into a new float[].
     float[] values = new float[(3 << 20) + 5];
     for (int i = 0; i < values.length; i++) {
@@ -149,6 +127,26 @@ class SideChannelProcessesTest extends ProcessCluster {
     assertTrue(java.util.Arrays.equals(values, read), "the float[] came back equal");
     await(c.free(f));
     await(c.free(h));
+  }
+
+  /**
+   * Sends, one after the other without waiting (the caller's order), the upload of {@code data} into
+   * {@code h}, a fill of its last 8 bytes with 7 and the download of {@code h}, which must read both:
+   * the bytes come back equal to {@code data} with the fill after the upload.
+   */
+  private static void upFillDownInOrder(DeviceClient c, BufferHandle h, Buffer data, String what) throws Exception {
+    int size = data.length();
+    Future<BufferHandle> up = c.upload(h, data);
+    Future<BufferHandle> fill = c.fill(h.view(size - 8, 8), 7);
+    Future<Buffer> down = c.download(h);
+    await(up, 120);
+    await(fill, 120);
+    Buffer back = await(down, 120);
+    assertEquals(size, back.length());
+    for (int i = size - 8; i < size; i++) {
+      data.setByte(i, (byte) 7);
+    }
+    assertTrue(sameBytes(data, back), what + " came back byte-equal, the fill after the upload");
   }
 
   /**
