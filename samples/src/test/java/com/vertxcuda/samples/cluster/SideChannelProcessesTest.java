@@ -85,9 +85,7 @@ class SideChannelProcessesTest extends ProcessCluster {
   @Test
   @Timeout(value = 240, unit = TimeUnit.SECONDS)
   void aGibibyteFromARemoteNodeArrivesByteEqualOverTheSideChannel() throws Exception {
-    Vertx client = join(shared());
-    String gpuId = sharedNode.ready(90);
-    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
+    DeviceClient c = clientOfTheSharedNode();
     int size = 1 << 30;
     Buffer data = pattern(size, 0x9E3779B97F4A7C15L);
     BufferHandle h = await(c.alloc(DType.U8, size), 120);
@@ -106,9 +104,7 @@ class SideChannelProcessesTest extends ProcessCluster {
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void sixtyFourMebibytesRoundTripOverTheSideChannelInOrder() throws Exception {
-    Vertx client = join(shared());
-    String gpuId = sharedNode.ready(90);
-    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
+    DeviceClient c = clientOfTheSharedNode();
     DeviceInfo described = await(c.describe());
     assertTrue(described.getBulkAddress() != null && described.getBulkAddress().startsWith("127.0.0.1:"),
       "the side channel is advertised: " + described.getBulkAddress());
@@ -127,6 +123,13 @@ class SideChannelProcessesTest extends ProcessCluster {
     assertTrue(java.util.Arrays.equals(values, read), "the float[] came back equal");
     await(c.free(f));
     await(c.free(h));
+  }
+
+  /** A client node of its own joins the shared GPU node's cluster: a client of that node's device. */
+  private DeviceClient clientOfTheSharedNode() throws Exception {
+    Vertx client = join(shared());
+    String gpuId = sharedNode.ready(90);
+    return DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
   }
 
   /**
@@ -156,9 +159,7 @@ class SideChannelProcessesTest extends ProcessCluster {
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void aForgedTokenOnTheSideChannelIsForbiddenAndTheDeviceServesOn() throws Exception {
-    Vertx client = join(shared());
-    String gpuId = sharedNode.ready(90);
-    DeviceClient c = DeviceClient.create(client, devicesOf(client, gpuId, 1).get(0));
+    DeviceClient c = clientOfTheSharedNode();
     int size = 24 << 20;
     BufferHandle h = await(c.alloc(DType.U8, size));
     BufferHandle forged = new BufferHandle(h.node(), h.device(), h.generation(), h.id(), h.dtype(), h.count(),
