@@ -219,12 +219,8 @@ class PipelineGpuTest {
     BufferHandle y = KernelGpuTest.await(device.alloc(DType.F32, n));
     BufferHandle z = KernelGpuTest.await(device.alloc(DType.F32, n));
     BufferHandle w = KernelGpuTest.await(device.alloc(DType.F32, n));
-    Buffer in = verticle.allocateTransferBuffer(n * 4);
-    Buffer out = verticle.allocateTransferBuffer(n * 4);
-    for (int i = 0; i < n; i++) {
-      in.appendFloatLE(0);
-      out.appendFloatLE(0);
-    }
+    Buffer in = zeroedTransferBuffer(verticle, n);
+    Buffer out = zeroedTransferBuffer(verticle, n);
     PipelineHandle p = KernelGpuTest.await(device.record()
       .upload(in, x)
       .step(Library.KERNEL, new KernelRequest(KernelOp.SCALE).setX(x).setScalar(2.5).setOutput(y))
@@ -262,12 +258,8 @@ class PipelineGpuTest {
     BufferHandle[] replayed = spectralBuffers(device, n, bins);
     BufferHandle[] requested = spectralBuffers(device, n, bins);
     List<Object> steps = spectralSteps(replayed, n);
-    Buffer signal = verticle.allocateTransferBuffer(n * 4);
-    Buffer convolved = verticle.allocateTransferBuffer(n * 4);
-    for (int i = 0; i < n; i++) {
-      signal.appendFloatLE(0);
-      convolved.appendFloatLE(0);
-    }
+    Buffer signal = zeroedTransferBuffer(verticle, n);
+    Buffer convolved = zeroedTransferBuffer(verticle, n);
     PipelineHandle spectral = KernelGpuTest.await(device.record()
       .upload(signal, replayed[0])
       .step(Library.FFT, steps.get(1))
@@ -321,6 +313,15 @@ class PipelineGpuTest {
     float[] f = new float[n];
     Arrays.fill(f, v);
     return f;
+  }
+
+  /** A transfer buffer the device lends, holding {@code n} floats of 0. */
+  private static Buffer zeroedTransferBuffer(DeviceVerticle verticle, int n) {
+    Buffer b = verticle.allocateTransferBuffer(n * 4);
+    for (int i = 0; i < n; i++) {
+      b.appendFloatLE(0);
+    }
+    return b;
   }
 
   private static float[] floats(Buffer b) {
