@@ -47,7 +47,12 @@ class GemmServerBodyTimeoutTest {
 
   private DeviceVerticle device;
   private int port;
-  private long heldBefore;
+  /**
+   * This device's transfer charge once deployed: what a body's buffers must give back to. The JVM's pool
+   * ({@code heldTransferBytes}) is shared with every class this test JVM ran, whose unreachable buffers
+   * return whenever they are collected.
+   */
+  private long chargedBefore;
   // Held for the test: a client no longer referenced is closed when collected, its connections too.
   private NetClient raw;
   private WebClient web;
@@ -62,7 +67,7 @@ class GemmServerBodyTimeoutTest {
         .setBodyIdleTimeout(IDLE_MS).setBodyTimeout(TOTAL_MS), device, 1))
       .onComplete(test.succeeding(servers -> {
         port = servers.get(0).actualPort();
-        heldBefore = device.heldTransferBytes();
+        chargedBefore = device.chargedTransferBytes();
         test.completeNow();
       }));
   }
@@ -76,7 +81,7 @@ class GemmServerBodyTimeoutTest {
       .compose(answer -> {
         test.verify(() -> {
           assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
-          assertEquals(heldBefore, device.heldTransferBytes(), "the body's transfer memory is given back");
+          assertEquals(chargedBefore, device.chargedTransferBytes(), "the body's transfer memory is given back");
         });
         return post();
       })
@@ -131,7 +136,7 @@ class GemmServerBodyTimeoutTest {
           assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
           assertTrue(answer.contains("not whole"), answer);
           assertTrue(ms >= TOTAL_MS - 100, "answered " + ms + " ms after the body began, before the whole-body timeout");
-          assertEquals(heldBefore, device.heldTransferBytes(), "the body's transfer memory is given back");
+          assertEquals(chargedBefore, device.chargedTransferBytes(), "the body's transfer memory is given back");
         });
         return post();
       })
@@ -172,7 +177,7 @@ class GemmServerBodyTimeoutTest {
         test.verify(() -> {
           assertEquals(408, stalled.statusCode());
           // Checked here, not after the next request: its own buffers go back after its answer is written.
-          assertEquals(heldBefore, device.heldTransferBytes(), "the stalled body's transfer memory is given back");
+          assertEquals(chargedBefore, device.chargedTransferBytes(), "the stalled body's transfer memory is given back");
         });
         return h2.request(HttpMethod.POST, "/gemm?n=4").compose(req -> {
           test.verify(() -> assertTrue(req.connection() == first[0], "a new connection"));
