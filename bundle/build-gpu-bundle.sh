@@ -63,6 +63,7 @@ PY
 cp "$root/bundle/run.sh" "$out/run.sh"
 cp "$root/bundle/sampling-1ms.jfc" "$out/sampling-1ms.jfc"
 cp "$root/bench/pytorch_bench.py" "$out/pytorch_bench.py"
+cp "$root/bundle/compare.py" "$out/compare.py"
 cp "$root/bench/src/main/resources/com/vertxcuda/bench/bench-result.schema.json" "$out/"
 cp "$root/docs/grafana-dashboard.json" "$out/"
 chmod +x "$out/run.sh"
