@@ -109,5 +109,11 @@ public final class InProcessContextTier implements ContextTier {
     public boolean lends(Buffer buffer) {
       return PinnedMemory.isPinned(buffer);
     }
+
+    /** The pool's lent bytes and the pinned bytes leased: transfer buffers here are pinned. */
+    @Override
+    public long held() {
+      return super.held() + PinnedMemory.leasedBytes();
+    }
   };
 }

@@ -198,6 +198,15 @@ public final class PinnedMemory {
     return idleBytes.get();
   }
 
+  /**
+   * Pinned bytes of this process leased now (transfer buffers and downloads lent to users, blocks a
+   * copy stages through): 0 before the pool is first used.
+   */
+  public static long leasedBytes() {
+    PinnedMemory p = shared;
+    return p == null ? 0 : Math.max(0, p.pinnedBytes.get() - p.idleBytes.get());
+  }
+
   static long sizeClass(long bytes) {
     if (bytes > MAX_POOLED) {
       return bytes;
