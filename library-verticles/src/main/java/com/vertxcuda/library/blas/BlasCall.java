@@ -193,12 +193,12 @@ public final class BlasCall {
     BlasOp op = op();
     boolean complex = dtype.isComplex();
     if (!complex) {
-      String of = " applies to complex (C64, C128) data only, " + op + " here is on " + dtype;
-      require(r.getAlphaImag() == 0, () -> "alphaImag" + of);
-      require(r.getBetaImag() == 0, () -> "betaImag" + of);
-      require(r.getSineImag() == 0, () -> "sineImag" + of);
-      require(r.getTransA() != Transpose.C, () -> "transA C (conjugate transpose)" + of);
-      require(r.getTransB() != Transpose.C, () -> "transB C (conjugate transpose)" + of);
+      // Checked for every real request: the message is made only for a failure.
+      require(r.getAlphaImag() == 0, () -> "alphaImag" + complexOnly());
+      require(r.getBetaImag() == 0, () -> "betaImag" + complexOnly());
+      require(r.getSineImag() == 0, () -> "sineImag" + complexOnly());
+      require(r.getTransA() != Transpose.C, () -> "transA C (conjugate transpose)" + complexOnly());
+      require(r.getTransB() != Transpose.C, () -> "transB C (conjugate transpose)" + complexOnly());
       return;
     }
     if (op == BlasOp.HER || op == BlasOp.HPR || op == BlasOp.HERK) {
@@ -211,6 +211,10 @@ public final class BlasCall {
     if (op == BlasOp.SYRK || op == BlasOp.SYR2K) {
       require(r.getTransA() != Transpose.C, () -> "transA C: complex " + op + " takes N or T");
     }
+  }
+
+  private String complexOnly() {
+    return " applies to complex (C64, C128) data only, " + op() + " here is on " + dtype;
   }
 
   private static Transpose trans(Transpose t, String field) {
