@@ -72,7 +72,8 @@ public class DeviceVerticle extends VerticleBase {
   /**
    * Bytes of transfer buffers and downloads lent to users now and not yet returned (released, or
    * collected once unreachable): this device's shared region in process isolation, plus this JVM's
-   * host buffer pool and, on cuda, its pinned memory, which every in-process device shares.
+   * host buffer pool and, on cuda, its pinned transfer buffers, which every in-process device shares
+   * (a download lent in pinned memory in-process on cuda is not counted).
    */
   public long heldTransferBytes() {
     return supervisor.transferMemory().held();

@@ -110,10 +110,10 @@ public final class InProcessContextTier implements ContextTier {
       return PinnedMemory.isPinned(buffer);
     }
 
-    /** The pool's lent bytes and the pinned bytes leased: transfer buffers here are pinned. */
+    /** The pool's lent bytes and the pinned transfer buffers lent: transfer buffers here are pinned. */
     @Override
     public long held() {
-      return super.held() + PinnedMemory.leasedBytes();
+      return super.held() + PinnedMemory.transferBufferBytes();
     }
   };
 }

@@ -73,6 +73,8 @@ public final class PinnedMemory {
   private final Map<Integer, ConcurrentLinkedDeque<Pointer>> idle = new ConcurrentHashMap<>();
   private final AtomicLong idleBytes = new AtomicLong();
   private final AtomicLong pinnedBytes = new AtomicLong();
+  /** Bytes of the blocks lent as transfer buffers and not yet back. */
+  private final AtomicLong transferBufferBytes = new AtomicLong();
 
   private PinnedMemory(CUcontext context) {
     this.context = context;
@@ -119,7 +121,10 @@ public final class PinnedMemory {
    * copy goes straight from it. Release it with {@link #release(Buffer)} (or leave it to the GC).
    */
   public Buffer buffer(int bytes) throws BackendException {
-    ByteBuf b = wrap(lease(bytes), bytes);
+    Lease lease = lease(bytes);
+    lease.transferBuffer = true;
+    transferBufferBytes.addAndGet(lease.size);
+    ByteBuf b = wrap(lease, bytes);
     b.clear();
     return VertxInternals.buffer(b);
   }
@@ -199,12 +204,12 @@ public final class PinnedMemory {
   }
 
   /**
-   * Pinned bytes of this process leased now (transfer buffers and downloads lent to users, blocks a
-   * copy stages through): 0 before the pool is first used.
+   * Pinned bytes of this process lent as transfer buffers ({@link #buffer}) and not yet back: 0
+   * before the pool is first used. The blocks copies land in or stage through are not counted.
    */
-  public static long leasedBytes() {
+  public static long transferBufferBytes() {
     PinnedMemory p = shared;
-    return p == null ? 0 : Math.max(0, p.pinnedBytes.get() - p.idleBytes.get());
+    return p == null ? 0 : p.transferBufferBytes.get();
   }
 
   static long sizeClass(long bytes) {
@@ -284,6 +289,8 @@ public final class PinnedMemory {
     private final LentBuffers.Holds holds = new LentBuffers.Holds();
     /** What runs once the block is back; null when nothing waits for it. */
     private List<Runnable> onClose;
+    /** Whether the block was lent as a transfer buffer (counted in {@link #transferBufferBytes}). */
+    private boolean transferBuffer;
 
     Lease(Pointer pointer, long size) {
       this.pointer = pointer;
@@ -305,6 +312,9 @@ public final class PinnedMemory {
 
     private void giveBackOnce() {
       if (closed.compareAndSet(false, true)) {
+        if (transferBuffer) {
+          transferBufferBytes.addAndGet(-size);
+        }
         giveBack(pointer, size);
         List<Runnable> then;
         synchronized (this) {
