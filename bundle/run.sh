@@ -110,16 +110,23 @@ commit="$(head -n 1 "$here/COMMIT")"
 # The full sweeps want a GPU; on the host backend the small ones run in seconds.
 if [ "$backend" = cuda ]; then size=full; else size=small; fi
 
+# benchmain NAME LIMIT CLASSPATH MAIN [ARGS...]: one BenchMain JVM as a stage. The heap is fixed and
+# touched at start (-Xms = -Xmx, AlwaysPreTouch), as a latency-tuned server's is: on a heap still
+# growing, or not yet touched, the time to make a new large array varies by orders of magnitude
+# between repeats, and the copy.large section would time the heap, not the copy.
+benchmain() {
+  local name="$1" secs="$2" classpath="$3" main="$4"
+  shift 4
+  stage "$name" "$secs" "$classpath" -Xms8g -Xmx8g -XX:+AlwaysPreTouch "$main" --backend "$backend" --size $size "$@"
+}
+
 # bench_run MODE BUDGET [ARGS...]: one BenchMain run (its stage limit is 75 s past the budget: the
 # copy.large section, which always runs, measures after the budget's sweeps), its JSON copied to OUT.
-# The heap is fixed and touched at start (-Xms = -Xmx, AlwaysPreTouch), as a latency-tuned server's
-# is: on a heap still growing, or not yet touched, the time to make a new large array varies by
-# orders of magnitude between repeats, and the copy.large section would time the heap, not the copy.
 bench_run() {
   local mode="$1" budget="$2"
   shift 2
-  stage bench-$mode $((budget + 75)) "$cp" -Xms8g -Xmx8g -XX:+AlwaysPreTouch com.vertxcuda.bench.BenchMain --backend "$backend" \
-    --mode $mode --size $size --budget "$budget" --commit "$commit" --out "$work/bench" "$@"
+  benchmain bench-$mode $((budget + 75)) "$cp" com.vertxcuda.bench.BenchMain --mode $mode --budget "$budget" \
+    --commit "$commit" --out "$work/bench" "$@"
   cp "$work/bench/bench-$mode.json" "$out/" 2>/dev/null
 }
 
@@ -202,16 +209,16 @@ st_compare() {
   done
   for j in "$base"/*.jar; do basecp="$basecp:$j"; done
   limit 120 "$java" -cp "$basecp" com.vertxcuda.device.isolation.DeviceHostArchive 2>&1 | tail -n 1 >> "$summary"
-  local basemain
+  local basemain baseid
   basemain="$(cat "$base/MAIN" 2>/dev/null || echo com.vertxcuda.bench.BenchMain)"
+  baseid="$(cat "$base/COMMIT" 2>/dev/null || echo base)"
   for rep in $(seq 1 "${REPS:-3}"); do
     for mode in in_process process; do
       for v in this base; do
-        local d="$work/compare/$v-$mode-$rep" c="$cp" main=com.vertxcuda.bench.BenchMain id="$commit"
-        [ $v = base ] && c="$basecp" main="$basemain" id="$(cat "$base/COMMIT" 2>/dev/null || echo base)"
-        stage compare-$v-$mode-$rep $((${BUDGET:-20} + 60)) "$c" -Xms8g -Xmx8g -XX:+AlwaysPreTouch "$main" \
-          --backend "$backend" --mode $mode --size $size --budget "${BUDGET:-20}" --only "${ONLY:-hops,smallgemm,payload}" \
-          --commit "$id" --out "$d"
+        local c="$cp" main=com.vertxcuda.bench.BenchMain id="$commit"
+        [ $v = base ] && c="$basecp" main="$basemain" id="$baseid"
+        benchmain compare-$v-$mode-$rep $((${BUDGET:-20} + 60)) "$c" "$main" --mode $mode --budget "${BUDGET:-20}" \
+          --only "${ONLY:-hops,smallgemm,payload}" --commit "$id" --out "$work/compare/$v-$mode-$rep"
       done
     done
   done
