@@ -16,10 +16,11 @@
 #             (gpu-clocks.csv), then the footprint of an idle GPU node. ONLY: BenchMain's sections
 #             (--only); BUDGETS: seconds each run stops starting points, "in-process process pytorch"
 #             (150 160 75; pytorch 0: none).
-#   compare   this bundle's BenchMain against another commit's (BASE: a folder of its jars, made by
-#             bundle/build-base-jars.sh), one JVM at a time, alternating, in both modes, REPS (3) times;
-#             ONLY (hops,smallgemm,payload), BUDGET (20 s per run); compare/ and compare.txt (each point's
-#             median over the repeats, this commit's over the base's).
+#   compare   this bundle's BenchMain against other commits' (BASE: folders of their jars, made by
+#             bundle/build-base-jars.sh), one JVM at a time, alternating, in MODES (both), REPS (3) times;
+#             ONLY (hops,smallgemm,payload), BUDGET (20 s per run), JPROPS (JVM options of every
+#             BenchMain: -Dvertxcuda.bench.coalesce=64); compare/ and compare.txt (each point's median
+#             over the repeats, this commit's over each base's).
 #   hops      the one-at-a-time hop tables in both modes for each variant in HOPS ("default"; see
 #             hops_table), then the caller's last hop alone (CallerLoopHop); hops.txt.
 #   graph     PipelineGpuTest, then BenchMain --only graph in both modes and its report.
@@ -117,7 +118,8 @@ if [ "$backend" = cuda ]; then size=full; else size=small; fi
 benchmain() {
   local name="$1" secs="$2" classpath="$3" main="$4"
   shift 4
-  stage "$name" "$secs" "$classpath" -Xms8g -Xmx8g -XX:+AlwaysPreTouch "$main" --backend "$backend" --size $size "$@"
+  stage "$name" "$secs" "$classpath" -Xms8g -Xmx8g -XX:+AlwaysPreTouch ${JPROPS:-} "$main" --backend "$backend" \
+    --size $size "$@"
 }
 
 # bench_run MODE BUDGET [ARGS...]: one BenchMain run (its stage limit is 75 s past the budget: the
@@ -199,26 +201,30 @@ st_bench() {
   footprint
 }
 
-# compare: BASE's jars replace this bundle's own (vertx-cuda-*) on the same runtime and dependencies;
-# its BenchMain class is named in BASE/MAIN. Alternating the two, one JVM at a time, puts both under
-# the same moments of a shared host's load.
+# compare: each BASE's jars replace this bundle's own (vertx-cuda-*) on the same runtime and
+# dependencies; its BenchMain class is named in BASE/MAIN. Alternating the commits, one JVM at a time,
+# puts all under the same moments of a shared host's load.
 st_compare() {
-  local base="${BASE:?compare needs BASE, the folder of the base commit jars}" basecp="" v rep mode
+  local bases=(${BASE:?compare needs BASE, the folders of the commits to compare with}) depcp="" j b rep mode
   for j in "$here"/lib/*.jar; do
-    case "$(basename "$j")" in vertx-cuda-*) ;; *) basecp="$basecp${basecp:+:}$j" ;; esac
+    case "$(basename "$j")" in vertx-cuda-*) ;; *) depcp="$depcp${depcp:+:}$j" ;; esac
   done
-  for j in "$base"/*.jar; do basecp="$basecp:$j"; done
-  limit 120 "$java" -cp "$basecp" com.vertxcuda.device.isolation.DeviceHostArchive 2>&1 | tail -n 1 >> "$summary"
-  local basemain baseid
-  basemain="$(cat "$base/MAIN" 2>/dev/null || echo com.vertxcuda.bench.BenchMain)"
-  baseid="$(cat "$base/COMMIT" 2>/dev/null || echo base)"
+  local whos=(this) cps=("$cp") mains=(com.vertxcuda.bench.BenchMain) ids=("$commit")
+  for b in "${bases[@]}"; do
+    local basecp="$depcp"
+    for j in "$b"/*.jar; do basecp="$basecp:$j"; done
+    limit 120 "$java" -cp "$basecp" com.vertxcuda.device.isolation.DeviceHostArchive 2>&1 | tail -n 1 >> "$summary"
+    ids+=("$(cat "$b/COMMIT" 2>/dev/null || basename "$b")")
+    whos+=("base_${ids[-1]}")
+    cps+=("$basecp")
+    mains+=("$(cat "$b/MAIN" 2>/dev/null || echo com.vertxcuda.bench.BenchMain)")
+  done
   for rep in $(seq 1 "${REPS:-3}"); do
-    for mode in in_process process; do
-      for v in this base; do
-        local c="$cp" main=com.vertxcuda.bench.BenchMain id="$commit"
-        [ $v = base ] && c="$basecp" main="$basemain" id="$baseid"
-        benchmain compare-$v-$mode-$rep $((${BUDGET:-20} + 60)) "$c" "$main" --mode $mode --budget "${BUDGET:-20}" \
-          --only "${ONLY:-hops,smallgemm,payload}" --commit "$id" --out "$work/compare/$v-$mode-$rep"
+    for mode in ${MODES:-in_process process}; do
+      for i in "${!whos[@]}"; do
+        benchmain compare-${whos[$i]}-$mode-$rep $((${BUDGET:-20} + 60)) "${cps[$i]}" "${mains[$i]}" --mode $mode \
+          --budget "${BUDGET:-20}" --only "${ONLY:-hops,smallgemm,payload}" --commit "${ids[$i]}" \
+          --out "$work/compare/${whos[$i]}-$mode-$rep"
       done
     done
   done
