@@ -16,11 +16,12 @@ mkdir -p "$out/lib"
 # Hazelcast comes along for the cluster benchmark (ClusterBench: a client JVM and a GPU-node JVM);
 # JUnit comes as the console launcher.
 # The JMH module (CPU-only, run by CI), the RxJava 3 module, Infinispan (the encrypted cluster
-# manager, tested in CI) and the JSON Schema validator of the bench's tests stay out.
+# manager, tested in CI), ArchUnit (the CLI module's LayeringTest, which runs in CI) and the JSON Schema
+# validator of the bench's tests stay out.
 mvn -B -q -DskipTests -pl '!bench-jmh,!rx-java3' clean package dependency:copy-dependencies \
   -DincludeScope=test -DoutputDirectory="$out/lib" \
   -DexcludeArtifactIds=jackson-annotations,vertx-infinispan,vertx-rx-java3 \
-  -DexcludeGroupIds=org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j,org.infinispan,org.jgroups,io.reactivex.rxjava3,org.reactivestreams
+  -DexcludeGroupIds=com.tngtech.archunit,org.junit.jupiter,org.junit.platform,org.opentest4j,org.apiguardian,com.networknt,tools.jackson.core,tools.jackson.dataformat,org.snakeyaml,com.ethlo.time,org.slf4j,org.infinispan,org.jgroups,io.reactivex.rxjava3,org.reactivestreams
 for m in client device-verticle library-verticles samples bench; do
   cp "$m"/target/*.jar "$out/lib/"
 done
