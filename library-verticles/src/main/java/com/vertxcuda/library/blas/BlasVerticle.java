@@ -39,13 +39,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * as one batched call ({@link BlasOptions#getMaxBatchSize()}): the group is queued when a request
  * cannot join it, when it is full, or when the submission thread {@link #flush}es it (before a
  * request of another library or a task). A group is held only while an earlier one is still on the
- * GPU: at the end of each message, and when the queue runs dry ({@link #holdsWhileBusy}), a group
- * with none ahead of it on the GPU is queued at once; otherwise it is queued the moment that one is
- * done, with whatever joined it meanwhile. The batches grow to what arrives during one batched call
- * (a client sending a few GEMMs a message would otherwise get one small call each), an idle device
- * adds no wait, and messages that arrive together are not all validated before the GPU gets the
- * first: that would answer them together, and the client's next messages would arrive together
- * again, each round validating, computing and answering one after another instead of overlapping.
+ * GPU: when the queue runs dry ({@link #holdsWhileBusy}), and at the end of a message once it holds
+ * {@link #EARLY_GROUP} GEMMs, a group with none ahead of it on the GPU is queued at once; otherwise it
+ * is queued the moment that one is done, with whatever joined it meanwhile. The batches grow to what
+ * arrives during one batched call (a client sending a few GEMMs a message would otherwise get one
+ * small call each), an idle device adds no wait, and messages that arrive together are not all
+ * validated before the GPU gets the first: that would answer them together, and the client's next
+ * messages would arrive together again, each round validating, computing and answering one after
+ * another instead of overlapping.
  * A {@link BlasBatch} message is served in its order, its calls held exactly as if each had come
  * in a message of its own (so consecutive batches' small GEMMs share batched calls too), and it is
  * answered once, when its last work is done.
@@ -120,9 +121,16 @@ public final class BlasVerticle extends LibraryVerticle {
     return null;
   }
 
-  // The end of a message: a held group with no earlier one on the GPU goes now (see the class comment).
+  /**
+   * The GEMMs a held group needs to go at the end of a message rather than when the queue runs dry:
+   * enough that validating them takes about as long as queueing a batched call, so a group that goes
+   * early does not cost more launches than it saves in GPU idle time.
+   */
+  static final int EARLY_GROUP = 16;
+
+  // The end of a message: a group worth a call with no earlier one on the GPU goes now (see the class comment).
   private void queueIfNoneOnGpu() {
-    if (!held.isEmpty() && groupsOnGpu.get() == 0) {
+    if (held.size() >= EARLY_GROUP && groupsOnGpu.get() == 0) {
       flush();
     }
   }
