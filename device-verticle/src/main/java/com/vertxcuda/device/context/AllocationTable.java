@@ -31,14 +31,12 @@ public final class AllocationTable {
   private final Map<Long, Allocation> live = new ConcurrentHashMap<>();
   /**
    * Allocations resolved lately, by id modulo the size: a batch names the same inputs hundreds of
-   * times between its outputs, and a window of small GEMMs cycles through as many outputs as it has
-   * requests in flight (a slot holds a reference, never device memory). An entry is used only for
-   * its own id and while it is live (footprints resolve on callers' threads, so an entry may be put
-   * back by a resolve that raced a free: the freed allocation's mark, set before its free returns,
-   * turns it away).
+   * times between its outputs. An entry is used only for its own id and while it is live (footprints
+   * resolve on callers' threads, so an entry may be put back by a resolve that raced a free: the
+   * freed allocation's mark, set before its free returns, turns it away).
    */
   private final Allocation[] recent = new Allocation[RECENT];
-  private static final int RECENT = 1024;
+  private static final int RECENT = 64;
   private final AtomicLong nextId = new AtomicLong(1);
   private long reservedBytes;
   private long liveBytes;

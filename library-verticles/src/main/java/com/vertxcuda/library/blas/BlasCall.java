@@ -228,16 +228,6 @@ public final class BlasCall {
     return v;
   }
 
-  // A GEMM's matrices as stored (op(A) is m x k, op(B) k x n): constants, as a batch of small GEMMs
-  // checks hundreds of thousands a second.
-  private static final Shape GEMM_A = Operands.matrix(r -> r.getTransA() == Transpose.N ? r.getM() : r.getK(),
-    r -> r.getTransA() == Transpose.N ? r.getK() : r.getM());
-  private static final Shape GEMM_B = Operands.matrix(r -> r.getTransB() == Transpose.N ? r.getK() : r.getN(),
-    r -> r.getTransB() == Transpose.N ? r.getN() : r.getK());
-  private static final Shape GEMM_C = Operands.matrix(BlasRequest::getM, BlasRequest::getN);
-  private static final Slot[] ABC = {A, B, C};
-  private static final Slot[] BATCH_ABC = {BATCH_A, BATCH_B, BATCH_C};
-
   private static BlasCall gemm(BlasRequest r, LibraryContext table) {
     BlasOp op = r.getOp();
     Transpose ta = trans(r.getTransA(), "transA");
@@ -248,10 +238,10 @@ public final class BlasCall {
     boolean na = ta == Transpose.N;
     boolean nb = tb == Transpose.N;
     boolean ex = isEx(op);
-    Shape aShape = GEMM_A;
-    Shape bShape = GEMM_B;
-    Shape cShape = GEMM_C;
-    Slot[] abc = ABC;
+    Shape aShape = matrix(na ? m : k, na ? k : m);
+    Shape bShape = matrix(nb ? k : n, nb ? n : k);
+    Shape cShape = matrix(m, n);
+    Slot[] abc = {A, B, C};
     if (op == BlasOp.GEMM_STRIDED_BATCHED || op == BlasOp.GEMM_STRIDED_BATCHED_EX) {
       aShape = stridedMatrices(na ? m : k, na ? k : m);
       bShape = stridedMatrices(nb ? k : n, nb ? n : k);
@@ -259,7 +249,7 @@ public final class BlasCall {
     } else if (op == BlasOp.GEMM_BATCHED_EX) {
       present(r.getBatchA(), "batchA");
       positive(r.getBatchCount(), "batchCount");
-      abc = BATCH_ABC;
+      abc = new Slot[] {BATCH_A, BATCH_B, BATCH_C};
     }
     Operands ops = Operands.of(r, table, dtypes(op)).read(abc[0], aShape).read(abc[1], bShape);
     // The Ex GEMMs' output may differ from their inputs (F16 in, F32 out); the checks decide which pairs go.

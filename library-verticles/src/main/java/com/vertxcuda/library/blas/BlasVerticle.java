@@ -38,15 +38,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Small GEMMs of one shape submitted one after another are held in a {@link GemmGroup} and run
  * as one batched call ({@link BlasOptions#getMaxBatchSize()}): the group is queued when a request
  * cannot join it, when it is full, or when the submission thread {@link #flush}es it (before a
- * request of another library or a task). A group is held only while an earlier one is still on the
- * GPU: when the queue runs dry ({@link #holdsWhileBusy}), and at the end of a message once it holds
- * {@link #EARLY_GROUP} GEMMs, a group with none ahead of it on the GPU is queued at once; otherwise it
- * is queued the moment that one is done, with whatever joined it meanwhile. The batches grow to what
- * arrives during one batched call (a client sending a few GEMMs a message would otherwise get one
- * small call each), an idle device adds no wait, and messages that arrive together are not all
- * validated before the GPU gets the first: that would answer them together, and the client's next
- * messages would arrive together again, each round validating, computing and answering one after
- * another instead of overlapping.
+ * request of another library or a task, and when its queue runs dry). A dry queue leaves the group
+ * held only while an earlier group is still on the GPU ({@link #holdsWhileBusy}): it is flushed
+ * the moment that group is done, with whatever joined it meanwhile, so the batches grow to what
+ * arrives during one batched call (a client sending a few GEMMs a message leaves the queue dry
+ * between messages, and would otherwise get one small call each) and an idle device adds no wait.
  * A {@link BlasBatch} message is served in its order, its calls held exactly as if each had come
  * in a message of its own (so consecutive batches' small GEMMs share batched calls too), and it is
  * answered once, when its last work is done.
@@ -111,28 +107,12 @@ public final class BlasVerticle extends LibraryVerticle {
   private Preparation serve(Request r, BlasRequest body, Object prepared) {
     BlasCall call = BlasCall.of(body, runtime);
     submit(new Pending(call, answer(r), 0));
-    queueIfNoneOnGpu();
     return null;
   }
 
   private Preparation serve(Request r, BlasBatch body, Object prepared) {
     serveBatch(r, body.getRequests());
-    queueIfNoneOnGpu();
     return null;
-  }
-
-  /**
-   * The GEMMs a held group needs to go at the end of a message rather than when the queue runs dry:
-   * enough that validating them takes about as long as queueing a batched call, so a group that goes
-   * early does not cost more launches than it saves in GPU idle time.
-   */
-  static final int EARLY_GROUP = 16;
-
-  // The end of a message: a group worth a call with no earlier one on the GPU goes now (see the class comment).
-  private void queueIfNoneOnGpu() {
-    if (held.size() >= EARLY_GROUP && groupsOnGpu.get() == 0) {
-      flush();
-    }
   }
 
   /**

@@ -90,16 +90,6 @@ final class Operands {
     return (r, s, field, h, written) -> RequestChecks.matrix(h, field, rows, cols, s.step.applyAsInt(r), s.stepField);
   }
 
-  /**
-   * A column-major matrix whose rows and columns (as stored) the request's fields give: made once,
-   * as a constant, for a routine checked per request (a GEMM), where {@link #matrix(int, int)} would
-   * make a shape per request.
-   */
-  static Shape matrix(ToIntFunction<BlasRequest> rows, ToIntFunction<BlasRequest> cols) {
-    return (r, s, field, h, written) -> RequestChecks.matrix(h, field, rows.applyAsInt(r), cols.applyAsInt(r),
-      s.step.applyAsInt(r), s.stepField);
-  }
-
   /** A packed {@code n x n} triangle: {@code n (n + 1) / 2} contiguous elements (the slot's step unused). */
   static Shape packed(int n) {
     return (r, s, field, h, written) -> RequestChecks.fits(h, field, (long) n * (n + 1) / 2,
@@ -139,23 +129,16 @@ final class Operands {
   /** A call's members by slot where no slot is listed (all null); read only. */
   private static final Operand[][] UNLISTED = new Operand[SLOTS][];
 
-  private static final Slot[] SLOT_VALUES = Slot.values();
-
-  // A recipe is made per request (a batch of small GEMMs makes hundreds of thousands a second), so
-  // its declarations are packed: the slots as ordinals, a byte each, and the flags as bit masks;
-  // only the shapes take an array, and dtypes of an operand's own (rare) one made when declared.
   private final BlasRequest request;
   private final LibraryContext table;
   private final DType[] dtypes;
-  /** Declaration i's slot ordinal in byte i. */
-  private long slotCodes;
+  private final Slot[] slots = new Slot[SLOTS];
   private final Shape[] shapes = new Shape[SLOTS];
-  /** Bit i: declaration i is written. */
-  private int writtenBits;
-  /** Bit i: a written operand may be declaration i (read) element for element. */
-  private int inPlaceBits;
-  /** The operands' own accepted dtypes (null where it must have the reference's dtype); null when none has. */
-  private DType[][] own;
+  private final boolean[] written = new boolean[SLOTS];
+  /** The operand's own accepted dtypes; null where it must have the reference's dtype. */
+  private final DType[][] own = new DType[SLOTS][];
+  /** Whether a written operand may be this (read) operand element for element. */
+  private final boolean[] inPlace = new boolean[SLOTS];
   private int count;
   private int reference;
 
@@ -193,46 +176,18 @@ final class Operands {
 
   /** Makes {@code slot} (declared before) the operand whose dtype the others must have. */
   Operands like(Slot slot) {
-    for (int i = 0; i < count; i++) {
-      if (slot(i) == slot) {
-        reference = i;
-        return this;
-      }
-    }
-    throw new IllegalArgumentException(slot + " is not declared");
-  }
-
-  private Operands add(Slot slot, Shape shape, boolean isWritten, DType[] ownDtypes, boolean inPlaceAllowed) {
-    slotCodes |= (long) slot.ordinal() << (8 * count);
-    shapes[count] = shape;
-    writtenBits |= isWritten ? 1 << count : 0;
-    inPlaceBits |= inPlaceAllowed ? 1 << count : 0;
-    if (ownDtypes != null) {
-      if (own == null) {
-        own = new DType[SLOTS][];
-      }
-      own[count] = ownDtypes;
-    }
-    count++;
+    reference = Arrays.asList(slots).indexOf(slot);
     return this;
   }
 
-  /** Declaration {@code i}'s slot. */
-  private Slot slot(int i) {
-    return SLOT_VALUES[(int) (slotCodes >>> (8 * i)) & 0xff];
-  }
-
-  private boolean written(int i) {
-    return (writtenBits & 1 << i) != 0;
-  }
-
-  private boolean inPlace(int i) {
-    return (inPlaceBits & 1 << i) != 0;
-  }
-
-  /** Declaration {@code i}'s own dtypes; null where it must have the reference's. */
-  private DType[] own(int i) {
-    return own == null ? null : own[i];
+  private Operands add(Slot slot, Shape shape, boolean isWritten, DType[] ownDtypes, boolean inPlaceAllowed) {
+    slots[count] = slot;
+    shapes[count] = shape;
+    written[count] = isWritten;
+    own[count] = ownDtypes;
+    inPlace[count] = inPlaceAllowed;
+    count++;
+    return this;
   }
 
   BlasCall call() {
@@ -245,7 +200,7 @@ final class Operands {
     int total = 0;
     List<BufferHandle>[] lists = null;
     for (int i = 0; i < count; i++) {
-      Slot s = slot(i);
+      Slot s = slots[i];
       if (s.list == null) {
         total++;
         continue;
@@ -268,8 +223,7 @@ final class Operands {
     int[] member = lists == null ? NO_MEMBER : new int[total];
     int[] first = lists == null ? IDENTITY : new int[count];
     String[] fields = lists == null ? null : new String[total];
-    // Without a listed slot a handle is read from its field again where needed, not kept in an array.
-    BufferHandle[] handles = lists == null ? null : new BufferHandle[total];
+    BufferHandle[] handles = new BufferHandle[total];
     DeviceBuffer[] buffers = new DeviceBuffer[total];
     for (int i = 0, e = 0; i < count; i++) {
       boolean listed = lists != null && lists[i] != null;
@@ -281,23 +235,21 @@ final class Operands {
         if (lists != null) {
           decl[e] = i;
           member[e] = j;
-          fields[e] = listed ? slot(i).field + "[" + j + "]" : slot(i).field;
-          handles[e] = listed ? lists[i].get(j) : slot(i).handle.apply(request);
+          fields[e] = listed ? slots[i].field + "[" + j + "]" : slots[i].field;
         }
-        DType[] accepted = own(i);
-        buffers[e] = table.resolve(handle(handles, decl, e), field(fields, decl, e), accepted == null ? dtypes : accepted);
+        handles[e] = listed ? lists[i].get(j) : slots[i].handle.apply(request);
+        buffers[e] = table.resolve(handles[e], field(fields, decl, e), own[i] == null ? dtypes : own[i]);
       }
     }
     // The reference's dtype binds every operand without dtypes of its own; an own-dtype list's
     // members share its first member's.
     int ref = first[reference];
-    DType t = total > ref ? handle(handles, decl, ref).dtype() : null;
+    DType t = total > ref ? handles[ref].dtype() : null;
     for (int e = 0; e < total; e++) {
-      boolean ownDtypes = own(decl[e]) != null;
-      int bound = ownDtypes ? first[decl[e]] : ref;
-      if (e != bound && bound < total && (!ownDtypes || member[e] > 0)) {
-        DType found = handle(handles, decl, e).dtype();
-        DType want = handle(handles, decl, bound).dtype();
+      int bound = own[decl[e]] == null ? ref : first[decl[e]];
+      if (e != bound && bound < total && (own[decl[e]] == null || member[e] > 0)) {
+        DType found = handles[e].dtype();
+        DType want = handles[bound].dtype();
         if (found != want) {
           throw bad(field(fields, decl, e) + " has dtype " + found + " but " + field(fields, decl, bound) + " is " + want);
         }
@@ -307,9 +259,8 @@ final class Operands {
     Operand[] operands = new Operand[total];
     for (int e = 0; e < total; e++) {
       int i = decl[e];
-      BufferHandle h = handle(handles, decl, e);
-      long extent = shapes[i].extent(request, slot(i), field(fields, decl, e), h, written(i));
-      operands[e] = new Operand(buffers[e], h, extent);
+      long extent = shapes[i].extent(request, slots[i], field(fields, decl, e), handles[e], written[i]);
+      operands[e] = new Operand(buffers[e], handles[e], extent);
     }
     checkOverlaps(operands, fields, decl);
     return build(operands, decl, first, t);
@@ -326,9 +277,9 @@ final class Operands {
     if (total <= PAIRWISE) {
       for (int j = 1; j < total; j++) {
         for (int i = 0; i < j; i++) {
-          int w = written(decl[j]) ? j : i;
+          int w = written[decl[j]] ? j : i;
           int o = w == j ? i : j;
-          if (written(decl[w]) && !sameView(operands[w], operands[o], inPlace(decl[w]) || inPlace(decl[o]))) {
+          if (written[decl[w]] && !sameView(operands[w], operands[o], inPlace[decl[w]] || inPlace[decl[o]])) {
             noOverlap(operands[w], field(fields, decl, w), operands[o], field(fields, decl, o));
           }
         }
@@ -359,7 +310,7 @@ final class Operands {
         furthest = -1;
         furthestWritten = -1;
       }
-      if (written(decl[e]) && furthest >= 0) {
+      if (written[decl[e]] && furthest >= 0) {
         noOverlap(op, field(fields, decl, e), operands[furthest], field(fields, decl, furthest));
       }
       if (furthestWritten >= 0) {
@@ -368,7 +319,7 @@ final class Operands {
       if (furthest < 0 || end(op) > end(operands[furthest])) {
         furthest = e;
       }
-      if (written(decl[e]) && (furthestWritten < 0 || end(op) > end(operands[furthestWritten]))) {
+      if (written[decl[e]] && (furthestWritten < 0 || end(op) > end(operands[furthestWritten]))) {
         furthestWritten = e;
       }
     }
@@ -380,12 +331,7 @@ final class Operands {
 
   /** The field entry {@code e} names: its slot's, or a listed member's ("batchA[2]"). */
   private String field(String[] fields, int[] decl, int e) {
-    return fields == null ? slot(decl[e]).field : fields[e];
-  }
-
-  /** Entry {@code e}'s handle: kept where a slot is listed, else read from its field. */
-  private BufferHandle handle(BufferHandle[] handles, int[] decl, int e) {
-    return handles == null ? slot(decl[e]).handle.apply(request) : handles[e];
+    return fields == null ? slots[decl[e]].field : fields[e];
   }
 
   private static boolean sameView(Operand w, Operand o, boolean allowed) {
@@ -398,48 +344,31 @@ final class Operands {
     int writes = 0;
     for (int i = 0; i < count; i++) {
       int end = i + 1 < count ? first[i + 1] : operands.length;
-      Slot s = slot(i);
+      Slot s = slots[i];
       bySlot[s.ordinal()] = first[i] < end ? operands[first[i]] : null;
       if (s.list != null) {
         members[s.ordinal()] = Arrays.copyOfRange(operands, first[i], end);
       }
     }
     for (int e = 0; e < operands.length; e++) {
-      writes += written(decl[e]) ? 1 : 0;
+      writes += written[decl[e]] ? 1 : 0;
+    }
+    Operand[] read = new Operand[operands.length - writes];
+    Operand[] write = new Operand[writes];
+    Operand writtenSingle = null;
+    for (int e = 0, ri = 0, wi = 0; e < operands.length; e++) {
+      if (written[decl[e]]) {
+        write[wi++] = operands[e];
+        writtenSingle = slots[decl[e]].list == null ? operands[e] : null;
+      } else {
+        read[ri++] = operands[e];
+      }
     }
     // The reply names the one buffer written; a routine writing several (SWAP, ROT, a pointer-array
     // batch) names none.
-    Operand writtenSingle = null;
-    for (int e = 0; e < operands.length && writes == 1; e++) {
-      if (written(decl[e])) {
-        writtenSingle = slot(decl[e]).list == null ? operands[e] : null;
-      }
-    }
     Operand output = writes == 1 ? writtenSingle : null;
-    List<Operand> read = part(operands, decl, operands.length - writes, false);
-    List<Operand> write = part(operands, decl, writes, true);
     DType dtype = output != null ? output.dtype() : writes > 0 && referenceDtype != null
-      ? write.get(0).dtype() : referenceDtype;
-    return new BlasCall(request, dtype, bySlot, members, read, write, output);
-  }
-
-  /** The {@code size} entries that are written (or read), in order; one or two without an array between. */
-  private List<Operand> part(Operand[] operands, int[] decl, int size, boolean writtenOnes) {
-    Operand x = null;
-    Operand y = null;
-    Operand[] all = size > 2 ? new Operand[size] : null;
-    for (int e = 0, k = 0; e < operands.length && k < size; e++) {
-      if (written(decl[e]) == writtenOnes) {
-        if (all != null) {
-          all[k] = operands[e];
-        } else if (k == 0) {
-          x = operands[e];
-        } else {
-          y = operands[e];
-        }
-        k++;
-      }
-    }
-    return all != null ? List.of(all) : size == 2 ? List.of(x, y) : size == 1 ? List.of(x) : List.of();
+      ? write[0].dtype() : referenceDtype;
+    return new BlasCall(request, dtype, bySlot, members, List.of(read), List.of(write), output);
   }
 }
