@@ -11,6 +11,7 @@ import com.vertxcuda.device.spi.LibraryContext;
 import com.vertxcuda.library.blas.Operands.Shape;
 import com.vertxcuda.library.blas.Operands.Slot;
 import com.vertxcuda.library.impl.Operand;
+import com.vertxcuda.library.impl.RequestChecks;
 
 import java.util.List;
 
@@ -228,6 +229,28 @@ public final class BlasCall {
     return v;
   }
 
+  /**
+   * A GEMM's matrices as stored (op(A) m x k, op(B) k x n, C m x n), their sizes read from the
+   * request: one shape for the three slots, so the recipe's call of it sees one class.
+   */
+  private static final Shape GEMM_MATRIX = (r, s, field, h, written) -> {
+    int rows = r.getM();
+    int cols = r.getN();
+    if (s == A) {
+      boolean asIs = r.getTransA() == Transpose.N;
+      rows = asIs ? r.getM() : r.getK();
+      cols = asIs ? r.getK() : r.getM();
+    } else if (s == B) {
+      boolean asIs = r.getTransB() == Transpose.N;
+      rows = asIs ? r.getK() : r.getN();
+      cols = asIs ? r.getN() : r.getK();
+    }
+    return RequestChecks.matrix(h, field, rows, cols, s.step(r), s.stepField);
+  };
+  /** GEMM's recipe, declared once (GEMMs are checked by the hundred thousand a second). */
+  private static final Operands GEMM = Operands.recipe(REAL_OR_COMPLEX).read(A, GEMM_MATRIX).read(B, GEMM_MATRIX)
+    .written(C, GEMM_MATRIX);
+
   private static BlasCall gemm(BlasRequest r, LibraryContext table) {
     BlasOp op = r.getOp();
     Transpose ta = trans(r.getTransA(), "transA");
@@ -235,6 +258,11 @@ public final class BlasCall {
     int m = nonNegative(r.getM(), "m");
     int n = nonNegative(r.getN(), "n");
     int k = nonNegative(r.getK(), "k");
+    if (op == BlasOp.GEMM) {
+      BlasCall call = GEMM.call(r, table);
+      require(!r.isTf32() || call.dtype() == DType.F32, () -> "tf32 applies to F32 only, c is " + call.dtype());
+      return call;
+    }
     boolean na = ta == Transpose.N;
     boolean nb = tb == Transpose.N;
     boolean ex = isEx(op);

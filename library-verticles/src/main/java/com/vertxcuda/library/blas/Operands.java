@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
 import java.util.stream.IntStream;
 
@@ -44,35 +43,57 @@ final class Operands {
    * slot's shape.
    */
   enum Slot {
-    A("a", BlasRequest::getA, null, "lda", BlasRequest::getLda, "strideA", BlasRequest::getStrideA),
-    B("b", BlasRequest::getB, null, "ldb", BlasRequest::getLdb, "strideB", BlasRequest::getStrideB),
-    C("c", BlasRequest::getC, null, "ldc", BlasRequest::getLdc, "strideC", BlasRequest::getStrideC),
-    X("x", BlasRequest::getX, null, "incx", BlasRequest::getIncx, null, null),
-    Y("y", BlasRequest::getY, null, "incy", BlasRequest::getIncy, null, null),
-    BATCH_A("batchA", null, BlasRequest::getBatchA, "lda", BlasRequest::getLda, null, null),
-    BATCH_B("batchB", null, BlasRequest::getBatchB, "ldb", BlasRequest::getLdb, null, null),
-    BATCH_C("batchC", null, BlasRequest::getBatchC, "ldc", BlasRequest::getLdc, null, null);
+    A("a", null, "lda", "strideA", BlasRequest::getStrideA),
+    B("b", null, "ldb", "strideB", BlasRequest::getStrideB),
+    C("c", null, "ldc", "strideC", BlasRequest::getStrideC),
+    X("x", null, "incx", null, null),
+    Y("y", null, "incy", null, null),
+    BATCH_A("batchA", BlasRequest::getBatchA, "lda", null, null),
+    BATCH_B("batchB", BlasRequest::getBatchB, "ldb", null, null),
+    BATCH_C("batchC", BlasRequest::getBatchC, "ldc", null, null);
 
     final String field;
-    private final Function<BlasRequest, BufferHandle> handle;
     /** The handles of a listed slot; null for a slot of one handle. */
     private final Function<BlasRequest, List<BufferHandle>> list;
     /** The leading dimension of a matrix, the increment of a vector. */
     final String stepField;
-    private final ToIntFunction<BlasRequest> step;
     /** The elements between the matrices of a strided batch; null where the request has none. */
     final String strideField;
     private final ToLongFunction<BlasRequest> stride;
 
-    Slot(String field, Function<BlasRequest, BufferHandle> handle, Function<BlasRequest, List<BufferHandle>> list,
-         String stepField, ToIntFunction<BlasRequest> step, String strideField, ToLongFunction<BlasRequest> stride) {
+    Slot(String field, Function<BlasRequest, List<BufferHandle>> list, String stepField, String strideField,
+         ToLongFunction<BlasRequest> stride) {
       this.field = field;
-      this.handle = handle;
       this.list = list;
       this.stepField = stepField;
-      this.step = step;
       this.strideField = strideField;
       this.stride = stride;
+    }
+
+    // The fields every request reads, by a switch, which the JIT inlines where a call through one of
+    // several functions per slot is not.
+
+    /** The slot's handle in {@code r}; a listed slot has none. */
+    BufferHandle handle(BlasRequest r) {
+      switch (this) {
+        case A: return r.getA();
+        case B: return r.getB();
+        case C: return r.getC();
+        case X: return r.getX();
+        case Y: return r.getY();
+        default: throw new IllegalStateException(this + " holds a list of handles");
+      }
+    }
+
+    /** The slot's leading dimension (a matrix) or increment (a vector) in {@code r}. */
+    int step(BlasRequest r) {
+      switch (this) {
+        case A: case BATCH_A: return r.getLda();
+        case B: case BATCH_B: return r.getLdb();
+        case C: case BATCH_C: return r.getLdc();
+        case X: return r.getIncx();
+        default: return r.getIncy();
+      }
     }
   }
 
@@ -87,7 +108,7 @@ final class Operands {
 
   /** A column-major {@code rows x cols} matrix (as stored) with the slot's leading dimension. */
   static Shape matrix(int rows, int cols) {
-    return (r, s, field, h, written) -> RequestChecks.matrix(h, field, rows, cols, s.step.applyAsInt(r), s.stepField);
+    return (r, s, field, h, written) -> RequestChecks.matrix(h, field, rows, cols, s.step(r), s.stepField);
   }
 
   /** A packed {@code n x n} triangle: {@code n (n + 1) / 2} contiguous elements (the slot's step unused). */
@@ -98,7 +119,7 @@ final class Operands {
 
   /** {@code n} elements with the slot's increment. */
   static Shape vector(int n) {
-    return (r, s, field, h, written) -> RequestChecks.vector(h, field, n, s.step.applyAsInt(r), s.stepField);
+    return (r, s, field, h, written) -> RequestChecks.vector(h, field, n, s.step(r), s.stepField);
   }
 
   /**
@@ -108,7 +129,7 @@ final class Operands {
   static Shape stridedMatrices(int rows, int cols) {
     return (r, s, field, h, written) -> {
       int batch = nonNegative(r.getBatchCount(), "batchCount");
-      int ld = s.step.applyAsInt(r);
+      int ld = s.step(r);
       long stride = s.stride.applyAsLong(r);
       long extent = RequestChecks.stridedMatrices(h, field, rows, cols, ld, s.stepField, stride, s.strideField,
         batch);
@@ -129,8 +150,9 @@ final class Operands {
   /** A call's members by slot where no slot is listed (all null); read only. */
   private static final Operand[][] UNLISTED = new Operand[SLOTS][];
 
-  private final BlasRequest request;
-  private final LibraryContext table;
+  /** The request and context a per-request recipe ({@link #of}) checks; null in a constant one ({@link #recipe}). */
+  private final BlasRequest bound;
+  private final LibraryContext boundTable;
   private final DType[] dtypes;
   private final Slot[] slots = new Slot[SLOTS];
   private final Shape[] shapes = new Shape[SLOTS];
@@ -143,14 +165,29 @@ final class Operands {
   private int reference;
 
   private Operands(BlasRequest request, LibraryContext table, DType[] dtypes) {
-    this.request = request;
-    this.table = table;
+    this.bound = request;
+    this.boundTable = table;
     this.dtypes = dtypes;
   }
 
   /** A recipe for {@code r} whose operands are of one of {@code dtypes}, all the same one. */
   static Operands of(BlasRequest r, LibraryContext table, DType... dtypes) {
     return new Operands(r, table, dtypes);
+  }
+
+  /**
+   * A recipe declared once, as a constant, for a routine whose shapes read their sizes from the
+   * request itself (a GEMM, checked by the hundred thousand a second): {@link #call(BlasRequest,
+   * LibraryContext)} checks each request against it, and nothing of the recipe is made per request.
+   * Its declarations do not change once it is made, so threads may share it.
+   */
+  static Operands recipe(DType... dtypes) {
+    return new Operands(null, null, dtypes);
+  }
+
+  /** Runs a constant recipe's checks on {@code request} against {@code table}'s buffers. */
+  BlasCall call(BlasRequest request, LibraryContext table) {
+    return run(request, table, NO_CHECKS);
   }
 
   Operands read(Slot slot, Shape shape) {
@@ -196,6 +233,10 @@ final class Operands {
 
   /** Runs the checks, with the routine's {@code checks} after the handles and dtypes and before the shapes. */
   BlasCall call(Runnable checks) {
+    return run(bound, boundTable, checks);
+  }
+
+  private BlasCall run(BlasRequest request, LibraryContext table, Runnable checks) {
     // A listed slot's members are operands of their own: entry e is member[e] of declaration decl[e].
     int total = 0;
     List<BufferHandle>[] lists = null;
@@ -237,7 +278,7 @@ final class Operands {
           member[e] = j;
           fields[e] = listed ? slots[i].field + "[" + j + "]" : slots[i].field;
         }
-        handles[e] = listed ? lists[i].get(j) : slots[i].handle.apply(request);
+        handles[e] = listed ? lists[i].get(j) : slots[i].handle(request);
         buffers[e] = table.resolve(handles[e], field(fields, decl, e), own[i] == null ? dtypes : own[i]);
       }
     }
@@ -263,7 +304,7 @@ final class Operands {
       operands[e] = new Operand(buffers[e], handles[e], extent);
     }
     checkOverlaps(operands, fields, decl);
-    return build(operands, decl, first, t);
+    return build(request, operands, decl, first, t);
   }
 
   /**
@@ -338,7 +379,30 @@ final class Operands {
     return allowed && w.buffer() == o.buffer() && w.handle().offset() == o.handle().offset();
   }
 
-  private BlasCall build(Operand[] operands, int[] decl, int[] first, DType referenceDtype) {
+  /**
+   * The {@code size} entries that are written (or read), in order: one or two (nearly every routine's
+   * reads and writes) in a list of their own, with no array made between.
+   */
+  private List<Operand> part(Operand[] operands, int[] decl, int size, boolean writtenOnes) {
+    Operand x = null;
+    Operand y = null;
+    Operand[] all = size > 2 ? new Operand[size] : null;
+    for (int e = 0, k = 0; k < size; e++) {
+      if (written[decl[e]] == writtenOnes) {
+        if (all != null) {
+          all[k] = operands[e];
+        } else if (k == 0) {
+          x = operands[e];
+        } else {
+          y = operands[e];
+        }
+        k++;
+      }
+    }
+    return all != null ? List.of(all) : size == 2 ? List.of(x, y) : size == 1 ? List.of(x) : List.of();
+  }
+
+  private BlasCall build(BlasRequest request, Operand[] operands, int[] decl, int[] first, DType referenceDtype) {
     Operand[] bySlot = new Operand[SLOTS];
     Operand[][] members = decl == IDENTITY ? UNLISTED : new Operand[SLOTS][];
     int writes = 0;
@@ -353,22 +417,17 @@ final class Operands {
     for (int e = 0; e < operands.length; e++) {
       writes += written[decl[e]] ? 1 : 0;
     }
-    Operand[] read = new Operand[operands.length - writes];
-    Operand[] write = new Operand[writes];
     Operand writtenSingle = null;
-    for (int e = 0, ri = 0, wi = 0; e < operands.length; e++) {
-      if (written[decl[e]]) {
-        write[wi++] = operands[e];
-        writtenSingle = slots[decl[e]].list == null ? operands[e] : null;
-      } else {
-        read[ri++] = operands[e];
-      }
+    for (int e = 0; e < operands.length && writes == 1; e++) {
+      writtenSingle = written[decl[e]] ? slots[decl[e]].list == null ? operands[e] : null : writtenSingle;
     }
+    List<Operand> read = part(operands, decl, operands.length - writes, false);
+    List<Operand> write = part(operands, decl, writes, true);
     // The reply names the one buffer written; a routine writing several (SWAP, ROT, a pointer-array
     // batch) names none.
     Operand output = writes == 1 ? writtenSingle : null;
     DType dtype = output != null ? output.dtype() : writes > 0 && referenceDtype != null
-      ? write[0].dtype() : referenceDtype;
-    return new BlasCall(request, dtype, bySlot, members, List.of(read), List.of(write), output);
+      ? write.get(0).dtype() : referenceDtype;
+    return new BlasCall(request, dtype, bySlot, members, read, write, output);
   }
 }
