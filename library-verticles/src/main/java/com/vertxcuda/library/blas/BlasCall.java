@@ -230,24 +230,25 @@ public final class BlasCall {
   }
 
   /**
-   * A GEMM's matrices as stored (op(A) m x k, op(B) k x n, C m x n), their sizes read from the
-   * request: one shape for the three slots, so the recipe's call of it sees one class.
+   * A GEMM's matrices as stored (op(A) m x k, op(B) k x n, C m x n; a pointer-array batch's members
+   * likewise), their sizes read from the request: one shape for every slot, so the recipe's call of
+   * it sees one class.
    */
   private static final Shape GEMM_MATRIX = (r, s, field, h, written) -> {
     int rows = r.getM();
     int cols = r.getN();
-    if (s == A) {
+    if (s == A || s == BATCH_A) {
       boolean asIs = r.getTransA() == Transpose.N;
       rows = asIs ? r.getM() : r.getK();
       cols = asIs ? r.getK() : r.getM();
-    } else if (s == B) {
+    } else if (s == B || s == BATCH_B) {
       boolean asIs = r.getTransB() == Transpose.N;
       rows = asIs ? r.getK() : r.getN();
       cols = asIs ? r.getN() : r.getK();
     }
     return RequestChecks.matrix(h, field, rows, cols, s.step(r), s.stepField);
   };
-  /** GEMM's recipe, declared once (GEMMs are checked by the hundred thousand a second). */
+  /** GEMM's recipe, declared once: a coalesced batch checks its GEMMs one by one, so none makes a recipe. */
   private static final Operands GEMM = Operands.recipe(REAL_OR_COMPLEX).read(A, GEMM_MATRIX).read(B, GEMM_MATRIX)
     .written(C, GEMM_MATRIX);
 
@@ -266,9 +267,9 @@ public final class BlasCall {
     boolean na = ta == Transpose.N;
     boolean nb = tb == Transpose.N;
     boolean ex = isEx(op);
-    Shape aShape = matrix(na ? m : k, na ? k : m);
-    Shape bShape = matrix(nb ? k : n, nb ? n : k);
-    Shape cShape = matrix(m, n);
+    Shape aShape = GEMM_MATRIX;
+    Shape bShape = GEMM_MATRIX;
+    Shape cShape = GEMM_MATRIX;
     Slot[] abc = {A, B, C};
     if (op == BlasOp.GEMM_STRIDED_BATCHED || op == BlasOp.GEMM_STRIDED_BATCHED_EX) {
       aShape = stridedMatrices(na ? m : k, na ? k : m);

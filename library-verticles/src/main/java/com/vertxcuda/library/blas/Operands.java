@@ -177,7 +177,7 @@ final class Operands {
 
   /**
    * A recipe declared once, as a constant, for a routine whose shapes read their sizes from the
-   * request itself (a GEMM, checked by the hundred thousand a second): {@link #call(BlasRequest,
+   * request itself (a GEMM, which coalesced batches bring in thousands): {@link #call(BlasRequest,
    * LibraryContext)} checks each request against it, and nothing of the recipe is made per request.
    * Its declarations do not change once it is made, so threads may share it.
    */
@@ -417,15 +417,16 @@ final class Operands {
     for (int e = 0; e < operands.length; e++) {
       writes += written[decl[e]] ? 1 : 0;
     }
-    Operand writtenSingle = null;
+    // The reply names the one buffer written; a routine writing several (SWAP, ROT, a pointer-array
+    // batch) names none.
+    Operand output = null;
     for (int e = 0; e < operands.length && writes == 1; e++) {
-      writtenSingle = written[decl[e]] ? slots[decl[e]].list == null ? operands[e] : null : writtenSingle;
+      if (written[decl[e]] && slots[decl[e]].list == null) {
+        output = operands[e];
+      }
     }
     List<Operand> read = part(operands, decl, operands.length - writes, false);
     List<Operand> write = part(operands, decl, writes, true);
-    // The reply names the one buffer written; a routine writing several (SWAP, ROT, a pointer-array
-    // batch) names none.
-    Operand output = writes == 1 ? writtenSingle : null;
     DType dtype = output != null ? output.dtype() : writes > 0 && referenceDtype != null
       ? write.get(0).dtype() : referenceDtype;
     return new BlasCall(request, dtype, bySlot, members, read, write, output);
